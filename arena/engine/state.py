@@ -1,0 +1,669 @@
+"""The state of one board game (USA and every other board map).
+
+OpenSpiel-style split: the variant (rules + map, shared and immutable) and
+the state (everything that changes, cheap to copy). All randomness comes
+from one ``random.Random`` seeded at creation, so the same seed and the same
+actions give the same game bit for bit.
+
+Cards are integers: colour ``i`` is ``rules.colours[i]`` and the wild card
+is ``W = len(rules.colours)``. A hand is a list of ``W + 1`` counts. The
+hot paths (``legal_actions`` and ``apply``) work only on such lists and on
+the board's precomputed tables.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Any
+
+from arena.engine.actions import (
+    DRAW_DECK,
+    DRAW_TICKETS,
+    PASS,
+    Action,
+    ClaimRoute,
+    DrawCard,
+    DrawTickets,
+    KeepTickets,
+    Pass,
+    parse_action,
+)
+from arena.engine.errors import IllegalActionError
+from arena.engine.result import GameResult
+from arena.engine.scoring import components, connected, longest_trail
+
+if TYPE_CHECKING:
+    from arena.engine.board import Board, BoardRules
+    from arena.engine.variant import Variant
+
+SETUP, TURN, SECOND_DRAW, KEEP, OVER = range(5)
+PHASE_NAMES = ("setup_tickets", "turn", "second_draw", "keep_tickets", "over")
+SCORE_CATEGORIES = ("routes", "tickets_completed", "tickets_failed", "longest_path_bonus")
+
+
+def _keep_choices(offered: int, minimum: int) -> tuple[KeepTickets, ...]:
+    """Every subset of ``offered`` positions with at least ``minimum`` members."""
+    choices = [
+        KeepTickets(tuple(i for i in range(offered) if mask >> i & 1))
+        for mask in range(1, 1 << offered)
+        if bin(mask).count("1") >= minimum
+    ]
+    choices.sort(key=lambda k: (len(k.indices), k.indices))
+    return tuple(choices)
+
+
+class BoardState:
+    """One board game in progress. Create it with ``arena.new_game``."""
+
+    __slots__ = (
+        "_deck", "_discards", "_display", "_draw_slots", "_free", "_hands", "_keep_cache",
+        "_last_round", "_offers", "_owner", "_passes", "_phase", "_result", "_rng",
+        "_route_points", "_routes", "_setup_left", "_ticket_deck", "_tickets", "_to_move",
+        "_trains", "board", "first_player", "num_players", "rules", "seed", "turn", "variant",
+    )  # fmt: skip
+
+    def __init__(self, variant: Variant, num_players: int, seed: int) -> None:
+        rules: BoardRules = variant.rules
+        board: Board = variant.board
+        self.variant = variant
+        self.rules = rules
+        self.board = board
+        self.num_players = num_players
+        self.seed = seed
+        rng = self._rng = random.Random(seed)
+        wild = len(rules.colours)
+        self.first_player = rng.randrange(num_players)
+        deck = [c for c in range(wild) for _ in range(rules.cards_per_colour)]
+        deck += [wild] * rules.wild_cards
+        rng.shuffle(deck)
+        self._deck = deck
+        self._discards = [0] * (wild + 1)
+        self._hands = [[0] * (wild + 1) for _ in range(num_players)]
+        for seat in self._seat_order():
+            hand = self._hands[seat]
+            for _ in range(rules.starting_hand):
+                hand[deck.pop()] += 1
+        self._display = [deck.pop() for _ in range(rules.face_up)]
+        self._draw_slots = tuple(DrawCard(i) for i in range(rules.face_up))
+        self._check_display()
+        self._trains = [rules.pieces_per_player] * num_players
+        self._owner = [-1] * board.num_routes
+        self._routes: list[list[int]] = [[] for _ in range(num_players)]
+        self._route_points = [0] * num_players
+        ticket_deck = list(range(len(board.tickets)))
+        rng.shuffle(ticket_deck)
+        self._ticket_deck = ticket_deck  # the top is the end of the list
+        self._tickets: list[list[int]] = [[] for _ in range(num_players)]
+        self._offers: list[list[int]] = [[] for _ in range(num_players)]
+        for seat in self._seat_order():
+            for _ in range(min(rules.initial_tickets_dealt, len(ticket_deck))):
+                self._offers[seat].append(ticket_deck.pop())
+        self._free = [list(group) for group in board.routes_by_colour]
+        self._keep_cache: dict[tuple[int, int], tuple[KeepTickets, ...]] = {}
+        self._phase = SETUP
+        self._setup_left = num_players
+        self._to_move = self.first_player
+        self._last_round = -1  # turns left once the last round has begun
+        self._passes = 0
+        self._result: GameResult | None = None
+        self.turn = 0
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def to_move(self) -> int | None:
+        """The seat that must decide next, or None when the game is over."""
+        return None if self._phase == OVER else self._to_move
+
+    @property
+    def is_over(self) -> bool:
+        return self._phase == OVER
+
+    @property
+    def phase(self) -> str:
+        return PHASE_NAMES[self._phase]
+
+    @property
+    def route_points(self) -> tuple[int, ...]:
+        """Points scored so far by claiming routes (public during the game)."""
+        return tuple(self._route_points)
+
+    def _seat_order(self) -> list[int]:
+        first, n = self.first_player, self.num_players
+        return [(first + i) % n for i in range(n)]
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal action of the seat to move; each way of paying appears once."""
+        phase = self._phase
+        if phase == TURN:
+            return self._turn_actions()
+        if phase == SECOND_DRAW:
+            return self._second_draw_actions()
+        if phase == SETUP or phase == KEEP:
+            return list(self._keep_options())
+        return []
+
+    def _keep_options(self) -> tuple[KeepTickets, ...]:
+        offered = len(self._offers[self._to_move])
+        rules = self.rules
+        minimum = rules.initial_tickets_keep if self._phase == SETUP else rules.draw_tickets_keep
+        key = (offered, min(minimum, offered))
+        options = self._keep_cache.get(key)
+        if options is None:
+            options = self._keep_cache[key] = _keep_choices(*key)
+        return options
+
+    def _can_draw_blind(self) -> bool:
+        return bool(self._deck) or any(self._discards)
+
+    def _turn_actions(self) -> list[Action]:
+        actions: list[Action] = []
+        if self._deck or any(self._discards):
+            actions.append(DRAW_DECK)
+        slots = self._draw_slots
+        for slot, card in enumerate(self._display):
+            if card >= 0:
+                actions.append(slots[slot])
+        if self._ticket_deck:
+            actions.append(DRAW_TICKETS)
+        self._claim_actions(actions)
+        if not actions:
+            actions.append(PASS)
+        return actions
+
+    def _second_draw_actions(self) -> list[Action]:
+        actions: list[Action] = []
+        if self._deck or any(self._discards):
+            actions.append(DRAW_DECK)
+        wild = len(self.rules.colours)
+        slots = self._draw_slots
+        for slot, card in enumerate(self._display):
+            if card >= 0 and card != wild:
+                actions.append(slots[slot])
+        return actions
+
+    def _claim_actions(self, actions: list[Action]) -> None:
+        """Append every (route, colour, wilds) payment the player can make."""
+        board = self.board
+        seat = self._to_move
+        hand = self._hands[seat]
+        wild = len(hand) - 1
+        wilds = hand[wild]
+        trains = self._trains[seat]
+        length = board.route_length
+        table = board.claim_table
+        all_wild = board.claim_all_wild
+        # With enough players both tracks of a double route are open, but never to one player.
+        check_sibling = self.num_players >= self.rules.double_routes_min_players
+        sibling = board.route_sibling
+        owner = self._owner
+        free = self._free
+        held = [c for c in range(wild) if hand[c]]
+        for c in held:
+            have = hand[c]
+            limit = min(trains, have + wilds)
+            for r in free[c]:
+                size = length[r]
+                if size > limit:
+                    break
+                if check_sibling and sibling[r] >= 0 and owner[sibling[r]] == seat:
+                    continue
+                payments = table[r][c]
+                low = size - have if size > have else 0
+                high = wilds if wilds < size else size - 1
+                for k in range(low, high + 1):
+                    actions.append(payments[k])
+                if wilds >= size:
+                    actions.append(all_wild[r])
+        if wilds:  # coloured routes payable by wilds alone, in colours the player does not hold
+            limit = min(trains, wilds)
+            for c in range(wild):
+                if hand[c]:
+                    continue
+                for r in free[c]:
+                    if length[r] > limit:
+                        break
+                    if check_sibling and sibling[r] >= 0 and owner[sibling[r]] == seat:
+                        continue
+                    actions.append(all_wild[r])
+        best = max(hand[c] for c in held) if held else 0
+        limit = min(trains, best + wilds)
+        for r in free[wild]:  # gray routes
+            size = length[r]
+            if size > limit:
+                break
+            if check_sibling and sibling[r] >= 0 and owner[sibling[r]] == seat:
+                continue
+            options = table[r]
+            for c in held:
+                have = hand[c]
+                if have + wilds < size:
+                    continue
+                payments = options[c]
+                low = size - have if size > have else 0
+                high = wilds if wilds < size else size - 1
+                for k in range(low, high + 1):
+                    actions.append(payments[k])
+            if wilds >= size:
+                actions.append(all_wild[r])
+
+    # ------------------------------------------------------------------ moves
+
+    def apply(self, action: Action | str) -> None:
+        """Play ``action`` (an Action or its notation) for the seat to move.
+
+        Raises ``IllegalActionError`` naming the rule broken; the state is
+        unchanged when it raises.
+        """
+        if type(action) is str:
+            action = parse_action(action)
+        kind = type(action)
+        if self._phase == OVER:
+            raise IllegalActionError(action, "game.over", "the game is over")
+        if kind is DrawCard:
+            self._draw_card(action)
+        elif kind is ClaimRoute:
+            self._claim(action)
+        elif kind is KeepTickets:
+            self._keep(action)
+        elif kind is DrawTickets:
+            self._draw_tickets(action)
+        elif kind is Pass:
+            self._pass(action)
+        else:
+            raise IllegalActionError(action, "action.unknown", "not an action of this game")
+
+    def _require_turn(self, action: Action) -> None:
+        if self._phase != TURN:
+            expected = {
+                SETUP: "choose which initial tickets to keep ('keep ...')",
+                SECOND_DRAW: "draw a second train card",
+                KEEP: "choose which drawn tickets to keep ('keep ...')",
+            }[self._phase]
+            raise IllegalActionError(action, "turn.phase", f"the player must {expected} first")
+
+    def _draw_card(self, action: DrawCard) -> None:
+        phase = self._phase
+        if phase != TURN and phase != SECOND_DRAW:
+            self._require_turn(action)
+        hand = self._hands[self._to_move]
+        wild = len(hand) - 1
+        slot = action.slot
+        if slot is None:
+            if not self._deck and not any(self._discards):
+                raise IllegalActionError(
+                    action, "draw.empty-deck", "the train deck and the discards are empty"
+                )
+            hand[self._pop_card()] += 1
+            taken_wild_face_up = False
+        else:
+            display = self._display
+            if not 0 <= slot < len(display):
+                raise IllegalActionError(
+                    action, "draw.slot", f"face-up slots are 0 to {len(display) - 1}"
+                )
+            card = display[slot]
+            if card < 0:
+                raise IllegalActionError(action, "draw.empty-slot", f"face-up slot {slot} is empty")
+            taken_wild_face_up = card == wild
+            if taken_wild_face_up and phase == SECOND_DRAW:
+                raise IllegalActionError(
+                    action,
+                    "draw.second-wild",
+                    f"a face-up {self.rules.wild_name} may not be taken as the second card",
+                )
+            hand[card] += 1
+            display[slot] = self._pop_card()
+            self._check_display()
+        if phase == TURN and not taken_wild_face_up:
+            self._phase = SECOND_DRAW
+            if self._second_draw_actions():
+                return
+        self._end_turn()
+
+    def _claim(self, action: ClaimRoute) -> None:
+        self._require_turn(action)
+        board = self.board
+        seat = self._to_move
+        r = action.route - 1
+        if not 0 <= r < board.num_routes:
+            raise IllegalActionError(
+                action, "claim.route", f"no route {action.route} (routes are 1 to {board.num_routes})"
+            )
+        label = board.route_label[r]
+        owner = self._owner
+        if owner[r] >= 0:
+            raise IllegalActionError(
+                action, "claim.route-taken", f"route {label} is already claimed by seat {owner[r]}"
+            )
+        sibling = board.route_sibling[r]
+        if sibling >= 0 and owner[sibling] >= 0:
+            if owner[sibling] == seat:
+                raise IllegalActionError(
+                    action, "claim.double-own",
+                    f"no player may claim both tracks of a double route ({label})",
+                )
+            if self.num_players < self.rules.double_routes_min_players:
+                raise IllegalActionError(
+                    action, "claim.double-closed",
+                    f"with fewer than {self.rules.double_routes_min_players} players only one "
+                    f"track of a double route can be used ({label})",
+                )
+        size = board.route_length[r]
+        if self._trains[seat] < size:
+            raise IllegalActionError(
+                action, "claim.trains",
+                f"route {label} needs {size} trains, the player has {self._trains[seat]}",
+            )
+        hand = self._hands[seat]
+        wild = len(hand) - 1
+        wilds = action.wilds
+        if action.colour is None:
+            if wilds != size:
+                raise IllegalActionError(
+                    action, "claim.payment",
+                    f"route {label} has length {size}: an all-wild payment is 'claim "
+                    f"{action.route} w{size}'",
+                )
+            colour = wild
+        else:
+            colour = board.colour_index.get(action.colour, -2)
+            if colour == -2:
+                raise IllegalActionError(
+                    action, "claim.colour",
+                    f"'{action.colour}' is not a card colour of this game "
+                    f"({', '.join(self.rules.colours)})",
+                )
+            if wilds >= size:
+                raise IllegalActionError(
+                    action, "claim.payment",
+                    f"route {label} has length {size}: with {wilds} wilds no {action.colour} card "
+                    f"is used; write 'claim {action.route} w{size}'",
+                )
+            route_colour = board.route_colour[r]
+            if route_colour >= 0 and route_colour != colour:
+                raise IllegalActionError(
+                    action, "claim.colour",
+                    f"route {label} must be paid with {self.rules.colours[route_colour]} cards",
+                )
+            if hand[colour] < size - wilds:
+                raise IllegalActionError(
+                    action, "claim.cards",
+                    f"paying needs {size - wilds} {action.colour} cards, the player has "
+                    f"{hand[colour]}",
+                )
+        if hand[wild] < wilds:
+            raise IllegalActionError(
+                action, "claim.cards",
+                f"paying needs {wilds} {self.rules.wild_name}s, the player has {hand[wild]}",
+            )
+        # Valid: pay, place trains, score.
+        discards = self._discards
+        if colour != wild:
+            hand[colour] -= size - wilds
+            discards[colour] += size - wilds
+        hand[wild] -= wilds
+        discards[wild] += wilds
+        owner[r] = seat
+        self._routes[seat].append(r)
+        self._trains[seat] -= size
+        self._route_points[seat] += board.route_points[size]
+        free = self._free
+        free[board.route_colour[r]].remove(r)
+        if sibling >= 0 and self.num_players < self.rules.double_routes_min_players:
+            free[board.route_colour[sibling]].remove(sibling)
+        if -1 in self._display:
+            self._refill_display()
+        self._end_turn()
+
+    def _draw_tickets(self, action: DrawTickets) -> None:
+        self._require_turn(action)
+        deck = self._ticket_deck
+        if not deck:
+            raise IllegalActionError(action, "tickets.empty", "the ticket deck is empty")
+        offer = self._offers[self._to_move]
+        for _ in range(min(self.rules.draw_tickets, len(deck))):
+            offer.append(deck.pop())
+        self._phase = KEEP
+
+    def _keep(self, action: KeepTickets) -> None:
+        phase = self._phase
+        if phase != SETUP and phase != KEEP:
+            raise IllegalActionError(
+                action, "keep.no-offer", "there are no offered tickets to keep"
+            )
+        if action not in self._keep_options():
+            offer = self._offers[self._to_move]
+            minimum = (
+                self.rules.initial_tickets_keep if phase == SETUP else self.rules.draw_tickets_keep
+            )
+            raise IllegalActionError(
+                action, "keep.choice",
+                f"keep at least {min(minimum, len(offer))} of the {len(offer)} offered tickets, "
+                f"by distinct positions 0 to {len(offer) - 1}",
+            )
+        seat = self._to_move
+        offer = self._offers[seat]
+        kept = set(action.indices)
+        self._tickets[seat].extend(offer[i] for i in action.indices)
+        for i, ticket in enumerate(offer):
+            if i not in kept:
+                self._ticket_deck.insert(0, ticket)  # returned tickets go under the deck
+        offer.clear()
+        if phase == SETUP:
+            self._setup_left -= 1
+            if self._setup_left:
+                self._to_move = (seat + 1) % self.num_players
+            else:
+                self._phase = TURN
+                self._to_move = self.first_player
+            return
+        self._end_turn()
+
+    def _pass(self, action: Pass) -> None:
+        self._require_turn(action)
+        if self._turn_actions() != [PASS]:
+            raise IllegalActionError(
+                action, "pass.not-allowed", "passing is allowed only when no other action is legal"
+            )
+        self._end_turn(passed=True)
+
+    def _end_turn(self, passed: bool = False) -> None:
+        seat = self._to_move
+        self.turn += 1
+        self._passes = self._passes + 1 if passed else 0
+        if self._passes >= self.num_players:
+            self._finish()
+            return
+        if self._last_round >= 0:
+            self._last_round -= 1
+            if self._last_round == 0:
+                self._finish()
+                return
+        elif self._trains[seat] <= self.rules.last_round_trigger:
+            self._last_round = self.num_players
+        self._phase = TURN
+        self._to_move = (seat + 1) % self.num_players
+
+    def _finish(self) -> None:
+        self._phase = OVER
+
+    # ------------------------------------------------------------------ cards
+
+    def _pop_card(self) -> int:
+        """Top card of the deck, rebuilding the deck from the discards; -1 if none is left."""
+        deck = self._deck
+        if not deck:
+            discards = self._discards
+            if not any(discards):
+                return -1
+            for colour, count in enumerate(discards):
+                deck.extend([colour] * count)
+                discards[colour] = 0
+            self._rng.shuffle(deck)
+        return deck.pop()
+
+    def _refill_display(self) -> None:
+        display = self._display
+        for slot, card in enumerate(display):
+            if card < 0:
+                display[slot] = self._pop_card()
+        self._check_display()
+
+    def _check_display(self) -> None:
+        """Three face-up wilds: discard all five and turn five new ones, again if needed.
+
+        When the cards left (deck, discards, display) cannot make a display
+        with fewer wilds than the reset threshold, the display stays as it is
+        (docs/RULES.md), so the reset can never loop for ever.
+        """
+        display = self._display
+        rules = self.rules
+        wild = len(rules.colours)
+        threshold = rules.face_up_wild_reset
+        while display.count(wild) >= threshold:
+            deck, discards = self._deck, self._discards
+            shown = [c for c in display if c >= 0]
+            available = len(deck) + sum(discards) + len(shown)
+            wilds = deck.count(wild) + discards[wild] + shown.count(wild)
+            if available - wilds < min(rules.face_up, available) - (threshold - 1):
+                return
+            for card in shown:
+                discards[card] += 1
+            for slot in range(len(display)):
+                display[slot] = -1
+            for slot in range(len(display)):
+                display[slot] = self._pop_card()
+
+    # ------------------------------------------------------------------ views
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        """Everything ``seat`` may know, as JSON-ready data, and nothing more.
+
+        Never included: other seats' hands, tickets and ticket offers, and the
+        order of the train and ticket decks. During setup the number of
+        tickets another seat kept is hidden too, until every seat has chosen.
+        """
+        if not 0 <= seat < self.num_players:
+            raise ValueError(f"no seat {seat} in a {self.num_players}-player game")
+        rules, board = self.rules, self.board
+        names = (*rules.colours, "wild")
+        ticket = board.tickets
+
+        def card_name(c: int) -> str | None:
+            return names[c] if c >= 0 else None
+
+        in_setup = self._phase == SETUP
+        players = [
+            {
+                "seat": p,
+                "trains": self._trains[p],
+                "hand_size": sum(self._hands[p]),
+                "tickets": None if in_setup and p != seat else len(self._tickets[p]),
+                "route_points": self._route_points[p],
+                "routes": [r + 1 for r in self._routes[p]],
+            }
+            for p in range(self.num_players)
+        ]
+        own_offer = self._offers[seat] if self._to_move == seat and self._phase in (SETUP, KEEP) else []
+        return {
+            "variant": self.variant.name,
+            "seat": seat,
+            "players": self.num_players,
+            "first_player": self.first_player,
+            "turn": self.turn,
+            "phase": self.phase,
+            "to_move": self.to_move,
+            "hand": dict(zip(names, self._hands[seat], strict=True)),
+            "tickets": [_ticket_json(ticket[t]) for t in self._tickets[seat]],
+            "offered_tickets": [_ticket_json(ticket[t]) for t in own_offer],
+            "display": [card_name(c) for c in self._display],
+            "deck_size": len(self._deck),
+            "discards": dict(zip(names, self._discards, strict=True)),
+            "ticket_deck_size": len(self._ticket_deck),
+            "claimed": {str(r + 1): p for r, p in enumerate(self._owner) if p >= 0},
+            "public": players,
+            "last_round": self._last_round >= 0,
+            "turns_left": self._last_round if self._last_round >= 0 else None,
+        }
+
+    def copy(self) -> BoardState:
+        """An independent copy (for search): same future under the same actions."""
+        new = BoardState.__new__(BoardState)
+        new.variant, new.rules, new.board = self.variant, self.rules, self.board
+        new.num_players, new.seed, new.first_player = self.num_players, self.seed, self.first_player
+        new._rng = random.Random()
+        new._rng.setstate(self._rng.getstate())
+        new._deck = self._deck[:]
+        new._discards = self._discards[:]
+        new._display = self._display[:]
+        new._draw_slots = self._draw_slots
+        new._hands = [h[:] for h in self._hands]
+        new._trains = self._trains[:]
+        new._owner = self._owner[:]
+        new._routes = [r[:] for r in self._routes]
+        new._route_points = self._route_points[:]
+        new._ticket_deck = self._ticket_deck[:]
+        new._tickets = [t[:] for t in self._tickets]
+        new._offers = [o[:] for o in self._offers]
+        new._free = [f[:] for f in self._free]
+        new._keep_cache = self._keep_cache
+        new._phase, new._setup_left, new._to_move = self._phase, self._setup_left, self._to_move
+        new._last_round, new._passes, new.turn = self._last_round, self._passes, self.turn
+        new._result = self._result
+        return new
+
+    def fingerprint(self) -> tuple:
+        """The complete state as a hashable value, hidden parts included (for tests)."""
+        return (
+            self._rng.getstate(), tuple(self._deck), tuple(self._discards), tuple(self._display),
+            tuple(map(tuple, self._hands)), tuple(self._trains), tuple(self._owner),
+            tuple(map(tuple, self._routes)), tuple(self._route_points), tuple(self._ticket_deck),
+            tuple(map(tuple, self._tickets)), tuple(map(tuple, self._offers)), self._phase,
+            self._to_move, self._last_round, self._passes, self.turn,
+        )
+
+    # ------------------------------------------------------------------ result
+
+    def result(self) -> GameResult:
+        """Final scores with their breakdown and ranks (after the variant's tie-breaks)."""
+        if self._phase != OVER:
+            raise RuntimeError("the game is not over yet")
+        if self._result is None:
+            self._result = self._score()
+        return self._result
+
+    def _score(self) -> GameResult:
+        board, rules = self.board, self.rules
+        a, b, length = board.route_a, board.route_b, board.route_length
+        rows: list[dict[str, int]] = []
+        for seat in range(self.num_players):
+            routes = self._routes[seat]
+            comp = components([(a[r], b[r]) for r in routes])
+            done_points = failed_points = done = failed = 0
+            for t in self._tickets[seat]:
+                if connected(comp, board.ticket_a[t], board.ticket_b[t]):
+                    done += 1
+                    done_points += board.ticket_points[t]
+                else:
+                    failed += 1
+                    failed_points -= board.ticket_points[t]
+            rows.append({
+                "routes": self._route_points[seat],
+                "tickets_completed": done_points,
+                "tickets_failed": failed_points,
+                "longest_path_bonus": 0,
+                "completed_tickets": done,
+                "failed_tickets": failed,
+                "longest_path": longest_trail([(a[r], b[r], length[r]) for r in routes]),
+            })
+        if rules.longest_path_bonus:
+            longest = max(row["longest_path"] for row in rows)
+            for row in rows:
+                if longest and row["longest_path"] == longest:
+                    row["longest_path_bonus"] = rules.longest_path_bonus
+        return GameResult.from_breakdown(rows, SCORE_CATEGORIES, rules.tie_breaks)
+
+
+def _ticket_json(ticket: Any) -> dict[str, Any]:
+    return {"id": ticket.id, "a": ticket.a, "b": ticket.b, "points": ticket.points}

@@ -1,0 +1,37 @@
+"""The variant registry: every variant installed through the ``arena.variants`` entry points."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.engine.variant import Variant
+from arena.plugins import plugin_manager
+
+
+def all_variants() -> dict[str, Variant]:
+    """Every installed variant by name, playable or not, in name order."""
+    found: dict[str, Variant] = {}
+    for provided in plugin_manager().hook.arena_variants():
+        for variant in provided:
+            if variant.name in found:
+                raise RuntimeError(f"two plugins provide a variant named '{variant.name}'")
+            found[variant.name] = variant
+    return dict(sorted(found.items()))
+
+
+def get_variant(name: str | Variant) -> Variant:
+    """Look a variant up by name; a clear error lists the installed ones."""
+    if isinstance(name, Variant):
+        return name
+    variants = all_variants()
+    try:
+        return variants[name]
+    except KeyError:
+        raise KeyError(
+            f"no variant named '{name}'; installed: {', '.join(variants) or 'none'}"
+        ) from None
+
+
+def new_game(variant: str | Variant, num_players: int, seed: int) -> Any:
+    """The initial state of a game of ``variant`` (a name or a Variant)."""
+    return get_variant(variant).new_game(num_players, seed)

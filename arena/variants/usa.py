@@ -1,0 +1,45 @@
+"""Ticket to Ride (USA), the base game, per the 10th-anniversary rulebook."""
+
+from __future__ import annotations
+
+from arena.engine.board import BoardRules
+from arena.engine.variant import Variant
+from arena.plugins import hookimpl
+from arena.variants.mapdata import board_variant, load_map, route_points
+
+
+def make_variant() -> Variant:
+    data = load_map("usa")
+    parts = data["components"]
+    rules = BoardRules(
+        colours=tuple(parts["train_card_colors"]),
+        cards_per_colour=parts["train_cards_per_color"],
+        wild_cards=parts["locomotive_cards"],
+        pieces_per_player=parts["trains_per_player"],
+        starting_hand=parts["starting_hand"],
+        face_up=parts["face_up_cards"],
+        face_up_wild_reset=parts["face_up_locomotives_reset"],
+        initial_tickets_dealt=parts["initial_tickets_dealt"],
+        initial_tickets_keep=parts["initial_tickets_keep_min"],
+        draw_tickets=parts["draw_tickets"],
+        draw_tickets_keep=parts["draw_tickets_keep_min"],
+        route_points=route_points(data),
+        longest_path_bonus=parts["longest_path_bonus"],
+        double_routes_min_players=parts["double_routes_min_players"],
+        last_round_trigger=parts["last_round_trigger_trains"],
+        min_players=parts["players_min"],
+        max_players=parts["players_max"],
+        tie_breaks=("completed_tickets", "longest_path"),
+        wild_name="locomotive",
+    )
+    return board_variant(
+        "usa",
+        "the base game: 45 trains, tickets 3 keep 2 / 3 keep 1, longest path +10",
+        rules,
+        data,
+    )
+
+
+@hookimpl
+def arena_variants() -> list[Variant]:
+    return [make_variant()]

@@ -1,0 +1,59 @@
+"""The player side: what a bot is.
+
+A bot implements one method, ``choose``: given what its seat may know and
+the legal actions, return one of them. ``on_game_start`` and
+``on_game_over`` are optional hooks. Bots are plugins: a module provides
+``BotSpec`` objects through the ``arena_bots`` hook and names itself in the
+``arena.bots`` entry-point group.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from arena.engine.actions import Action
+
+
+class Bot:
+    """Base class for Python bots. Subclass it and implement ``choose``.
+
+    ``seed`` makes the bot deterministic: the arena passes a seed derived
+    from the game's seed and the seat, so a game replays exactly.
+    """
+
+    name: ClassVar[str] = "bot"
+
+    def __init__(self, seed: int | str = 0) -> None:
+        self.rng = random.Random(seed)
+
+    def on_game_start(self, observation: dict[str, Any]) -> None:
+        """Called once before the seat's first decision of a game."""
+
+    def choose(self, observation: dict[str, Any], legal_actions: Sequence[Action]) -> Action:
+        """Return one of ``legal_actions`` (an Action, or its notation as text)."""
+        raise NotImplementedError
+
+    def on_game_over(self, observation: dict[str, Any], result: dict[str, Any]) -> None:
+        """Called once when the game has ended, with the result as JSON-ready data."""
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """How the arena knows an installed bot: its name, a one-line description, a factory."""
+
+    name: str
+    description: str
+    factory: Callable[[int | str], Bot]
+    variants: tuple[str, ...] = ("*",)  # "*": every variant with the board interface
+    version: str = "1"
+
+    def supports(self, variant: str) -> bool:
+        return "*" in self.variants or variant in self.variants
+
+
+def bot_seed(game_seed: int, seat: int) -> str:
+    """The seed a seat's bot gets for a game: stable across runs and platforms."""
+    return f"{game_seed}:{seat}"

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -55,21 +56,26 @@ def bots() -> None:
 # Short column headings, so a result fits an 80-column terminal.
 HEADINGS = {
     "routes": "routes",
-    "tickets_completed": "tickets+",
-    "tickets_failed": "tickets-",
-    "longest_path_bonus": "longest",
+    "tickets_completed": "tix+",
+    "tickets_failed": "tix-",
+    "longest_path_bonus": "path+",
 }
 
 
 def result_table(result: GameResult, seats: list[str], title: str) -> Table:
-    table = Table(title=title)
-    table.add_column("rank", justify="right")
+    table = Table(
+        title=title,
+        box=box.SIMPLE_HEAD,
+        caption="tix+/tix- tickets completed/failed, path+ longest-path bonus, "
+        "done tickets completed/failed, path longest path",
+    )
+    table.add_column("#", justify="right")
     table.add_column("seat", justify="right")
     table.add_column("bot")
     for category in result.categories:
         table.add_column(HEADINGS.get(category, category.replace("_", " ")), justify="right")
     table.add_column("total", justify="right", style="bold")
-    table.add_column("done/failed", justify="right")
+    table.add_column("done", justify="right")
     table.add_column("path", justify="right")
     for seat in sorted(range(len(seats)), key=lambda s: (result.ranks[s], s)):
         row = result.breakdown[seat]

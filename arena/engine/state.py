@@ -58,7 +58,7 @@ class BoardState:
     __slots__ = (
         "_deck", "_discards", "_display", "_draw_slots", "_free", "_hands", "_keep_cache",
         "_last_round", "_offers", "_owner", "_passes", "_phase", "_result", "_rng",
-        "_route_points", "_routes", "_setup_left", "_ticket_deck", "_tickets", "_to_move",
+        "_route_points", "_routes", "_setup_left", "_setup_returns", "_ticket_deck", "_tickets", "_to_move",
         "_trains", "board", "first_player", "num_players", "rules", "seed", "turn", "variant",
     )  # fmt: skip
 
@@ -102,6 +102,7 @@ class BoardState:
         self._keep_cache: dict[tuple[int, int], tuple[KeepTickets, ...]] = {}
         self._phase = SETUP
         self._setup_left = num_players
+        self._setup_returns: list[int] = []
         self._to_move = self.first_player
         self._last_round = -1  # turns left once the last round has begun
         self._passes = 0
@@ -446,19 +447,27 @@ class BoardState:
         offer = self._offers[seat]
         kept = set(action.indices)
         self._tickets[seat].extend(offer[i] for i in action.indices)
-        for i, ticket in enumerate(offer):
-            if i not in kept:
-                self._ticket_deck.insert(0, ticket)  # returned tickets go under the deck
+        returned = [ticket for i, ticket in enumerate(offer) if i not in kept]
         offer.clear()
         if phase == SETUP:
+            # Initial returns wait until every seat has chosen, so that no seat
+            # learns another's choice from the size of the ticket deck.
+            self._setup_returns.extend(returned)
             self._setup_left -= 1
             if self._setup_left:
                 self._to_move = (seat + 1) % self.num_players
             else:
+                self._return_tickets(self._setup_returns)
+                self._setup_returns = []
                 self._phase = TURN
                 self._to_move = self.first_player
             return
+        self._return_tickets(returned)
         self._end_turn()
+
+    def _return_tickets(self, tickets: list[int]) -> None:
+        """Returned tickets go under the ticket deck (the bottom is the list's start)."""
+        self._ticket_deck[:0] = reversed(tickets)
 
     def _pass(self, action: Pass) -> None:
         self._require_turn(action)
@@ -609,6 +618,7 @@ class BoardState:
         new._free = [f[:] for f in self._free]
         new._keep_cache = self._keep_cache
         new._phase, new._setup_left, new._to_move = self._phase, self._setup_left, self._to_move
+        new._setup_returns = self._setup_returns[:]
         new._last_round, new._passes, new.turn = self._last_round, self._passes, self.turn
         new._result = self._result
         return new
@@ -619,7 +629,8 @@ class BoardState:
             self._rng.getstate(), tuple(self._deck), tuple(self._discards), tuple(self._display),
             tuple(map(tuple, self._hands)), tuple(self._trains), tuple(self._owner),
             tuple(map(tuple, self._routes)), tuple(self._route_points), tuple(self._ticket_deck),
-            tuple(map(tuple, self._tickets)), tuple(map(tuple, self._offers)), self._phase,
+            tuple(map(tuple, self._tickets)), tuple(map(tuple, self._offers)),
+            tuple(self._setup_returns), self._phase,
             self._to_move, self._last_round, self._passes, self.turn,
         )
 

@@ -1,0 +1,195 @@
+"""Scoring: tickets, the exact longest path, the bonus, ranks and every tie-break."""
+
+import itertools
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from arena.engine.result import GameResult
+from arena.engine.scoring import competition_ranks, longest_trail
+from tests.helpers import claim_for, collect_cards, route_id, started
+
+
+def brute_force_trail(edges):
+    """Longest trail by trying every ordering of every subset of edges (tiny graphs only)."""
+    best = 0
+    for size in range(1, len(edges) + 1):
+        for subset in itertools.permutations(range(len(edges)), size):
+            for start in (edges[subset[0]][0], edges[subset[0]][1]):
+                node, total, ok = start, 0, True
+                for i in subset:
+                    a, b, length = edges[i]
+                    if node == a:
+                        node = b
+                    elif node == b:
+                        node = a
+                    else:
+                        ok = False
+                        break
+                    total += length
+                if ok:
+                    best = max(best, total)
+    return best
+
+
+def test_longest_trail_simple_path_and_branches():
+    assert longest_trail([]) == 0
+    assert longest_trail([(0, 1, 3)]) == 3
+    # A "Y": the longest path uses the two longest arms.
+    assert longest_trail([(0, 1, 2), (0, 2, 5), (0, 3, 4)]) == 9
+
+
+def test_longest_trail_loop_counts_every_edge():
+    triangle = [(0, 1, 1), (1, 2, 2), (2, 0, 3)]
+    assert longest_trail(triangle) == 6
+    # A loop with a tail: go round the loop and out along the tail.
+    assert longest_trail([*triangle, (2, 3, 4)]) == 10
+
+
+def test_longest_trail_may_pass_a_city_twice_but_no_route_twice():
+    figure_eight = [(0, 1, 1), (1, 2, 1), (2, 0, 1), (0, 3, 1), (3, 4, 1), (4, 0, 1)]
+    assert longest_trail(figure_eight) == 6
+    # Two separate components: the longer one counts.
+    assert longest_trail([(0, 1, 2), (5, 6, 6), (6, 7, 1)]) == 7
+
+
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 4), st.integers(0, 4), st.integers(1, 6)).filter(
+            lambda e: e[0] != e[1]
+        ),
+        max_size=6,
+    )
+)
+def test_longest_trail_matches_brute_force(edges):
+    assert longest_trail(edges) == brute_force_trail(edges)
+
+
+def test_competition_ranks_share_ties():
+    assert competition_ranks([(10,), (20,), (10,), (5,)]) == [2, 1, 2, 4]
+
+
+def rows(*totals_and_stats):
+    return [
+        {"routes": total, "completed_tickets": done, "longest_path": path}
+        for total, done, path in totals_and_stats
+    ]
+
+
+def test_tie_break_most_completed_tickets_then_longest_path_then_shared():
+    result = GameResult.from_breakdown(
+        rows((50, 2, 10), (50, 3, 5), (50, 2, 12), (50, 2, 12), (60, 0, 0)),
+        ("routes",),
+        ("completed_tickets", "longest_path"),
+    )
+    assert result.ranks == (5, 2, 3, 3, 1)
+    assert result.winners == (4,)
+
+
+def scored_game(players=2):
+    state = started(players)
+    collect_cards(state)
+    state._deck.clear()
+    state._ticket_deck.clear()
+    for seat in range(players):
+        state._tickets[seat].clear()
+    return state
+
+
+def finish(state):
+    while not state.is_over:
+        state.apply("pass")
+    return state.result()
+
+
+def ticket_index(state, a, b):
+    for t in state.board.tickets:
+        if {t.a, t.b} == {a, b}:
+            return t.id - 1
+    raise KeyError((a, b))
+
+
+def test_tickets_add_when_connected_and_subtract_when_not():
+    state = scored_game()
+    # Seat 0 connects Denver-El Paso via Santa Fe (ticket Denver-El Paso, 4 points).
+    claim_for(state, 0, route_id(state, "denver", "santa-fe"))
+    claim_for(state, 0, route_id(state, "el-paso", "santa-fe"))
+    state._tickets[0].append(ticket_index(state, "denver", "el-paso"))
+    state._tickets[1].append(ticket_index(state, "denver", "el-paso"))
+    result = finish(state)
+    a, b = result.breakdown
+    assert a["tickets_completed"] == 4 and a["tickets_failed"] == 0 and a["completed_tickets"] == 1
+    assert b["tickets_completed"] == 0 and b["tickets_failed"] == -4 and b["failed_tickets"] == 1
+
+
+def test_another_players_route_does_not_connect_a_ticket():
+    state = scored_game()
+    claim_for(state, 0, route_id(state, "denver", "santa-fe"))
+    claim_for(state, 1, route_id(state, "el-paso", "santa-fe"))
+    state._tickets[0].append(ticket_index(state, "denver", "el-paso"))
+    assert finish(state).breakdown[0]["tickets_failed"] == -4
+
+
+def test_totals_are_the_sum_of_the_breakdown_and_longest_path_bonus_is_shared_on_ties():
+    state = scored_game(3)
+    claim_for(state, 0, route_id(state, "denver", "santa-fe"))  # 2
+    claim_for(state, 1, route_id(state, "el-paso", "santa-fe"))  # 2
+    claim_for(state, 2, route_id(state, "atlanta", "nashville"))  # 1
+    result = finish(state)
+    bonus = [row["longest_path_bonus"] for row in result.breakdown]
+    assert bonus == [10, 10, 0]
+    for row in result.breakdown:
+        assert row["total"] == sum(row[c] for c in result.categories)
+    assert result.ranks == (1, 1, 3)
+
+
+def test_equal_totals_rank_by_completed_tickets():
+    state = scored_game(2)
+    claim_for(state, 0, route_id(state, "denver", "santa-fe"))
+    claim_for(state, 0, route_id(state, "el-paso", "santa-fe"))
+    state._tickets[0].append(ticket_index(state, "denver", "el-paso"))  # +4, completed
+    claim_for(state, 1, route_id(state, "atlanta", "charleston"))
+    claim_for(state, 1, route_id(state, "atlanta", "raleigh", "gray"))
+    state._route_points[1] = 8  # 8 + 10 == 4 + 4 + 10
+    result = finish(state)
+    assert result.scores == (18, 18)
+    assert result.ranks == (1, 2)
+
+
+def test_equal_totals_and_tickets_rank_by_longest_path():
+    state = scored_game(2)
+    claim_for(state, 0, route_id(state, "denver", "santa-fe"))
+    claim_for(state, 0, route_id(state, "el-paso", "santa-fe"))  # path 4, bonus: 14
+    claim_for(state, 1, route_id(state, "atlanta", "charleston"))  # path 2
+    state._route_points[1] = 14
+    result = finish(state)
+    assert result.scores == (14, 14)
+    assert [row["longest_path"] for row in result.breakdown] == [4, 2]
+    assert result.ranks == (1, 2)
+
+
+def test_no_bonus_when_nobody_has_a_route():
+    state = scored_game(2)
+    result = finish(state)
+    assert [r["longest_path_bonus"] for r in result.breakdown] == [0, 0]
+    assert result.ranks == (1, 1)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_real_game_longest_paths_match_brute_force_on_small_players(seed):
+    from arena.variants import new_game
+    import random
+
+    state = new_game("usa", 5, seed)
+    rng = random.Random(seed)
+    while not state.is_over:
+        state.apply(rng.choice(state.legal_actions()))
+    board = state.board
+    for seat, row in enumerate(state.result().breakdown):
+        edges = [
+            (board.route_a[r], board.route_b[r], board.route_length[r]) for r in state._routes[seat]
+        ]
+        assert row["longest_path"] == longest_trail(edges)
+        if len(edges) <= 7:
+            assert row["longest_path"] == brute_force_trail(edges)

@@ -18,12 +18,14 @@ from arena.variants import all_variants, get_variant
 from bots import all_bots, get_bot
 from bots.sdk import bot_seed
 
-app = typer.Typer(help="ttr-arena: AI tournaments for the Ticket to Ride family.", no_args_is_help=True)
+app = typer.Typer(
+    help="ttr-arena: AI tournaments for the Ticket to Ride family.", no_args_is_help=True
+)
 console = Console()
 
 
 def fail(message: str) -> typer.Exit:
-    console.print(f"[bold red]error:[/] {message}")
+    console.print(f"[bold red]error:[/] {message}", soft_wrap=True)
     return typer.Exit(code=2)
 
 
@@ -34,7 +36,9 @@ def variants() -> None:
     for column in ("name", "title", "players", "status", "notes"):
         table.add_column(column)
     for name, variant in all_variants().items():
-        notes = variant.description if variant.playable else "missing: " + "; ".join(variant.missing)
+        notes = (
+            variant.description if variant.playable else "missing: " + "; ".join(variant.missing)
+        )
         status = "[green]playable[/]" if variant.playable else "[yellow]incomplete data[/]"
         table.add_row(
             name, variant.title, f"{variant.min_players}-{variant.max_players}", status, notes

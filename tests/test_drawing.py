@@ -3,7 +3,15 @@
 import pytest
 
 from arena.engine import DrawCard, IllegalActionError
-from tests.helpers import card, collect_cards, set_deck_top, set_display, set_hand, started, total_cards
+from tests.helpers import (
+    card,
+    collect_cards,
+    set_deck_top,
+    set_display,
+    set_hand,
+    started,
+    total_cards,
+)
 
 WILD = 8
 
@@ -74,9 +82,11 @@ def test_a_reset_that_shows_three_locomotives_again_is_repeated():
     set_display(state, ["wild", "wild", "red", "blue", "green"])
     set_deck_top(
         state,
-        ["wild"]  # refill of slot 2: three locomotives
-        + ["wild", "wild", "wild", "pink", "pink"]  # first new display: again three
-        + ["white", "black", "orange", "yellow", "red"],  # second new display
+        [
+            "wild",  # the refill of slot 2: three locomotives
+            *["wild", "wild", "wild", "pink", "pink"],  # first new display: three again
+            *["white", "black", "orange", "yellow", "red"],  # second new display
+        ],
     )
     state.apply("draw 2")
     assert sum(state._discards) == 10

@@ -49,9 +49,25 @@ def test_examples_from_the_docs():
 
 @pytest.mark.parametrize(
     "text",
-    ["", "fly", "draw", "draw top", "draw -1", "claim", "claim x red", "claim 5 red 2",
-     "claim 5 RED", "claim 5 red wx", "keep", "keep 2 1", "keep 1 1", "tickets 3", "pass now",
-     "draw 1 2", "x" * 300],
+    [
+        "",
+        "fly",
+        "draw",
+        "draw top",
+        "draw -1",
+        "claim",
+        "claim x red",
+        "claim 5 red 2",
+        "claim 5 RED",
+        "claim 5 red wx",
+        "keep",
+        "keep 2 1",
+        "keep 1 1",
+        "tickets 3",
+        "pass now",
+        "draw 1 2",
+        "x" * 300,
+    ],
 )
 def test_bad_text_is_a_notation_error(text):
     with pytest.raises(NotationError):

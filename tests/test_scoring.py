@@ -178,8 +178,9 @@ def test_no_bonus_when_nobody_has_a_route():
 
 @pytest.mark.parametrize("seed", range(3))
 def test_real_game_longest_paths_match_brute_force_on_small_players(seed):
-    from arena.variants import new_game
     import random
+
+    from arena.variants import new_game
 
     state = new_game("usa", 5, seed)
     rng = random.Random(seed)

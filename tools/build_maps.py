@@ -16,8 +16,21 @@ import sys
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent.parent / "arena" / "variants" / "data"
-KEEP = ("variant", "title", "sources", "checks", "missing", "uncertain", "partial_facts",
-        "components", "route_points", "big_cities", "cities", "routes", "tickets")
+KEEP = (
+    "variant",
+    "title",
+    "sources",
+    "checks",
+    "missing",
+    "uncertain",
+    "partial_facts",
+    "components",
+    "route_points",
+    "big_cities",
+    "cities",
+    "routes",
+    "tickets",
+)
 
 
 def validate(table: dict) -> None:
@@ -25,7 +38,9 @@ def validate(table: dict) -> None:
     cities = {c["id"] for c in table.get("cities", [])}
     for i, route in enumerate(table.get("routes", []), start=1):
         if route["id"] != i:
-            raise ValueError(f"{table['variant']}: route ids must be 1..N in order, got {route['id']}")
+            raise ValueError(
+                f"{table['variant']}: route ids must be 1..N in order, got {route['id']}"
+            )
         if route["a"] not in cities or route["b"] not in cities:
             raise ValueError(f"{table['variant']}: route {i} names an unknown city")
         if not route["a"] < route["b"]:

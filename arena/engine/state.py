@@ -56,11 +56,36 @@ class BoardState:
     """One board game in progress. Create it with ``arena.new_game``."""
 
     __slots__ = (
-        "_deck", "_discards", "_display", "_draw_slots", "_free", "_hands", "_keep_cache",
-        "_last_round", "_offers", "_owner", "_passes", "_phase", "_result", "_rng",
-        "_route_points", "_routes", "_setup_left", "_setup_returns", "_ticket_deck", "_tickets", "_to_move",
-        "_trains", "board", "first_player", "num_players", "rules", "seed", "turn", "variant",
-    )  # fmt: skip
+        "_deck",
+        "_discards",
+        "_display",
+        "_draw_slots",
+        "_free",
+        "_hands",
+        "_keep_cache",
+        "_last_round",
+        "_offers",
+        "_owner",
+        "_passes",
+        "_phase",
+        "_result",
+        "_rng",
+        "_route_points",
+        "_routes",
+        "_setup_left",
+        "_setup_returns",
+        "_ticket_deck",
+        "_tickets",
+        "_to_move",
+        "_trains",
+        "board",
+        "first_player",
+        "num_players",
+        "rules",
+        "seed",
+        "turn",
+        "variant",
+    )
 
     def __init__(self, variant: Variant, num_players: int, seed: int) -> None:
         rules: BoardRules = variant.rules
@@ -140,7 +165,7 @@ class BoardState:
             return self._turn_actions()
         if phase == SECOND_DRAW:
             return self._second_draw_actions()
-        if phase == SETUP or phase == KEEP:
+        if phase in (SETUP, KEEP):
             return list(self._keep_options())
         return []
 
@@ -329,7 +354,9 @@ class BoardState:
         r = action.route - 1
         if not 0 <= r < board.num_routes:
             raise IllegalActionError(
-                action, "claim.route", f"no route {action.route} (routes are 1 to {board.num_routes})"
+                action,
+                "claim.route",
+                f"no route {action.route} (routes are 1 to {board.num_routes})",
             )
         label = board.route_label[r]
         owner = self._owner
@@ -341,19 +368,22 @@ class BoardState:
         if sibling >= 0 and owner[sibling] >= 0:
             if owner[sibling] == seat:
                 raise IllegalActionError(
-                    action, "claim.double-own",
+                    action,
+                    "claim.double-own",
                     f"no player may claim both tracks of a double route ({label})",
                 )
             if self.num_players < self.rules.double_routes_min_players:
                 raise IllegalActionError(
-                    action, "claim.double-closed",
+                    action,
+                    "claim.double-closed",
                     f"with fewer than {self.rules.double_routes_min_players} players only one "
                     f"track of a double route can be used ({label})",
                 )
         size = board.route_length[r]
         if self._trains[seat] < size:
             raise IllegalActionError(
-                action, "claim.trains",
+                action,
+                "claim.trains",
                 f"route {label} needs {size} trains, the player has {self._trains[seat]}",
             )
         hand = self._hands[seat]
@@ -362,7 +392,8 @@ class BoardState:
         if action.colour is None:
             if wilds != size:
                 raise IllegalActionError(
-                    action, "claim.payment",
+                    action,
+                    "claim.payment",
                     f"route {label} has length {size}: an all-wild payment is 'claim "
                     f"{action.route} w{size}'",
                 )
@@ -371,31 +402,36 @@ class BoardState:
             colour = board.colour_index.get(action.colour, -2)
             if colour == -2:
                 raise IllegalActionError(
-                    action, "claim.colour",
+                    action,
+                    "claim.colour",
                     f"'{action.colour}' is not a card colour of this game "
                     f"({', '.join(self.rules.colours)})",
                 )
             if wilds >= size:
                 raise IllegalActionError(
-                    action, "claim.payment",
+                    action,
+                    "claim.payment",
                     f"route {label} has length {size}: with {wilds} wilds no {action.colour} card "
                     f"is used; write 'claim {action.route} w{size}'",
                 )
             route_colour = board.route_colour[r]
             if route_colour >= 0 and route_colour != colour:
                 raise IllegalActionError(
-                    action, "claim.colour",
+                    action,
+                    "claim.colour",
                     f"route {label} must be paid with {self.rules.colours[route_colour]} cards",
                 )
             if hand[colour] < size - wilds:
                 raise IllegalActionError(
-                    action, "claim.cards",
+                    action,
+                    "claim.cards",
                     f"paying needs {size - wilds} {action.colour} cards, the player has "
                     f"{hand[colour]}",
                 )
         if hand[wild] < wilds:
             raise IllegalActionError(
-                action, "claim.cards",
+                action,
+                "claim.cards",
                 f"paying needs {wilds} {self.rules.wild_name}s, the player has {hand[wild]}",
             )
         # Valid: pay, place trains, score.
@@ -439,7 +475,8 @@ class BoardState:
                 self.rules.initial_tickets_keep if phase == SETUP else self.rules.draw_tickets_keep
             )
             raise IllegalActionError(
-                action, "keep.choice",
+                action,
+                "keep.choice",
                 f"keep at least {min(minimum, len(offer))} of the {len(offer)} offered tickets, "
                 f"by distinct positions 0 to {len(offer) - 1}",
             )
@@ -574,7 +611,9 @@ class BoardState:
             }
             for p in range(self.num_players)
         ]
-        own_offer = self._offers[seat] if self._to_move == seat and self._phase in (SETUP, KEEP) else []
+        own_offer = (
+            self._offers[seat] if self._to_move == seat and self._phase in (SETUP, KEEP) else []
+        )
         return {
             "variant": self.variant.name,
             "seat": seat,
@@ -626,12 +665,24 @@ class BoardState:
     def fingerprint(self) -> tuple:
         """The complete state as a hashable value, hidden parts included (for tests)."""
         return (
-            self._rng.getstate(), tuple(self._deck), tuple(self._discards), tuple(self._display),
-            tuple(map(tuple, self._hands)), tuple(self._trains), tuple(self._owner),
-            tuple(map(tuple, self._routes)), tuple(self._route_points), tuple(self._ticket_deck),
-            tuple(map(tuple, self._tickets)), tuple(map(tuple, self._offers)),
-            tuple(self._setup_returns), self._phase,
-            self._to_move, self._last_round, self._passes, self.turn,
+            self._rng.getstate(),
+            tuple(self._deck),
+            tuple(self._discards),
+            tuple(self._display),
+            tuple(map(tuple, self._hands)),
+            tuple(self._trains),
+            tuple(self._owner),
+            tuple(map(tuple, self._routes)),
+            tuple(self._route_points),
+            tuple(self._ticket_deck),
+            tuple(map(tuple, self._tickets)),
+            tuple(map(tuple, self._offers)),
+            tuple(self._setup_returns),
+            self._phase,
+            self._to_move,
+            self._last_round,
+            self._passes,
+            self.turn,
         )
 
     # ------------------------------------------------------------------ result
@@ -659,15 +710,17 @@ class BoardState:
                 else:
                     failed += 1
                     failed_points -= board.ticket_points[t]
-            rows.append({
-                "routes": self._route_points[seat],
-                "tickets_completed": done_points,
-                "tickets_failed": failed_points,
-                "longest_path_bonus": 0,
-                "completed_tickets": done,
-                "failed_tickets": failed,
-                "longest_path": longest_trail([(a[r], b[r], length[r]) for r in routes]),
-            })
+            rows.append(
+                {
+                    "routes": self._route_points[seat],
+                    "tickets_completed": done_points,
+                    "tickets_failed": failed_points,
+                    "longest_path_bonus": 0,
+                    "completed_tickets": done,
+                    "failed_tickets": failed,
+                    "longest_path": longest_trail([(a[r], b[r], length[r]) for r in routes]),
+                }
+            )
         if rules.longest_path_bonus:
             longest = max(row["longest_path"] for row in rows)
             for row in rows:

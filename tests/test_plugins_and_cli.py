@@ -1,0 +1,177 @@
+"""Variants and bots are plugins; the command line plays, logs and replays games."""
+
+import random
+import subprocess
+import sys
+import types
+from importlib.metadata import entry_points
+
+import pytest
+
+from arena.engine import BoardRules, VariantUnavailableError
+from arena.plugins import hookimpl, plugin_manager
+from arena.variants import all_variants, get_variant, new_game
+from arena.variants.mapdata import board_variant
+from bots import all_bots
+
+TINY_MAP = {
+    "title": "Tiny (test fixture)",
+    "cities": [{"id": c, "name": c.title()} for c in ("a", "b", "c", "d")],
+    "routes": [
+        {"id": 1, "a": "a", "b": "b", "length": 1, "color": "red"},
+        {"id": 2, "a": "a", "b": "b", "length": 1, "color": "blue"},
+        {"id": 3, "a": "b", "b": "c", "length": 2, "color": "gray"},
+        {"id": 4, "a": "c", "b": "d", "length": 3, "color": "blue"},
+        {"id": 5, "a": "a", "b": "d", "length": 2, "color": "gray"},
+    ],
+    "tickets": [
+        {"a": "a", "b": "c", "points": 3},
+        {"a": "b", "b": "d", "points": 5},
+        {"a": "a", "b": "d", "points": 2},
+        {"a": "c", "b": "d", "points": 3},
+    ],
+}
+TINY_RULES = BoardRules(
+    colours=("red", "blue"),
+    cards_per_colour=6,
+    wild_cards=4,
+    pieces_per_player=6,
+    starting_hand=2,
+    initial_tickets_dealt=1,
+    initial_tickets_keep=1,
+    draw_tickets=1,
+    route_points={1: 1, 2: 2, 3: 4},
+    min_players=2,
+    max_players=2,
+)
+
+
+def cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.fixture
+def third_party_plugin():
+    plugin = types.ModuleType("tiny_plugin")
+
+    @hookimpl
+    def arena_variants():
+        return [
+            board_variant("tiny", "a test map", TINY_RULES, TINY_MAP),
+            board_variant(
+                "gappy", "a map with gaps", TINY_RULES, {**TINY_MAP, "missing": ["tickets"]}
+            ),
+        ]
+
+    plugin.arena_variants = arena_variants
+    plugin_manager().register(plugin)
+    yield plugin
+    plugin_manager().unregister(plugin)
+
+
+def test_builtin_usa_registers_through_the_entry_point():
+    names = {ep.name for ep in entry_points(group="arena.variants")}
+    assert "usa" in names
+    assert "random" in {ep.name for ep in entry_points(group="arena.bots")}
+    assert get_variant("usa").playable
+    assert "random" in all_bots()
+
+
+def test_a_third_party_variant_plays_on_the_same_engine(third_party_plugin):
+    assert {"tiny", "gappy", "usa"} <= set(all_variants())
+    for seed in range(200):
+        state = new_game("tiny", 2, seed)
+        rng = random.Random(seed)
+        while not state.is_over:
+            state.apply(rng.choice(state.legal_actions()))
+        assert len(state.result().scores) == 2
+
+
+def test_an_incomplete_variant_says_what_is_missing(third_party_plugin):
+    variant = get_variant("gappy")
+    assert not variant.playable and variant.status == "incomplete data"
+    with pytest.raises(VariantUnavailableError, match="Missing: tickets"):
+        new_game("gappy", 2, 1)
+
+
+def test_unknown_variant_lists_the_installed_ones():
+    with pytest.raises(KeyError, match=r"installed: .*usa"):
+        get_variant("narnia")
+
+
+def test_cli_lists_variants_and_bots():
+    out = cli("variants")
+    assert out.returncode == 0 and "usa" in out.stdout and "playable" in out.stdout
+    out = cli("bots")
+    assert out.returncode == 0 and "random" in out.stdout
+
+
+def test_cli_play_writes_a_log_that_replays(tmp_path):
+    log = tmp_path / "game.log"
+    out = cli("play", "--variant", "usa", "--players", "4", "--seed", "7", "--log", str(log))
+    assert out.returncode == 0, out.stderr
+    assert "Ticket to Ride (USA)" in out.stdout
+    text = log.read_text().splitlines()
+    assert text[:5] == [
+        "# ttr-arena game log 1",
+        "# variant: usa",
+        "# players: 4",
+        "# seed: 7",
+        "# seats: random random random random",
+    ]
+    assert text[-1].startswith("# result: scores")
+    again = cli(
+        "play",
+        "--variant",
+        "usa",
+        "--players",
+        "4",
+        "--seed",
+        "7",
+        "--log",
+        str(tmp_path / "again.log"),
+    )
+    assert (tmp_path / "again.log").read_text() == log.read_text(), "same seed, same game"
+    out = cli("replay", str(log))
+    assert out.returncode == 0 and "verified" in out.stdout, out.stdout + out.stderr
+    assert again.returncode == 0
+
+
+def test_cli_replay_rejects_a_tampered_log(tmp_path):
+    log = tmp_path / "game.log"
+    assert cli("play", "--seed", "3", "--log", str(log)).returncode == 0
+    lines = log.read_text().splitlines()
+    words = lines[-1].split()
+    words[3] = str(int(words[3]) + 1000)  # '#', 'result:', 'scores', first score
+    lines[-1] = " ".join(words)
+    log.write_text("\n".join(lines) + "\n")
+    out = cli("replay", str(log))
+    assert out.returncode == 2 and "differs" in out.stdout
+    lines.insert(7, "claim 999 red")
+    log.write_text("\n".join(lines) + "\n")
+    out = cli("replay", str(log))
+    assert out.returncode == 2 and "action 3 ('claim 999 red') does not replay" in out.stdout
+
+
+def test_cli_refuses_unknown_variant_and_bad_player_count():
+    out = cli("play", "--variant", "narnia")
+    assert out.returncode == 2 and "no variant named 'narnia'" in out.stdout
+    out = cli("play", "--players", "7")
+    assert out.returncode == 2 and "2-5 players" in out.stdout
+
+
+def test_copy_is_independent_and_replays_the_same_future():
+    state = new_game("usa", 3, 11)
+    rng = random.Random(2)
+    for _ in range(40):
+        state.apply(rng.choice(state.legal_actions()))
+    twin = state.copy()
+    assert twin.fingerprint() == state.fingerprint()
+    while not state.is_over:
+        action = rng.choice(state.legal_actions())
+        state.apply(action)
+        twin.apply(action)
+        assert twin.fingerprint() == state.fingerprint()
+    assert twin.result() == state.result()

@@ -1,0 +1,123 @@
+"""Property tests over thousands of random games, 2-5 players.
+
+Invariants: every game ends; all 110 cards are always somewhere; trains are
+conserved; every total is the sum of its breakdown; an observation depends
+only on what its seat may know; a game's log replays to the same result.
+"""
+
+import json
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.referee.gamelog import GameLog, replay
+from arena.variants import new_game
+
+MAX_DECISIONS = 5000  # a bound far above any real game: hitting it means a game that hangs
+
+games = st.tuples(st.integers(2, 5), st.integers(0, 2**63))
+
+
+def random_game(players, seed, on_step=None):
+    state = new_game("usa", players, seed)
+    rng = random.Random(seed)
+    actions = []
+    while not state.is_over:
+        assert len(actions) < MAX_DECISIONS, "the game does not end"
+        action = rng.choice(state.legal_actions())
+        state.apply(action)
+        actions.append(str(action))
+        if on_step:
+            on_step(state)
+    return state, actions
+
+
+def check_conservation(state):
+    assert (
+        len(state._deck)
+        + sum(state._discards)
+        + sum(1 for c in state._display if c >= 0)
+        + sum(map(sum, state._hands))
+        == 110
+    )
+    board = state.board
+    for seat in range(state.num_players):
+        used = sum(board.route_length[r] for r in state._routes[seat])
+        assert state._trains[seat] + used == 45
+        assert state._trains[seat] >= 0
+    tickets = (
+        len(state._ticket_deck)
+        + sum(map(len, state._tickets))
+        + sum(map(len, state._offers))
+        + len(state._setup_returns)
+    )
+    assert tickets == 30
+
+
+@settings(max_examples=2000)
+@given(games)
+def test_random_games_end_and_conserve_everything(game):
+    players, seed = game
+    state, _ = random_game(players, seed, on_step=check_conservation)
+    result = state.result()
+    for row, score in zip(result.breakdown, result.scores, strict=True):
+        assert score == row["total"] == sum(row[c] for c in result.categories)
+    assert sorted(result.ranks)[0] == 1
+
+
+def hide_what_seat_cannot_see(state, seat, rng):
+    """A copy with everything hidden from ``seat`` shuffled among the hidden places."""
+    other = state.copy()
+    others = [p for p in range(other.num_players) if p != seat]
+    cards = list(other._deck)
+    for p in others:
+        for c, n in enumerate(other._hands[p]):
+            cards += [c] * n
+    rng.shuffle(cards)
+    for p in others:
+        size = sum(other._hands[p])
+        hand = [0] * len(other._hands[p])
+        for _ in range(size):
+            hand[cards.pop()] += 1
+        other._hands[p] = hand
+    other._deck = cards
+    tickets = list(other._ticket_deck) + list(other._setup_returns)
+    for p in others:
+        tickets += other._tickets[p] + other._offers[p]
+    rng.shuffle(tickets)
+    for p in others:
+        for pile in (other._tickets, other._offers):
+            pile[p] = [tickets.pop() for _ in pile[p]]
+    other._setup_returns = [tickets.pop() for _ in other._setup_returns]
+    other._ticket_deck = tickets
+    return other
+
+
+@settings(max_examples=300)
+@given(games)
+def test_observations_show_nothing_a_seat_may_not_know(game):
+    players, seed = game
+    rng = random.Random(seed)
+
+    def check(state):
+        if state.is_over:
+            return
+        for seat in range(players):
+            view = state.observation(seat)
+            json.dumps(view)  # JSON-ready
+            assert view == hide_what_seat_cannot_see(state, seat, rng).observation(seat)
+
+    random_game(players, seed, on_step=check)
+
+
+@settings(max_examples=300)
+@given(games)
+def test_replaying_a_games_log_reproduces_it(game):
+    players, seed = game
+    state, actions = random_game(players, seed)
+    log = GameLog("usa", players, seed, ["random"] * players, actions)
+    log.record_result(state.result())
+    again = replay(GameLog.from_text(log.to_text()))
+    assert again.fingerprint() == state.fingerprint()
+    assert again.result() == state.result()

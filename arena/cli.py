@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -12,11 +13,14 @@ from rich.table import Table
 
 from arena.engine.errors import VariantUnavailableError
 from arena.engine.result import GameResult
+from arena.referee.faults import TimeControl
 from arena.referee.gamelog import GameLog, LogError, replay
-from arena.referee.inprocess import play_game
+from arena.referee.launch import BotEntry, ProcessMatch, in_process_referee
+from arena.referee.matchlog import MatchLog
+from arena.referee.matchlog import verify as verify_match
 from arena.variants import all_variants, get_variant
 from bots import all_bots, get_bot
-from bots.sdk import bot_seed
+from bots.runner import run_bot
 
 app = typer.Typer(
     help="ttr-arena: AI tournaments for the Ticket to Ride family.", no_args_is_help=True
@@ -66,7 +70,11 @@ HEADINGS = {
 }
 
 
-def result_table(result: GameResult, seats: list[str], title: str) -> Table:
+def result_table(
+    result: GameResult, seats: list[str], title: str, ranks: list[int] | None = None
+) -> Table:
+    """The result as a table; ``ranks`` overrides the engine's ranks (after forfeits)."""
+    ranks = list(ranks) if ranks is not None else list(result.ranks)
     table = Table(
         title=title,
         box=box.SIMPLE_HEAD,
@@ -81,10 +89,10 @@ def result_table(result: GameResult, seats: list[str], title: str) -> Table:
     table.add_column("total", justify="right", style="bold")
     table.add_column("done", justify="right")
     table.add_column("path", justify="right")
-    for seat in sorted(range(len(seats)), key=lambda s: (result.ranks[s], s)):
+    for seat in sorted(range(len(seats)), key=lambda s: (ranks[s], s)):
         row = result.breakdown[seat]
         table.add_row(
-            str(result.ranks[seat]),
+            str(ranks[seat]),
             str(seat),
             seats[seat],
             *(str(row[c]) for c in result.categories),
@@ -95,53 +103,127 @@ def result_table(result: GameResult, seats: list[str], title: str) -> Table:
     return table
 
 
+def _print_outcome(outcome, names: list[str], title: str) -> None:
+    console.print(result_table(outcome.result, names, title, outcome.ranks))
+    for fault in outcome.faults:
+        last_line = fault.detail.strip().splitlines()[-1] if fault.detail.strip() else ""
+        console.print(
+            f"[yellow]seat {fault.seat} ({names[fault.seat]}) forfeited: {fault.code}[/] "
+            f"— {last_line}",
+            soft_wrap=True,
+        )
+
+
 @app.command()
 def play(
     variant: Annotated[str, typer.Option(help="variant name (see 'arena variants')")] = "usa",
-    players: Annotated[int, typer.Option(help="number of players (ignored with --bot)")] = 4,
+    players: Annotated[int, typer.Option(help="number of random players, when no --bot")] = 4,
     seed: Annotated[int, typer.Option(help="fixes every shuffle of the game")] = 0,
     bot: Annotated[
-        list[str] | None, typer.Option(help="a bot per seat, in seat order (default: random)")
+        list[str] | None,
+        typer.Option(help="a bot per seat, in seat order: a plugin name or 'cmd:COMMAND LINE'"),
     ] = None,
-    log: Annotated[Path | None, typer.Option(help="write the game log to this file")] = None,
+    games: Annotated[int, typer.Option(help="games in a row on the same bot processes")] = 1,
+    in_process: Annotated[
+        bool, typer.Option("--in-process", help="call trusted Python bots directly, no processes")
+    ] = False,
+    move_ms: Annotated[int, typer.Option(help="free time per decision (ms)")] = 1000,
+    bank_ms: Annotated[int, typer.Option(help="time bank per bot and game (ms)")] = 30000,
+    retries: Annotated[int, typer.Option(help="illegal actions forgiven before a forfeit")] = 2,
+    log: Annotated[Path | None, typer.Option(help="write the text game log here")] = None,
+    match_log: Annotated[
+        Path | None, typer.Option(help="write the JSON-lines match log(s) here")
+    ] = None,
+    bot_logs: Annotated[Path, typer.Option(help="where bots' stdout and stderr are kept")] = Path(
+        "arena-data/bot-logs"
+    ),
 ) -> None:
-    """Play one game and print the result table."""
+    """Play games through the referee (each bot its own process) and print the results."""
     try:
         chosen = get_variant(variant)
-        names = list(bot) if bot else ["random"] * players
-        specs = [get_bot(name) for name in names]
-    except KeyError as error:
+        entries = [BotEntry.parse(name) for name in (bot or ["random"] * players)]
+    except (KeyError, ValueError) as error:
         raise fail(str(error.args[0])) from None
-    for spec in specs:
-        if not spec.supports(chosen.name):
-            raise fail(f"bot '{spec.name}' does not support variant '{chosen.name}'")
-    instances = [spec.factory(bot_seed(seed, seat)) for seat, spec in enumerate(specs)]
+    for entry in entries:
+        if entry.spec is not None and not entry.spec.supports(chosen.name):
+            raise fail(f"bot '{entry.name}' does not support variant '{chosen.name}'")
+    names = [entry.name for entry in entries]
+    tc = TimeControl(move_ms=move_ms, bank_ms=bank_ms, retries=retries)
     try:
-        result, game_log = play_game(chosen, instances, seed, names)
+        if in_process:
+            referee = in_process_referee(chosen, entries, tc)
+            outcomes = [referee.play(seed + g) for g in range(games)]
+        else:
+            with ProcessMatch(chosen, entries, tc, log_dir=bot_logs) as referee:
+                outcomes = [referee.play(seed + g) for g in range(games)]
     except (VariantUnavailableError, ValueError) as error:
         raise fail(str(error)) from None
-    console.print(result_table(result, names, f"{chosen.title} — seed {seed}"))
-    console.print(f"{len(game_log.actions)} actions")
+    for g, outcome in enumerate(outcomes):
+        _print_outcome(outcome, names, f"{chosen.title} — seed {seed + g}")
+        console.print(f"{outcome.decisions} actions in {outcome.seconds:.2f} s")
+    last = outcomes[-1]
     if log:
-        log.write_text(game_log.to_text())
+        text_log = GameLog(chosen.name, len(names), seed + games - 1, names)
+        text_log.actions = [line["action"] for line in last.log.actions]
+        text_log.record_result(last.result)
+        log.write_text(text_log.to_text())
         console.print(f"game log written to {log}")
+    if match_log:
+        match_log.write_bytes(last.log.to_jsonl())
+        console.print(f"match log written to {match_log}")
+
+
+bot_app = typer.Typer(help="Run a bot process.", no_args_is_help=True)
+app.add_typer(bot_app, name="bot")
+
+
+@bot_app.command("run")
+def bot_run(
+    name: Annotated[str, typer.Argument(help="an installed bot plugin")],
+    connect: Annotated[
+        str | None, typer.Option(help="the referee's endpoint (default: $ARENA_CONNECT)")
+    ] = None,
+    token: Annotated[
+        str | None, typer.Option(help="this seat's one-time token (default: $ARENA_TOKEN)")
+    ] = None,
+) -> None:
+    """Run an installed bot as a process that connects to a referee."""
+    endpoint = connect or os.environ.get("ARENA_CONNECT")
+    secret = token or os.environ.get("ARENA_TOKEN")
+    if not endpoint or not secret:
+        raise fail("give --connect and --token (or ARENA_CONNECT and ARENA_TOKEN)")
+    try:
+        spec = get_bot(name)
+    except KeyError as error:
+        raise fail(str(error.args[0])) from None
+    raise typer.Exit(run_bot(spec.factory(0), endpoint, secret, spec.name, spec.version))
 
 
 @app.command(name="replay")
 def replay_command(
-    path: Annotated[Path, typer.Argument(help="a game log written by 'arena play --log'")],
+    path: Annotated[Path, typer.Argument(help="a text game log or a JSON-lines match log")],
 ) -> None:
-    """Re-simulate a game log and verify its recorded result."""
+    """Re-simulate a game log or match log and verify its recorded result."""
     try:
-        game_log = GameLog.from_text(path.read_text())
-        state = replay(game_log)
-    except (OSError, LogError, KeyError) as error:
+        data = path.read_bytes()
+        if data.lstrip().startswith(b"{"):
+            match = MatchLog.from_jsonl(data)
+            state = verify_match(match)
+            names = [seat["bot"] for seat in match.header["seats"]]
+            count = len(match.actions)
+            ranks = match.result["ranks"] if match.result else None
+        else:
+            game_log = GameLog.from_text(data.decode())
+            state = replay(game_log)
+            names, count, ranks = game_log.seats, len(game_log.actions), None
+            if game_log.scores is None:
+                raise LogError("the log has no result line to verify")
+    except (OSError, LogError, KeyError, UnicodeDecodeError) as error:
         raise fail(str(error)) from None
     if not state.is_over:
-        raise fail(f"the log replays {len(game_log.actions)} actions but the game is not over")
-    console.print(result_table(state.result(), game_log.seats, f"replay of {path}"))
-    verified = "verified against the recorded result" if game_log.scores else "no recorded result"
-    console.print(f"replayed {len(game_log.actions)} actions: {verified}")
+        raise fail(f"the log replays {count} actions but the game is not over")
+    console.print(result_table(state.result(), names, f"replay of {path}", ranks))
+    console.print(f"replayed {count} actions: verified against the recorded result")
 
 
 if __name__ == "__main__":

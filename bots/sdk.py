@@ -29,6 +29,11 @@ class Bot:
     def __init__(self, seed: int | str = 0) -> None:
         self.rng = random.Random(seed)
 
+    def start_game(self, seed: int | str, observation: dict[str, Any]) -> None:
+        """Reseed for a new game (so every game replays exactly), then ``on_game_start``."""
+        self.rng = random.Random(seed)
+        self.on_game_start(observation)
+
     def on_game_start(self, observation: dict[str, Any]) -> None:
         """Called once before the seat's first decision of a game."""
 

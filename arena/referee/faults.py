@@ -1,0 +1,43 @@
+"""Fault codes, time controls, and how forfeits change the ranks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from arena.engine.scoring import competition_ranks
+
+# Every way a bot can forfeit. The code is stored with the result and shown to people.
+CRASH = "crash"  # the process exited (at start or mid-game), or the bot raised
+NO_SHOW = "no-show"  # never completed the handshake in time
+TIMEOUT = "timeout"  # no answer within the move time plus the bank
+MALFORMED = "malformed"  # not JSON, or not a valid protocol message
+OVERSIZE = "oversize"  # a message over the size limit
+VERSION = "version"  # a protocol version the referee does not speak
+ILLEGAL = "illegal"  # illegal actions, after every retry was used
+FAULT_CODES = (CRASH, NO_SHOW, TIMEOUT, MALFORMED, OVERSIZE, VERSION, ILLEGAL)
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Clocks: free time per decision, plus a bank spent when a decision takes longer."""
+
+    move_ms: int = 1000
+    bank_ms: int = 30000
+    handshake_ms: int = 20000  # a bot process must connect and say hello within this
+    retries: int = 2  # illegal actions answered with an error before the bot forfeits
+
+
+@dataclass(frozen=True)
+class Fault:
+    seat: int
+    code: str
+    detail: str
+    decision: int  # how many actions the game had when it happened
+
+
+def ranks_with_forfeits(engine_ranks: Sequence[int], forfeits: Sequence[int]) -> list[int]:
+    """Forfeited seats rank last (tied with each other); the others keep their order."""
+    forfeited = set(forfeits)
+    keys = [(0,) if seat in forfeited else (1, -rank) for seat, rank in enumerate(engine_ranks)]
+    return competition_ranks(keys)

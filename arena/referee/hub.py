@@ -1,0 +1,142 @@
+"""The referee's end of the transport: one ZeroMQ ROUTER, one DEALER per bot.
+
+The hub binds on loopback (an ephemeral TCP port by default, or an ipc path),
+hands out one-time tokens, matches each ``hello`` to its seat, and receives
+with deadlines enforced by its own poller, never by trusting a bot.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import dataclass, field
+
+import zmq
+
+from protocols.messages import HARD_MESSAGE_CAP, Action, Hello, Message, ProtocolError, encode
+from protocols.messages import decode_from_bot as decode
+
+POLL_SLICE_MS = 20  # how often a wait also checks whether the bot's process is alive
+
+
+@dataclass
+class Reply:
+    """What came back for one request: an action text, or a fault code with its detail."""
+
+    action: str | None = None
+    fault: str | None = None
+    detail: str = ""
+    elapsed: float = 0.0
+
+
+@dataclass
+class Hub:
+    endpoint: str = "tcp://127.0.0.1:*"
+    rejected: list[str] = field(default_factory=list)  # log of ignored connections
+
+    def __post_init__(self) -> None:
+        self.context = zmq.Context()
+        self.socket = self.context.socket(zmq.ROUTER)
+        self.socket.setsockopt(zmq.LINGER, 0)
+        self.socket.setsockopt(zmq.MAXMSGSIZE, HARD_MESSAGE_CAP)
+        self.socket.setsockopt(zmq.SNDHWM, 1000)
+        self.socket.bind(self.endpoint)
+        self.endpoint = self.socket.getsockopt_string(zmq.LAST_ENDPOINT)
+        self.poller = zmq.Poller()
+        self.poller.register(self.socket, zmq.POLLIN)
+        self._tokens: dict[str, int] = {}
+        self.identity: dict[int, bytes] = {}
+        self.seat_of: dict[bytes, int] = {}
+        self.names: dict[int, tuple[str, str]] = {}
+
+    def issue_token(self, seat: int) -> str:
+        token = secrets.token_hex(16)
+        self._tokens[token] = seat
+        return token
+
+    def close(self) -> None:
+        self.socket.close(linger=0)
+        self.context.term()
+
+    def send(self, seat: int, message: Message) -> None:
+        identity = self.identity.get(seat)
+        if identity is not None:
+            try:
+                self.socket.send_multipart([identity, encode(message)], flags=zmq.NOBLOCK)
+            except zmq.Again:
+                pass  # a bot that does not read its messages will time out instead
+
+    def _receive(self, timeout_ms: float) -> tuple[bytes, list[bytes]] | None:
+        if not self.poller.poll(max(0, int(timeout_ms))):
+            return None
+        frames = self.socket.recv_multipart(copy=True)
+        return frames[0], frames[1:]
+
+    def handshake(self, pending: set[int], deadline: float, alive) -> None:
+        """Accept hellos until every seat in ``pending`` is connected or the deadline passes.
+
+        ``alive(seat)`` tells whether a seat's process still runs; a dead seat
+        is dropped from ``pending``. A hello with an unknown or used token is
+        ignored and recorded in ``rejected``.
+        """
+        while pending:
+            now = time.monotonic()
+            if now >= deadline:
+                return
+            for seat in list(pending):
+                if not alive(seat):
+                    pending.discard(seat)
+            got = self._receive(min(POLL_SLICE_MS, (deadline - now) * 1000))
+            if got is None:
+                continue
+            identity, frames = got
+            if identity in self.seat_of:
+                continue  # a registered bot talking early: ignore
+            try:
+                if len(frames) != 1:
+                    raise ProtocolError("malformed", "expected one frame")
+                message = decode(frames[0])
+            except ProtocolError as error:
+                self.rejected.append(f"{identity.hex()}: {error}")
+                continue
+            if not isinstance(message, Hello) or message.token not in self._tokens:
+                self.rejected.append(f"{identity.hex()}: wrong or used token, ignored")
+                continue
+            seat = self._tokens.pop(message.token)
+            self.identity[seat] = identity
+            self.seat_of[identity] = seat
+            self.names[seat] = (message.name, message.bot_version)
+            pending.discard(seat)
+
+    def wait_action(self, seat: int, seq: int, deadline: float, alive) -> Reply:
+        """Wait for ``seat``'s action answering request ``seq`` until ``deadline``."""
+        identity = self.identity.get(seat)
+        start = time.monotonic()
+        while True:
+            now = time.monotonic()
+            if now >= deadline:
+                return Reply(
+                    fault="timeout", detail="no action before the deadline", elapsed=now - start
+                )
+            got = self._receive(min(POLL_SLICE_MS, (deadline - now) * 1000))
+            if got is None:
+                if not alive(seat):
+                    return Reply(
+                        fault="crash", detail="the bot process exited", elapsed=now - start
+                    )
+                continue
+            sender, frames = got
+            if sender != identity:
+                if sender not in self.seat_of:
+                    self.rejected.append(f"{sender.hex()}: message from an unknown peer, ignored")
+                continue  # another seat speaking out of turn: ignored
+            elapsed = time.monotonic() - start
+            try:
+                if len(frames) != 1:
+                    raise ProtocolError("malformed", f"expected one frame, got {len(frames)}")
+                message = decode(frames[0])
+            except ProtocolError as error:
+                return Reply(fault=error.code, detail=error.detail, elapsed=elapsed)
+            if isinstance(message, Action) and message.seq == seq:
+                return Reply(action=message.action, elapsed=elapsed)
+            # A hello again, or an answer to an older request: ignored.

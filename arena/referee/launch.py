@@ -1,0 +1,123 @@
+"""Starting the bots of a match: plugin bots and any-language command-line bots.
+
+``--bot random`` names an installed plugin; ``--bot "cmd:node bot.js"`` is any
+program that speaks the protocol. Every remote bot gets the endpoint and its
+one-time token in ``ARENA_CONNECT`` and ``ARENA_TOKEN``.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.engine.variant import Variant
+from arena.referee.faults import CRASH, NO_SHOW, Fault, TimeControl
+from arena.referee.hub import Hub
+from arena.referee.process import BotProcess, ProcessLimits
+from arena.referee.referee import Referee
+from arena.referee.seats import InProcessSeat, RemoteSeat
+from bots import get_bot
+from bots.sdk import BotSpec
+
+
+@dataclass(frozen=True)
+class BotEntry:
+    """A bot as named on the command line or in a tournament."""
+
+    name: str
+    spec: BotSpec | None = None  # a plugin
+    command: tuple[str, ...] = ()  # or a command line
+
+    @classmethod
+    def parse(cls, text: str) -> BotEntry:
+        if text.startswith("cmd:"):
+            command = tuple(shlex.split(text[4:]))
+            if not command:
+                raise ValueError("'cmd:' needs a command line")
+            return cls(name=Path(command[-1]).stem or command[0], command=command)
+        return cls(name=text, spec=get_bot(text))
+
+    def argv(self) -> list[str]:
+        if self.spec is not None:
+            return [sys.executable, "-m", "arena.cli", "bot", "run", self.spec.name]
+        return list(self.command)
+
+
+def in_process_referee(variant: Variant, entries: list[BotEntry], tc: TimeControl) -> Referee:
+    seats = []
+    for entry in entries:
+        if entry.spec is None:
+            raise ValueError(f"'{entry.name}' is a command-line bot; it cannot run in process")
+        seats.append(InProcessSeat(entry.spec.factory(0), entry.name, entry.spec.version))
+    return Referee(variant, seats, tc)
+
+
+class ProcessMatch:
+    """A referee with one process per seat. Use as a context manager: it always reaps."""
+
+    def __init__(
+        self,
+        variant: Variant,
+        entries: list[BotEntry],
+        time_control: TimeControl | None = None,
+        limits: ProcessLimits | None = None,
+        log_dir: Path | None = None,
+        endpoint: str = "tcp://127.0.0.1:*",
+    ) -> None:
+        self.variant = variant
+        self.entries = entries
+        self.time_control = time_control or TimeControl()
+        self.limits = limits or ProcessLimits()
+        self.log_dir = log_dir or Path("arena-data") / "bot-logs"
+        self.endpoint = endpoint
+        self.hub: Hub | None = None
+        self.referee: Referee | None = None
+
+    def __enter__(self) -> Referee:
+        try:
+            return self._start()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+
+    def _start(self) -> Referee:
+        hub = self.hub = Hub(self.endpoint)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        seats: list[RemoteSeat] = []
+        match_id = uuid.uuid4().hex[:12]
+        folder = self.log_dir / f"{stamp}-{match_id}"
+        self.bot_log_dir = folder
+        for s, entry in enumerate(self.entries):
+            env = {"ARENA_CONNECT": hub.endpoint, "ARENA_TOKEN": hub.issue_token(s)}
+            process = BotProcess(entry.argv(), env, folder / f"seat{s}-{entry.name}", self.limits)
+            seats.append(RemoteSeat(hub, s, process, entry.name))
+        self.referee = Referee(self.variant, seats, self.time_control, match_id)
+        deadline = time.monotonic() + self.time_control.handshake_ms / 1000
+        hub.handshake(set(range(len(seats))), deadline, lambda s: seats[s].alive())
+        for s, seat in enumerate(seats):
+            if s in hub.identity:
+                seat.version = hub.names[s][1]
+                continue
+            alive = seat.alive()
+            code = NO_SHOW if alive else CRASH
+            detail = (
+                "no hello before the handshake deadline"
+                if alive
+                else (
+                    f"exited with status {seat.process.exited()} before the handshake: "
+                    f"{seat.process.tail()[-500:]}"
+                )
+            )
+            self.referee.dead[s] = Fault(s, code, detail, 0)
+            seat.close()
+        return self.referee
+
+    def __exit__(self, *exc: object) -> None:
+        if self.referee is not None:
+            self.referee.close()
+        if self.hub is not None:
+            self.hub.close()

@@ -1,0 +1,109 @@
+"""The match log: JSON lines that record a game completely enough to re-simulate it.
+
+    {"type": "header", "protocol": 1, "variant": "usa", "players": 4, "seed": 7, ...}
+    {"type": "action", "n": 1, "seat": 2, "action": "keep 0 1", "ms": 3.1, "by": "bot"}
+    {"type": "fault", "seat": 1, "code": "timeout", "detail": "...", "decision": 57}
+    {"type": "result", "scores": [...], "ranks": [...], "engine_ranks": [...], ...}
+
+``verify`` replays the actions on the engine and checks the recorded result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from arena.referee.faults import ranks_with_forfeits
+from arena.referee.gamelog import LogError
+from arena.variants import get_variant
+
+
+@dataclass
+class MatchLog:
+    header: dict[str, Any]
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    faults: list[dict[str, Any]] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+
+    def lines(self) -> list[dict[str, Any]]:
+        body = [{"type": "header", **self.header}]
+        body += [{"type": "action", **a} for a in self.actions]
+        body += [{"type": "fault", **f} for f in self.faults]
+        if self.result is not None:
+            body.append({"type": "result", **self.result})
+        return body
+
+    def to_jsonl(self) -> bytes:
+        encoder = msgspec.json.Encoder()
+        return b"".join(encoder.encode(line) + b"\n" for line in self.lines())
+
+    def write(self, path: Path) -> None:
+        path.write_bytes(self.to_jsonl())
+
+    @classmethod
+    def from_jsonl(cls, data: bytes | str) -> MatchLog:
+        if isinstance(data, str):
+            data = data.encode()
+        log: MatchLog | None = None
+        for number, raw in enumerate(data.splitlines(), start=1):
+            if not raw.strip():
+                continue
+            try:
+                line = msgspec.json.decode(raw)
+            except msgspec.DecodeError as error:
+                raise LogError(f"line {number}: not JSON ({error})") from None
+            if not isinstance(line, dict) or "type" not in line:
+                raise LogError(f"line {number}: every line is an object with a 'type'")
+            kind = line.pop("type")
+            if kind == "header":
+                log = cls(header=line)
+            elif log is None:
+                raise LogError("the first line must be the header")
+            elif kind == "action":
+                log.actions.append(line)
+            elif kind == "fault":
+                log.faults.append(line)
+            elif kind == "result":
+                log.result = line
+            else:
+                raise LogError(f"line {number}: unknown line type '{kind}'")
+        if log is None:
+            raise LogError("empty match log")
+        return log
+
+
+def verify(log: MatchLog) -> Any:
+    """Re-simulate ``log``; raise ``LogError`` on any difference. Returns the final state."""
+    header = log.header
+    try:
+        state = get_variant(header["variant"]).new_game(header["players"], header["seed"])
+    except KeyError as error:
+        raise LogError(f"cannot start the game: {error}") from None
+    for line in log.actions:
+        if state.to_move != line["seat"]:
+            raise LogError(
+                f"action {line['n']}: seat {line['seat']} acts, but seat {state.to_move} is to move"
+            )
+        try:
+            state.apply(line["action"])
+        except ValueError as error:
+            raise LogError(f"action {line['n']} ('{line['action']}') does not replay: {error}")
+    if log.result is None:
+        raise LogError("the log has no result line")
+    if not state.is_over:
+        raise LogError("the replayed game is not over")
+    result = state.result()
+    recorded = log.result
+    forfeited = [int(seat) for seat in recorded.get("forfeits", {})]
+    expected = {
+        "scores": list(result.scores),
+        "engine_ranks": list(result.ranks),
+        "ranks": ranks_with_forfeits(result.ranks, forfeited),
+    }
+    for key, value in expected.items():
+        if recorded.get(key) != value:
+            raise LogError(f"replayed {key} {value} differ from the recorded {recorded.get(key)}")
+    return state

@@ -1,0 +1,120 @@
+"""A bot's operating-system process: started with limits, logged with caps, always reaped."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import resource
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+PR_SET_PDEATHSIG = 1
+
+
+@dataclass(frozen=True)
+class ProcessLimits:
+    memory_mb: int = 4096  # address space (RLIMIT_AS); 0 for none
+    cpu_seconds: int = 600  # CPU time (RLIMIT_CPU); 0 for none
+    log_bytes: int = 1024 * 1024  # per stream; the rest is counted and dropped
+
+
+def _child_setup(limits: ProcessLimits) -> None:  # runs in the child, before exec
+    if limits.memory_mb:
+        size = limits.memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (size, size))
+    if limits.cpu_seconds:
+        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
+    # If the referee dies (even by SIGKILL), the kernel kills the bot.
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def _drain(stream, path: Path, cap: int) -> None:
+    """Copy a pipe to a file up to ``cap`` bytes; keep reading so the bot never blocks."""
+    dropped = 0
+    with stream, path.open("wb") as out:
+        for chunk in iter(lambda: stream.read1(65536), b""):
+            room = cap - out.tell()
+            if room > 0:
+                out.write(chunk[:room])
+            dropped += max(0, len(chunk) - max(room, 0))
+        if dropped:
+            out.write(
+                f"\n[ttr-arena: {dropped} more bytes dropped at the {cap}-byte cap]\n".encode()
+            )
+
+
+class BotProcess:
+    """One bot process in its own process group (so its children are reaped with it)."""
+
+    def __init__(
+        self,
+        command: Sequence[str],
+        env: dict[str, str],
+        log_prefix: Path,
+        limits: ProcessLimits,
+    ) -> None:
+        self.command = list(command)
+        log_prefix.parent.mkdir(parents=True, exist_ok=True)
+        self.stdout_path = log_prefix.with_suffix(".stdout")
+        self.stderr_path = log_prefix.with_suffix(".stderr")
+        self.popen = subprocess.Popen(
+            self.command,
+            env={**os.environ, **env},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            process_group=0,
+            preexec_fn=lambda: _child_setup(limits),
+            close_fds=True,
+        )
+        self.pid = self.popen.pid
+        self._drains = [
+            threading.Thread(
+                target=_drain,
+                args=(self.popen.stdout, self.stdout_path, limits.log_bytes),
+                daemon=True,
+            ),
+            threading.Thread(
+                target=_drain,
+                args=(self.popen.stderr, self.stderr_path, limits.log_bytes),
+                daemon=True,
+            ),
+        ]
+        for thread in self._drains:
+            thread.start()
+
+    def exited(self) -> int | None:
+        """The exit status if the process has ended, else None."""
+        return self.popen.poll()
+
+    def stop(self, grace: float = 2.0) -> None:
+        """Wait ``grace`` seconds for a clean exit, then kill the whole process group."""
+        deadline = time.monotonic() + grace
+        while self.popen.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pid, sig)
+            if sig == signal.SIGTERM and self.popen.poll() is None:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.popen.wait(0.5)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.popen.wait(5)
+        for thread in self._drains:
+            thread.join(timeout=2)
+
+    def tail(self, stream: str = "stderr", size: int = 2000) -> str:
+        """The end of the bot's captured output, for error reports."""
+        path = self.stderr_path if stream == "stderr" else self.stdout_path
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return ""
+        return data[-size:].decode("utf-8", "replace")

@@ -1,0 +1,92 @@
+"""How the referee reaches a seat: a trusted Python bot in process, or a remote bot process.
+
+Both answer the same three calls, so one referee loop serves both paths and
+a deterministic bot plays the same game, action for action, on either.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections.abc import Sequence
+from typing import Any
+
+from arena.engine.actions import Action
+from arena.referee.hub import Hub, Reply
+from arena.referee.process import BotProcess
+from bots.sdk import Bot
+from protocols.messages import Act, Bye, Error, GameOver, GameStart
+
+
+class InProcessSeat:
+    """A trusted Python bot called directly: no sockets, no clocks."""
+
+    def __init__(self, bot: Bot, name: str, version: str = "1") -> None:
+        self.bot = bot
+        self.name = name
+        self.version = version
+
+    def start_game(self, start: GameStart) -> Reply | None:
+        try:
+            self.bot.start_game(start.seed, start.observation)
+        except Exception:
+            return Reply(fault="crash", detail=traceback.format_exc(limit=5))
+        return None
+
+    def ask(self, act: Act, legal: Sequence[Action], deadline: float) -> Reply:
+        start = time.perf_counter()
+        try:
+            choice = self.bot.choose(act.observation, legal)
+        except Exception:
+            return Reply(fault="crash", detail=traceback.format_exc(limit=5))
+        return Reply(action=str(choice), elapsed=time.perf_counter() - start)
+
+    def tell(self, message: Error | GameOver) -> None:
+        if isinstance(message, GameOver):
+            self.bot.on_game_over(message.observation, _result_json(message))
+
+    def alive(self) -> bool:
+        return True
+
+    def close(self, message: Bye | None = None) -> None:
+        pass
+
+
+class RemoteSeat:
+    """A bot process on the other end of the hub."""
+
+    def __init__(self, hub: Hub, seat: int, process: BotProcess | None, name: str) -> None:
+        self.hub = hub
+        self.seat = seat
+        self.process = process
+        self.name = name
+        self.version = "?"
+
+    def alive(self) -> bool:
+        return self.process is None or self.process.exited() is None
+
+    def start_game(self, start: GameStart) -> Reply | None:
+        self.hub.send(self.seat, start)
+        return None
+
+    def ask(self, act: Act, legal: Sequence[Action], deadline: float) -> Reply:
+        self.hub.send(self.seat, act)
+        return self.hub.wait_action(self.seat, act.seq, deadline, lambda _seat: self.alive())
+
+    def tell(self, message: Error | GameOver) -> None:
+        self.hub.send(self.seat, message)
+
+    def close(self, message: Bye | None = None) -> None:
+        if message is not None:
+            self.hub.send(self.seat, message)
+        if self.process is not None:
+            self.process.stop()
+
+
+def _result_json(message: GameOver) -> dict[str, Any]:
+    return {
+        "scores": message.scores,
+        "ranks": message.ranks,
+        "breakdown": message.breakdown,
+        "forfeits": message.forfeits,
+    }

@@ -1,0 +1,99 @@
+"""The run loop of a bot process: connect, handshake, answer, exit cleanly.
+
+    arena bot run random --connect tcp://127.0.0.1:5555 --token 0123...
+
+The endpoint and token may also come from the environment (``ARENA_CONNECT``
+and ``ARENA_TOKEN``), which is how the referee starts every bot.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import zmq
+
+from arena.engine.actions import Action, parse_action
+from bots.sdk import Bot
+from protocols.messages import (
+    MAX_REFEREE_MESSAGE,
+    Act,
+    Bye,
+    Error,
+    GameOver,
+    GameStart,
+    Hello,
+    ProtocolError,
+    Welcome,
+    decode_from_referee,
+    encode,
+)
+from protocols.messages import (
+    Action as ActionMessage,
+)
+
+POLL_MS = 500
+# With no message from the referee for this long, the bot assumes it is gone.
+IDLE_SECONDS = 900.0
+
+
+class ActionCache(dict[str, Action]):
+    """Parsed legal actions by their text: the same strings recur all game long."""
+
+    def __missing__(self, text: str) -> Action:
+        action = self[text] = parse_action(text)
+        return action
+
+
+def run_bot(bot: Bot, endpoint: str, token: str, name: str, version: str = "1") -> int:
+    """Serve the referee until it says bye or disappears. Returns the exit status."""
+    context = zmq.Context()
+    socket = context.socket(zmq.DEALER)
+    socket.setsockopt(zmq.LINGER, 1000)
+    socket.setsockopt(zmq.MAXMSGSIZE, MAX_REFEREE_MESSAGE)
+    socket.connect(endpoint)
+    socket.send(encode(Hello(token=token, name=name, bot_version=version)))
+    parent = os.getppid()
+    cache = ActionCache()
+    idle = 0.0
+    try:
+        while True:
+            if not socket.poll(POLL_MS):
+                idle += POLL_MS / 1000
+                if os.getppid() != parent or idle > IDLE_SECONDS:
+                    print("referee gone: exiting", file=sys.stderr)
+                    return 0
+                continue
+            idle = 0.0
+            try:
+                message = decode_from_referee(socket.recv())
+            except ProtocolError as error:
+                print(f"ignored a bad message from the referee: {error}", file=sys.stderr)
+                continue
+            if isinstance(message, Act):
+                legal = [cache[text] for text in message.legal]
+                choice = bot.choose(message.observation, legal)
+                socket.send(encode(ActionMessage(seq=message.seq, action=str(choice))))
+            elif isinstance(message, GameStart):
+                bot.start_game(message.seed, message.observation)
+            elif isinstance(message, GameOver):
+                bot.on_game_over(message.observation, _result(message))
+            elif isinstance(message, Error):
+                print(f"referee error {message.code}: {message.message}", file=sys.stderr)
+            elif isinstance(message, Bye):
+                return 0
+            elif isinstance(message, Welcome):
+                pass
+    finally:
+        socket.close()
+        context.term()
+
+
+def _result(message: GameOver) -> dict[str, Any]:
+    return {
+        "scores": message.scores,
+        "ranks": message.ranks,
+        "breakdown": message.breakdown,
+        "forfeits": message.forfeits,
+    }

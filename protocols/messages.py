@@ -1,0 +1,162 @@
+"""Every message of the referee–bot protocol: the single source of truth.
+
+Messages are JSON objects with a ``type`` tag and the protocol ``version``.
+They are msgspec Structs, so decoding validates types and tags in one pass
+and anything malformed becomes a ``msgspec.ValidationError`` or
+``msgspec.DecodeError`` (a protocol fault, never a crash). The JSON Schema in
+``protocols/schema/`` is generated from these definitions
+(``python -m protocols.schema``) and a test fails when it is stale.
+
+Flow (PROTOCOL.md has a full transcript)::
+
+    bot -> hello        referee -> welcome
+    referee -> game_start
+    referee -> act      bot -> action     (referee -> error, then act again, on a bad action)
+    referee -> game_over
+    ... more games on the same connection ...
+    referee -> bye
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+VERSION = 1
+# Largest message a bot may send; larger ones are a protocol fault ("oversize").
+MAX_BOT_MESSAGE = 64 * 1024
+# Transport cap: libzmq drops a connection that sends more than this in one message.
+HARD_MESSAGE_CAP = 1024 * 1024
+# Largest message the referee sends (a bot's SDK refuses bigger ones).
+MAX_REFEREE_MESSAGE = 1024 * 1024
+
+
+class Message(msgspec.Struct, tag_field="type", kw_only=True, forbid_unknown_fields=False):
+    """Base of every message: the protocol version travels with each one."""
+
+    version: int = VERSION
+
+
+class Hello(Message, tag="hello"):
+    """Bot to referee, first message: the one-time token proves which seat it is."""
+
+    token: str
+    name: str
+    bot_version: str = "1"
+
+
+class Welcome(Message, tag="welcome"):
+    """Referee to bot: the handshake succeeded."""
+
+    seat: int
+    match_id: str
+
+
+class GameStart(Message, tag="game_start"):
+    """Referee to bot: a new game begins on this connection.
+
+    ``seed`` is the bot's own seed for the game, so a deterministic bot
+    replays exactly.
+    """
+
+    game_id: str
+    variant: str
+    seat: int
+    players: int
+    seed: str
+    move_ms: int
+    bank_ms: int
+    observation: dict[str, Any]
+
+
+class Act(Message, tag="act"):
+    """Referee to bot: decide. Answer with an ``Action`` carrying the same ``seq``."""
+
+    game_id: str
+    seq: int
+    observation: dict[str, Any]
+    legal: list[str]
+    deadline_ms: int  # free time for this decision
+    bank_ms: int  # time bank left, used up once the free time has run out
+
+
+class Action(Message, tag="action"):
+    """Bot to referee: one of the legal actions, in the notation."""
+
+    seq: int
+    action: str
+
+
+class Error(Message, tag="error"):
+    """Referee to bot: the last message was wrong; ``retry`` says whether a new act follows."""
+
+    code: str
+    message: str
+    retry: bool
+    seq: int | None = None
+
+
+class GameOver(Message, tag="game_over"):
+    """Referee to bot: the game has ended."""
+
+    game_id: str
+    scores: list[int]
+    ranks: list[int]
+    breakdown: list[dict[str, int]]
+    forfeits: dict[str, str]  # seat (as text) -> fault code
+    observation: dict[str, Any]
+
+
+class Bye(Message, tag="bye"):
+    """Referee to bot: no more games; close the connection and exit."""
+
+    reason: str = "done"
+
+
+BotMessage = Hello | Action
+RefereeMessage = Welcome | GameStart | Act | Error | GameOver | Bye
+AnyMessage = Hello | Welcome | GameStart | Act | Action | Error | GameOver | Bye
+
+_encoder = msgspec.json.Encoder()
+_bot_decoder = msgspec.json.Decoder(BotMessage)
+_referee_decoder = msgspec.json.Decoder(RefereeMessage)
+
+
+def encode(message: Message) -> bytes:
+    return _encoder.encode(message)
+
+
+def decode_from_bot(data: bytes) -> Hello | Action:
+    """Decode a bot's message; raises ``ProtocolError`` with a code on anything wrong."""
+    if len(data) > MAX_BOT_MESSAGE:
+        raise ProtocolError(
+            "oversize", f"message of {len(data)} bytes; the limit is {MAX_BOT_MESSAGE}"
+        )
+    try:
+        message = _bot_decoder.decode(data)
+    except msgspec.DecodeError as error:
+        raise ProtocolError("malformed", f"not valid JSON: {error}") from None
+    except msgspec.ValidationError as error:
+        raise ProtocolError("malformed", f"not a valid bot message: {error}") from None
+    if message.version != VERSION:
+        raise ProtocolError("version", f"protocol version {message.version}; expected {VERSION}")
+    return message
+
+
+def decode_from_referee(data: bytes) -> Welcome | GameStart | Act | Error | GameOver | Bye:
+    if len(data) > MAX_REFEREE_MESSAGE:
+        raise ProtocolError("oversize", f"message of {len(data)} bytes from the referee")
+    try:
+        return _referee_decoder.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError) as error:
+        raise ProtocolError("malformed", str(error)) from None
+
+
+class ProtocolError(ValueError):
+    """A message that breaks the protocol; ``code`` is the fault code reported."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.detail = message

@@ -18,7 +18,10 @@ run: setup
 	$(BIN)/arena variants
 	$(BIN)/arena play --variant usa --players 4 --seed 7 --log arena-game.log
 
-test: setup
+examples/js-bot/node_modules: examples/js-bot/package.json
+	@if command -v npm >/dev/null; then cd examples/js-bot && npm install --no-audit --no-fund --silent && touch node_modules; else echo "npm not found: the JavaScript example bot will not be tested"; fi
+
+test: setup examples/js-bot/node_modules
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 

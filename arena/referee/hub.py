@@ -7,13 +7,22 @@ with deadlines enforced by its own poller, never by trusting a bot.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import time
 from dataclasses import dataclass, field
 
 import zmq
 
-from protocols.messages import HARD_MESSAGE_CAP, Action, Hello, Message, ProtocolError, encode
+from protocols.messages import (
+    HARD_MESSAGE_CAP,
+    Action,
+    Hello,
+    Message,
+    ProtocolError,
+    Welcome,
+    encode,
+)
 from protocols.messages import decode_from_bot as decode
 
 POLL_SLICE_MS = 20  # how often a wait also checks whether the bot's process is alive
@@ -32,6 +41,7 @@ class Reply:
 @dataclass
 class Hub:
     endpoint: str = "tcp://127.0.0.1:*"
+    match_id: str = ""
     rejected: list[str] = field(default_factory=list)  # log of ignored connections
 
     def __post_init__(self) -> None:
@@ -61,10 +71,9 @@ class Hub:
     def send(self, seat: int, message: Message) -> None:
         identity = self.identity.get(seat)
         if identity is not None:
-            try:
+            # A bot that does not read its messages fills its queue and times out instead.
+            with contextlib.suppress(zmq.Again):
                 self.socket.send_multipart([identity, encode(message)], flags=zmq.NOBLOCK)
-            except zmq.Again:
-                pass  # a bot that does not read its messages will time out instead
 
     def _receive(self, timeout_ms: float) -> tuple[bytes, list[bytes]] | None:
         if not self.poller.poll(max(0, int(timeout_ms))):
@@ -107,6 +116,7 @@ class Hub:
             self.seat_of[identity] = seat
             self.names[seat] = (message.name, message.bot_version)
             pending.discard(seat)
+            self.send(seat, Welcome(seat=seat, match_id=self.match_id))
 
     def wait_action(self, seat: int, seq: int, deadline: float, alive) -> Reply:
         """Wait for ``seat``'s action answering request ``seq`` until ``deadline``."""

@@ -85,10 +85,10 @@ class ProcessMatch:
             raise
 
     def _start(self) -> Referee:
-        hub = self.hub = Hub(self.endpoint)
+        match_id = uuid.uuid4().hex[:12]
+        hub = self.hub = Hub(self.endpoint, match_id)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         seats: list[RemoteSeat] = []
-        match_id = uuid.uuid4().hex[:12]
         folder = self.log_dir / f"{stamp}-{match_id}"
         self.bot_log_dir = folder
         for s, entry in enumerate(self.entries):
@@ -100,18 +100,22 @@ class ProcessMatch:
         hub.handshake(set(range(len(seats))), deadline, lambda s: seats[s].alive())
         for s, seat in enumerate(seats):
             if s in hub.identity:
-                seat.version = hub.names[s][1]
+                hello_name, seat.version = hub.names[s]
+                if self.entries[s].spec is None and hello_name:
+                    seat.name = hello_name[:64]  # a command-line bot names itself
                 continue
             alive = seat.alive()
             code = NO_SHOW if alive else CRASH
-            detail = (
-                "no hello before the handshake deadline"
-                if alive
-                else (
+            if alive:
+                detail = (
+                    f"no hello before the handshake deadline; {len(hub.rejected)} "
+                    "connection(s) ignored: wrong or used token"
+                )
+            else:
+                detail = (
                     f"exited with status {seat.process.exited()} before the handshake: "
                     f"{seat.process.tail()[-500:]}"
                 )
-            )
             self.referee.dead[s] = Fault(s, code, detail, 0)
             seat.close()
         return self.referee

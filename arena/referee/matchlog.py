@@ -90,7 +90,9 @@ def verify(log: MatchLog) -> Any:
         try:
             state.apply(line["action"])
         except ValueError as error:
-            raise LogError(f"action {line['n']} ('{line['action']}') does not replay: {error}")
+            raise LogError(
+                f"action {line['n']} ('{line['action']}') does not replay: {error}"
+            ) from None
     if log.result is None:
         raise LogError("the log has no result line")
     if not state.is_over:

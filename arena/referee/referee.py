@@ -31,7 +31,7 @@ Seat = InProcessSeat | RemoteSeat
 
 
 def fallback_action(legal: Sequence[Action]) -> Action:
-    """The fixed policy for a forfeited seat: claim the first route it can, else the first action."""
+    """The fixed policy of a forfeited seat: its first legal claim, else its first action."""
     for action in legal:
         if type(action) is ClaimRoute:
             return action
@@ -102,7 +102,7 @@ class Referee:
         )
         forfeits: dict[int, Fault] = {}
         for seat, fault in self.dead.items():
-            forfeits[seat] = Fault(seat, fault.code, f"earlier: {fault.detail}", 0)
+            forfeits[seat] = Fault(seat, fault.code, fault.detail, 0)
             log.faults.append(asdict(forfeits[seat]))
         for s, seat in enumerate(self.seats):
             if s in forfeits:

@@ -1,0 +1,107 @@
+"""The protocol: schema up to date, decoding never crashes, bots see only their own secrets."""
+
+from __future__ import annotations
+
+import json
+
+import msgspec
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from arena.referee.faults import TimeControl
+from arena.referee.launch import BotEntry, ProcessMatch
+from arena.variants import get_variant
+from protocols.gen_schema import SCHEMA_PATH, schema_text
+from protocols.messages import (
+    MAX_BOT_MESSAGE,
+    Act,
+    Action,
+    Hello,
+    ProtocolError,
+    decode_from_bot,
+    encode,
+)
+from tests.referee_helpers import hostile
+from tests.test_properties import hide_what_seat_cannot_see
+
+
+def test_the_checked_in_schema_is_generated_from_messages_py():
+    assert SCHEMA_PATH.read_text() == schema_text(), (
+        "protocols/schema is stale: run 'python -m protocols.gen_schema'"
+    )
+
+
+def test_messages_round_trip():
+    hello = Hello(token="t", name="n")
+    assert decode_from_bot(encode(hello)) == hello
+    action = Action(seq=3, action="draw deck")
+    assert json.loads(encode(action)) == {
+        "type": "action",
+        "version": 1,
+        "seq": 3,
+        "action": "draw deck",
+    }
+
+
+@pytest.mark.parametrize(
+    ("data", "code"),
+    [
+        (b"", "malformed"),
+        (b"{", "malformed"),
+        (b"[]", "malformed"),
+        (b'{"type": "action"}', "malformed"),
+        (b'{"type": "act", "version": 1}', "malformed"),
+        (b'{"type": "action", "version": 1, "seq": "x", "action": "pass"}', "malformed"),
+        (b'{"type": "action", "version": 9, "seq": 1, "action": "pass"}', "version"),
+        (b"x" * (MAX_BOT_MESSAGE + 1), "oversize"),
+    ],
+)
+def test_bad_messages_are_protocol_errors(data, code):
+    with pytest.raises(ProtocolError) as error:
+        decode_from_bot(data)
+    assert error.value.code == code
+
+
+@given(st.binary(max_size=300))
+def test_decoding_arbitrary_bytes_never_crashes(data):
+    try:
+        decode_from_bot(data)
+    except ProtocolError:
+        pass
+
+
+def test_bots_are_sent_nothing_they_may_not_know(tmp_path):
+    """Record every message to every seat over several games and check each observation."""
+    import random
+
+    from arena.referee.matchlog import MatchLog
+    from arena.variants import new_game
+
+    paths = [tmp_path / f"seat{s}.jsonl" for s in range(4)]
+    entries = [BotEntry.parse(hostile("record", str(p))) for p in paths]
+    tc = TimeControl(move_ms=2000, bank_ms=5000)
+    with ProcessMatch(get_variant("usa"), entries, tc, log_dir=tmp_path) as referee:
+        outcomes = [referee.play(seed) for seed in (21, 22, 23)]
+    received = [[json.loads(line) for line in p.read_text().splitlines()] for p in paths]
+    rng = random.Random(0)
+    checked = 0
+    for outcome in outcomes:
+        log = MatchLog.from_jsonl(outcome.log.to_jsonl())
+        state = new_game("usa", 4, log.header["seed"])
+        acts = [
+            [m for m in messages if m["type"] == "act" and m["game_id"] == log.header["game_id"]]
+            for messages in received
+        ]
+        position = [0] * 4
+        for line in log.actions:
+            seat = line["seat"]
+            message = msgspec.convert(acts[seat][position[seat]], Act)
+            position[seat] += 1
+            assert message.observation == state.observation(seat)
+            hidden = hide_what_seat_cannot_see(state, seat, rng)
+            assert message.observation == hidden.observation(seat)
+            assert message.legal == [str(a) for a in state.legal_actions()]
+            state.apply(line["action"])
+            checked += 1
+    assert checked > 500

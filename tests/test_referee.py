@@ -1,0 +1,176 @@
+"""The referee with real bot processes and real sockets: games, faults, reaping, logs."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from arena.referee.faults import TimeControl
+from arena.referee.launch import BotEntry, ProcessMatch, in_process_referee
+from arena.referee.matchlog import MatchLog, verify
+from arena.variants import get_variant
+from tests.referee_helpers import HOSTILE, hostile, processes_with
+
+USA = get_variant("usa")
+FAST = TimeControl(move_ms=300, bank_ms=700, handshake_ms=15000, retries=2)
+
+
+def play(bots, seed=1, tc=FAST, tmp_path=None, games=1):
+    entries = [BotEntry.parse(b) for b in bots]
+    with ProcessMatch(USA, entries, tc, log_dir=tmp_path) as referee:
+        outcomes = [referee.play(seed + g) for g in range(games)]
+    assert not processes_with(str(HOSTILE)), "a bot process was left running"
+    return outcomes if games > 1 else outcomes[0]
+
+
+def check_complete(outcome, forfeited: dict[int, str]):
+    """The game finished, replays, and exactly the given seats forfeited with those codes."""
+    assert {f.seat: f.code for f in outcome.faults} == forfeited
+    log = MatchLog.from_jsonl(outcome.log.to_jsonl())
+    assert verify(log).is_over
+    last = len(outcome.ranks) - len(forfeited) + 1
+    for seat in forfeited:
+        assert outcome.ranks[seat] == last, "a forfeit ranks last"
+    for seat in range(len(outcome.ranks)):
+        if seat not in forfeited:
+            assert outcome.ranks[seat] < last
+    return log
+
+
+def test_a_full_game_with_four_bot_processes(tmp_path):
+    outcome = play(["random"] * 4, seed=7, tmp_path=tmp_path)
+    log = check_complete(outcome, {})
+    assert all(a["by"] == "bot" for a in log.actions)
+    assert [s["bot"] for s in log.header["seats"]] == ["random"] * 4
+
+
+def test_the_in_process_path_plays_the_same_game_as_the_zmq_path(tmp_path):
+    for seed in (3, 11):
+        remote = play(["random"] * 4, seed=seed, tmp_path=tmp_path)
+        local = in_process_referee(USA, [BotEntry.parse("random")] * 4, FAST).play(seed)
+        assert [a["action"] for a in remote.log.actions] == [a["action"] for a in local.log.actions]
+        assert remote.result == local.result and remote.ranks == local.ranks
+
+
+def test_one_connection_plays_several_games(tmp_path):
+    outcomes = play(
+        ["random", "random", hostile("record", str(tmp_path / "rec.jsonl"))],
+        seed=5,
+        tmp_path=tmp_path,
+        games=3,
+    )
+    assert [o.log.header["seed"] for o in outcomes] == [5, 6, 7]
+    lines = (tmp_path / "rec.jsonl").read_text().splitlines()
+    kinds = [line.split('"type":"', 1)[1].split('"', 1)[0] for line in lines]
+    assert kinds.count("game_start") == 3 and kinds.count("game_over") == 3
+    assert kinds[:2] == ["welcome", "game_start"]
+    for outcome in outcomes:
+        check_complete(outcome, {})
+
+
+@pytest.mark.parametrize(
+    ("bot", "code"),
+    [
+        (hostile("crash-start"), "crash"),
+        (hostile("crash-mid", "5"), "crash"),
+        (hostile("hang"), "timeout"),
+        (hostile("slow", "0.6"), "timeout"),
+        (hostile("garbage"), "malformed"),
+        (hostile("oversize", "200000"), "oversize"),
+        (hostile("illegal"), "illegal"),
+        (hostile("wrong-token"), "no-show"),
+    ],
+)
+def test_each_fault_forfeits_and_the_others_finish(bot, code, tmp_path):
+    tc = FAST if code != "no-show" else TimeControl(300, 700, handshake_ms=3000)
+    outcome = play(["random", bot, "random"], seed=2, tc=tc, tmp_path=tmp_path)
+    log = check_complete(outcome, {1: code})
+    fallback = [a for a in log.actions if a["seat"] == 1 and a["by"] == "fallback"]
+    assert fallback, "the forfeited seat's turns are played by the fallback policy"
+    assert all(a["by"] == "bot" for a in log.actions if a["seat"] != 1)
+
+
+def test_illegal_actions_get_errors_naming_the_rule_before_the_forfeit(tmp_path):
+    outcome = play(["random", hostile("illegal")], seed=4, tmp_path=tmp_path)
+    (fault,) = outcome.faults
+    assert fault.code == "illegal" and "after 2 retries" in fault.detail
+    assert "claim 999 red" in fault.detail
+
+
+def test_a_bot_leaving_a_child_process_behind_is_reaped(tmp_path):
+    marker = f"ttr-arena-child-{random.randrange(10**9)}"
+    outcome = play(["random", hostile("child", marker)], seed=8, tmp_path=tmp_path)
+    check_complete(outcome, {})
+    time.sleep(0.2)
+    assert not processes_with(marker), "the bot's child process survived the match"
+
+
+def test_bot_output_is_captured_with_a_size_cap(tmp_path):
+    from arena.referee.process import ProcessLimits
+
+    entries = [
+        BotEntry.parse("random"),
+        BotEntry.parse("cmd:/bin/sh -c 'head -c 3000000 /dev/zero | tr \"\\0\" x; exit 1'"),
+    ]
+    limits = ProcessLimits(log_bytes=10000)
+    with ProcessMatch(USA, entries, FAST, limits, log_dir=tmp_path) as referee:
+        outcome = referee.play(1)
+    assert outcome.faults[0].code == "crash"
+    (stdout,) = list(tmp_path.rglob("seat1-*.stdout"))
+    text = stdout.read_text()
+    assert text.startswith("x" * 10000) and "bytes dropped at the 10000-byte cap" in text
+    assert len(text) < 10200
+
+
+def test_a_wrong_token_is_ignored_and_logged(tmp_path):
+    outcome = play(
+        ["random", hostile("wrong-token")],
+        seed=3,
+        tc=TimeControl(300, 700, handshake_ms=3000),
+        tmp_path=tmp_path,
+    )
+    (fault,) = outcome.faults
+    assert (
+        fault.code == "no-show" and "1 connection(s) ignored: wrong or used token" in fault.detail
+    )
+
+
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM", "SIGKILL"])
+def test_every_bot_process_is_reaped_when_the_referee_is_interrupted(signal_name, tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    command = [
+        sys.executable,
+        "-m",
+        "arena.cli",
+        "play",
+        "--seed",
+        "1",
+        "--move-ms",
+        "5000",
+        "--bot-logs",
+        str(tmp_path),
+        "--bot",
+        hostile("slow", "0.05"),
+        "--bot",
+        hostile("hang"),
+    ]
+    referee = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 20
+        while len(processes_with(str(HOSTILE), referee.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(processes_with(str(HOSTILE), referee.pid)) == 2, "the bots did not start"
+        time.sleep(1.0)  # mid-game: the second bot hangs on its first decision
+        referee.send_signal(getattr(signal, signal_name))
+        referee.wait(30)
+    finally:
+        referee.kill()
+    deadline = time.monotonic() + 10
+    while processes_with(str(HOSTILE)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not processes_with(str(HOSTILE)), f"bots survived the referee's {signal_name}"

@@ -16,7 +16,9 @@ setup: $(BIN)/arena
 
 run: setup
 	$(BIN)/arena variants
-	$(BIN)/arena play --variant usa --players 4 --seed 7 --log arena-game.log
+	$(BIN)/arena play --variant usa --bot random --bot random --bot random --bot random \
+		--seed 7 --match-log arena-game.jsonl
+	$(BIN)/arena replay arena-game.jsonl
 
 examples/js-bot/node_modules: examples/js-bot/package.json
 	@if command -v npm >/dev/null; then cd examples/js-bot && npm install --no-audit --no-fund --silent && touch node_modules; else echo "npm not found: the JavaScript example bot will not be tested"; fi
@@ -27,6 +29,7 @@ test: setup examples/js-bot/node_modules
 
 bench: setup
 	$(BIN)/python benchmarks/engine.py
+	$(BIN)/python benchmarks/referee.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache .hypothesis

@@ -52,6 +52,7 @@ def run_bot(bot: Bot, endpoint: str, token: str, name: str, version: str = "1") 
     socket = context.socket(zmq.DEALER)
     socket.setsockopt(zmq.LINGER, 1000)
     socket.setsockopt(zmq.MAXMSGSIZE, MAX_REFEREE_MESSAGE)
+    socket.setsockopt(zmq.RCVTIMEO, POLL_MS)
     socket.connect(endpoint)
     socket.send(encode(Hello(token=token, name=name, bot_version=version)))
     parent = os.getppid()
@@ -59,7 +60,9 @@ def run_bot(bot: Bot, endpoint: str, token: str, name: str, version: str = "1") 
     idle = 0.0
     try:
         while True:
-            if not socket.poll(POLL_MS):
+            try:
+                data = socket.recv()
+            except zmq.Again:
                 idle += POLL_MS / 1000
                 if os.getppid() != parent or idle > IDLE_SECONDS:
                     print("referee gone: exiting", file=sys.stderr)
@@ -67,7 +70,7 @@ def run_bot(bot: Bot, endpoint: str, token: str, name: str, version: str = "1") 
                 continue
             idle = 0.0
             try:
-                message = decode_from_referee(socket.recv())
+                message = decode_from_referee(data)
             except ProtocolError as error:
                 print(f"ignored a bad message from the referee: {error}", file=sys.stderr)
                 continue

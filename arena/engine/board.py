@@ -86,6 +86,11 @@ class Board:
         self.tickets = tuple(
             Ticket(i + 1, t["a"], t["b"], int(t["points"])) for i, t in enumerate(data["tickets"])
         )
+        self.ticket_json = tuple(
+            {"id": t.id, "a": t.a, "b": t.b, "points": t.points} for t in self.tickets
+        )
+        self.card_names = (*rules.colours, "wild")
+        self.route_key = tuple(str(r["id"]) for r in routes)
         self.ticket_a = tuple(index[t.a] for t in self.tickets)
         self.ticket_b = tuple(index[t.b] for t in self.tickets)
         self.ticket_points = tuple(t.points for t in self.tickets)

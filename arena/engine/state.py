@@ -592,13 +592,10 @@ class BoardState:
         """
         if not 0 <= seat < self.num_players:
             raise ValueError(f"no seat {seat} in a {self.num_players}-player game")
-        rules, board = self.rules, self.board
-        names = (*rules.colours, "wild")
-        ticket = board.tickets
-
-        def card_name(c: int) -> str | None:
-            return names[c] if c >= 0 else None
-
+        board = self.board
+        names = board.card_names
+        ticket = board.ticket_json
+        route_key = board.route_key
         in_setup = self._phase == SETUP
         players = [
             {
@@ -623,13 +620,13 @@ class BoardState:
             "phase": self.phase,
             "to_move": self.to_move,
             "hand": dict(zip(names, self._hands[seat], strict=True)),
-            "tickets": [_ticket_json(ticket[t]) for t in self._tickets[seat]],
-            "offered_tickets": [_ticket_json(ticket[t]) for t in own_offer],
-            "display": [card_name(c) for c in self._display],
+            "tickets": [dict(ticket[t]) for t in self._tickets[seat]],
+            "offered_tickets": [dict(ticket[t]) for t in own_offer],
+            "display": [names[c] if c >= 0 else None for c in self._display],
             "deck_size": len(self._deck),
             "discards": dict(zip(names, self._discards, strict=True)),
             "ticket_deck_size": len(self._ticket_deck),
-            "claimed": {str(r + 1): p for r, p in enumerate(self._owner) if p >= 0},
+            "claimed": {route_key[r]: p for p, routes in enumerate(self._routes) for r in routes},
             "public": players,
             "last_round": self._last_round >= 0,
             "turns_left": self._last_round if self._last_round >= 0 else None,
@@ -728,6 +725,3 @@ class BoardState:
                     row["longest_path_bonus"] = rules.longest_path_bonus
         return GameResult.from_breakdown(rows, SCORE_CATEGORIES, rules.tie_breaks)
 
-
-def _ticket_json(ticket: Any) -> dict[str, Any]:
-    return {"id": ticket.id, "a": ticket.a, "b": ticket.b, "points": ticket.points}

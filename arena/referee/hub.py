@@ -52,8 +52,7 @@ class Hub:
         self.socket.setsockopt(zmq.SNDHWM, 1000)
         self.socket.bind(self.endpoint)
         self.endpoint = self.socket.getsockopt_string(zmq.LAST_ENDPOINT)
-        self.poller = zmq.Poller()
-        self.poller.register(self.socket, zmq.POLLIN)
+        self._timeout = -1
         self._tokens: dict[str, int] = {}
         self.identity: dict[int, bytes] = {}
         self.seat_of: dict[bytes, int] = {}
@@ -76,9 +75,16 @@ class Hub:
                 self.socket.send_multipart([identity, encode(message)], flags=zmq.NOBLOCK)
 
     def _receive(self, timeout_ms: float) -> tuple[bytes, list[bytes]] | None:
-        if not self.poller.poll(max(0, int(timeout_ms))):
+        """The next message, or None after ``timeout_ms`` (a blocking receive with a timeout:
+        one system call fewer than poll-then-receive on the hot path)."""
+        timeout = max(1, int(timeout_ms))
+        if timeout != self._timeout:
+            self.socket.setsockopt(zmq.RCVTIMEO, timeout)
+            self._timeout = timeout
+        try:
+            frames = self.socket.recv_multipart(copy=True)
+        except zmq.Again:
             return None
-        frames = self.socket.recv_multipart(copy=True)
         return frames[0], frames[1:]
 
     def handshake(self, pending: set[int], deadline: float, alive) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import signal
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -18,6 +20,7 @@ from arena.referee.gamelog import GameLog, LogError, replay
 from arena.referee.launch import BotEntry, ProcessMatch, in_process_referee
 from arena.referee.matchlog import MatchLog
 from arena.referee.matchlog import verify as verify_match
+from arena.referee.process import ProcessLimits
 from arena.variants import all_variants, get_variant
 from bots import all_bots, get_bot
 from bots.runner import run_bot
@@ -130,6 +133,8 @@ def play(
     move_ms: Annotated[int, typer.Option(help="free time per decision (ms)")] = 1000,
     bank_ms: Annotated[int, typer.Option(help="time bank per bot and game (ms)")] = 30000,
     retries: Annotated[int, typer.Option(help="illegal actions forgiven before a forfeit")] = 2,
+    memory_mb: Annotated[int, typer.Option(help="address-space limit per bot (0: none)")] = 4096,
+    cpu_seconds: Annotated[int, typer.Option(help="CPU-time limit per bot (0: none)")] = 600,
     log: Annotated[Path | None, typer.Option(help="write the text game log here")] = None,
     match_log: Annotated[
         Path | None, typer.Option(help="write the JSON-lines match log(s) here")
@@ -148,13 +153,16 @@ def play(
         if entry.spec is not None and not entry.spec.supports(chosen.name):
             raise fail(f"bot '{entry.name}' does not support variant '{chosen.name}'")
     names = [entry.name for entry in entries]
+    # SIGTERM unwinds like Ctrl-C, so every bot process is reaped on the way out.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     tc = TimeControl(move_ms=move_ms, bank_ms=bank_ms, retries=retries)
     try:
         if in_process:
             referee = in_process_referee(chosen, entries, tc)
             outcomes = [referee.play(seed + g) for g in range(games)]
         else:
-            with ProcessMatch(chosen, entries, tc, log_dir=bot_logs) as referee:
+            limits = ProcessLimits(memory_mb=memory_mb, cpu_seconds=cpu_seconds)
+            with ProcessMatch(chosen, entries, tc, limits, log_dir=bot_logs) as referee:
                 outcomes = [referee.play(seed + g) for g in range(games)]
     except (VariantUnavailableError, ValueError) as error:
         raise fail(str(error)) from None

@@ -174,3 +174,22 @@ def test_every_bot_process_is_reaped_when_the_referee_is_interrupted(signal_name
     while processes_with(str(HOSTILE)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not processes_with(str(HOSTILE)), f"bots survived the referee's {signal_name}"
+
+
+@pytest.mark.parametrize(
+    ("mode", "limits"),
+    [
+        ("memory", {"memory_mb": 400}),
+        ("spin", {"cpu_seconds": 1}),
+    ],
+)
+def test_resource_limits_stop_a_greedy_bot(mode, limits, tmp_path):
+    from arena.referee.process import ProcessLimits
+
+    entries = [BotEntry.parse("random"), BotEntry.parse(hostile(mode))]
+    tc = TimeControl(move_ms=20000, bank_ms=0)
+    with ProcessMatch(USA, entries, tc, ProcessLimits(**limits), log_dir=tmp_path) as referee:
+        started = time.monotonic()
+        outcome = referee.play(1)
+    assert time.monotonic() - started < 15, "the limit, not the clock, must stop the bot"
+    check_complete(outcome, {1: "crash"})

@@ -724,4 +724,3 @@ class BoardState:
                 if longest and row["longest_path"] == longest:
                     row["longest_path_bonus"] = rules.longest_path_bonus
         return GameResult.from_breakdown(rows, SCORE_CATEGORIES, rules.tie_breaks)
-

@@ -4,7 +4,8 @@
 
 It speaks the protocol with raw pyzmq so it can break it in every way.
 Modes: crash-start, crash-mid N, hang, slow SECONDS, garbage, oversize BYTES,
-illegal, wrong-token, child MARKER, record PATH (a well-behaved bot that
+illegal, wrong-token, memory (allocate without bound), spin (burn CPU),
+child MARKER, record PATH (a well-behaved bot that
 writes every message it receives to PATH, one JSON per line).
 """
 
@@ -50,6 +51,11 @@ while True:
         os._exit(1)
     if mode == "slow":
         time.sleep(float(arg))
+    if mode == "memory":
+        hoard = [bytearray(64 * 1024 * 1024) for _ in range(10_000)]
+    if mode == "spin":
+        while True:
+            pass
     if mode == "garbage":
         socket.send(b"\x00\xff this is not json {")
         continue

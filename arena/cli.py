@@ -21,6 +21,13 @@ from arena.referee.launch import BotEntry, ProcessMatch, in_process_referee
 from arena.referee.matchlog import MatchLog
 from arena.referee.matchlog import verify as verify_match
 from arena.referee.process import ProcessLimits
+from arena.tournament.executors import LocalExecutor, MatchFailed, RayExecutor
+from arena.tournament.frames import matches_frame, seats_frame
+from arena.tournament.runner import TournamentRunner
+from arena.tournament.spec import SpecError, TournamentSpec
+from arena.tournament.store import ResultsStore
+from arena.tournament.submit import SubmissionRejected
+from arena.tournament.submit import submit as submit_bot
 from arena.variants import all_variants, get_variant
 from bots import all_bots, get_bot
 from bots.runner import run_bot
@@ -234,5 +241,127 @@ def replay_command(
     console.print(f"replayed {count} actions: verified against the recorded result")
 
 
+tournament_app = typer.Typer(help="Run tournaments.", no_args_is_help=True)
+app.add_typer(tournament_app, name="tournament")
+DATA_DIR = Path("arena-data")
+
+
+@tournament_app.command("run")
+def tournament_run(
+    spec_file: Annotated[
+        Path | None, typer.Argument(help="a tournament TOML file (or describe it with flags)")
+    ] = None,
+    name: Annotated[str | None, typer.Option(help="tournament name (resume key)")] = None,
+    variant: Annotated[str, typer.Option(help="variant name")] = "usa",
+    players: Annotated[list[int] | None, typer.Option(help="player count(s)")] = None,
+    bot: Annotated[
+        list[str] | None, typer.Option(help="a bot: registered name[@version], plugin, cmd:...")
+    ] = None,
+    format: Annotated[str, typer.Option(help="round-robin, duplicate or ladder")] = "round-robin",
+    games: Annotated[int, typer.Option(help="rounds, deals, or ladder matches")] = 1,
+    seed: Annotated[int, typer.Option(help="fixes the schedule and every game")] = 0,
+    move_ms: Annotated[int, typer.Option(help="free time per decision (ms)")] = 1000,
+    bank_ms: Annotated[int, typer.Option(help="time bank per bot and game (ms)")] = 30000,
+    workers: Annotated[int, typer.Option(help="local worker processes")] = 1,
+    ray: Annotated[
+        str | None,
+        typer.Option(help="run on Ray: 'local' starts one, an ADDRESS joins a cluster"),
+    ] = None,
+    data_dir: Annotated[Path, typer.Option(help="where the results store lives")] = DATA_DIR,
+    progress: Annotated[bool, typer.Option(help="show a progress bar and live standings")] = True,
+) -> None:
+    """Run (or resume) a tournament; every finished match is stored as it arrives."""
+    try:
+        if spec_file is not None:
+            spec = TournamentSpec.from_toml(spec_file)
+        else:
+            spec = TournamentSpec(
+                name=name or f"{variant}-{format}-{seed}",
+                variant=variant,
+                bots=tuple(bot or ()),
+                players=tuple(players or [4]),
+                format=format,
+                games=games,
+                seed=seed,
+                time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms),
+            )
+    except SpecError as error:
+        raise fail(str(error)) from None
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    store = ResultsStore(data_dir)
+    executor = (
+        RayExecutor(None if ray == "local" else ray, workers) if ray else LocalExecutor(workers)
+    )
+    try:
+        runner = TournamentRunner(spec, store, executor, data_dir, show_progress=progress)
+        stored = runner.run()
+    except (ValueError, KeyError, VariantUnavailableError, MatchFailed) as error:
+        raise fail(str(error.args[0] if error.args else error)) from None
+    finally:
+        executor.close()
+    console.print(runner.standings.table(top=50))
+    console.print(f"tournament '{spec.name}': {stored} matches played now, results in {store.path}")
+
+
+@app.command()
+def results(
+    out: Annotated[Path, typer.Option(help="file to write")],
+    format: Annotated[str, typer.Option(help="csv or parquet")] = "csv",
+    table: Annotated[str, typer.Option(help="seats (one row per bot per match) or matches")] = (
+        "seats"
+    ),
+    tournament: Annotated[str | None, typer.Option(help="only this tournament")] = None,
+    data_dir: Annotated[Path, typer.Option(help="where the results store lives")] = DATA_DIR,
+) -> None:
+    """Export results from the store as CSV or Parquet."""
+    if format not in ("csv", "parquet") or table not in ("seats", "matches"):
+        raise fail("--format is csv or parquet; --table is seats or matches")
+    store = ResultsStore(data_dir)
+    frame = (seats_frame if table == "seats" else matches_frame)(store, tournament)
+    if format == "csv":
+        frame.to_csv(out, index=False)
+    else:
+        frame.to_parquet(out, index=False)
+    console.print(f"{len(frame)} rows written to {out}")
+
+
+@app.command()
+def submit(
+    name: Annotated[str, typer.Argument(help="the name to register the bot under")],
+    plugin: Annotated[str | None, typer.Option(help="an installed bot plugin")] = None,
+    file: Annotated[Path | None, typer.Option(help="a Python file or folder (bot.py)")] = None,
+    cmd: Annotated[str | None, typer.Option(help="any command line speaking the protocol")] = None,
+    variant: Annotated[
+        list[str] | None, typer.Option(help="variants it supports (default: what it claims)")
+    ] = None,
+    games: Annotated[int, typer.Option(help="validation games per variant")] = 2,
+    data_dir: Annotated[Path, typer.Option(help="where the results store lives")] = DATA_DIR,
+) -> None:
+    """Validate a bot against the random bot and register it (again: a new version)."""
+    store = ResultsStore(data_dir)
+    try:
+        done = submit_bot(
+            store, name, plugin=plugin, path=file, command=cmd, variants=variant, games=games
+        )
+    except SubmissionRejected as error:
+        raise fail(f"rejected: {error} (logs: {error.log})") from None
+    except (ValueError, KeyError) as error:
+        raise fail(str(error.args[0] if error.args else error)) from None
+    console.print(
+        f"registered [bold]{done.name}@{done.version}[/] ({done.kind}) for "
+        f"{', '.join(done.variants)} after {done.validation_games} validation games"
+    )
+
+
+def main() -> None:
+    """Console entry point: ``--ray`` with no address means a local Ray."""
+    args = sys.argv[1:]
+    for i, arg in enumerate(args):
+        if arg == "--ray" and (i + 1 == len(args) or args[i + 1].startswith("-")):
+            args.insert(i + 1, "local")
+            break
+    app(args)
+
+
 if __name__ == "__main__":
-    app()
+    main()

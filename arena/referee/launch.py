@@ -23,28 +23,43 @@ from arena.referee.seats import InProcessSeat, RemoteSeat
 from bots import get_bot
 from bots.sdk import BotSpec
 
+PYTHON = "{python}"  # stands for the Python running the referee, resolved where it runs
+
 
 @dataclass(frozen=True)
 class BotEntry:
-    """A bot as named on the command line or in a tournament."""
+    """A bot as named on the command line or in a tournament: plain, picklable data.
+
+    ``command`` is the process to start; ``plugin`` names an installed bot
+    plugin (which may also run in process).
+    """
 
     name: str
-    spec: BotSpec | None = None  # a plugin
-    command: tuple[str, ...] = ()  # or a command line
+    command: tuple[str, ...]
+    plugin: str | None = None
+    version: str = "1"
 
     @classmethod
     def parse(cls, text: str) -> BotEntry:
+        """``NAME`` of an installed plugin, or ``cmd:COMMAND LINE`` for any program."""
         if text.startswith("cmd:"):
             command = tuple(shlex.split(text[4:]))
             if not command:
                 raise ValueError("'cmd:' needs a command line")
             return cls(name=Path(command[-1]).stem or command[0], command=command)
-        return cls(name=text, spec=get_bot(text))
+        return cls.for_plugin(get_bot(text))
+
+    @classmethod
+    def for_plugin(cls, spec: BotSpec, name: str | None = None) -> BotEntry:
+        command = (PYTHON, "-m", "arena.cli", "bot", "run", spec.name)
+        return cls(name=name or spec.name, command=command, plugin=spec.name, version=spec.version)
+
+    @property
+    def spec(self) -> BotSpec | None:
+        return get_bot(self.plugin) if self.plugin else None
 
     def argv(self) -> list[str]:
-        if self.spec is not None:
-            return [sys.executable, "-m", "arena.cli", "bot", "run", self.spec.name]
-        return list(self.command)
+        return [sys.executable if part == PYTHON else part for part in self.command]
 
 
 def in_process_referee(variant: Variant, entries: list[BotEntry], tc: TimeControl) -> Referee:
@@ -52,7 +67,7 @@ def in_process_referee(variant: Variant, entries: list[BotEntry], tc: TimeContro
     for entry in entries:
         if entry.spec is None:
             raise ValueError(f"'{entry.name}' is a command-line bot; it cannot run in process")
-        seats.append(InProcessSeat(entry.spec.factory(0), entry.name, entry.spec.version))
+        seats.append(InProcessSeat(entry.spec.factory(0), entry.name, entry.version))
     return Referee(variant, seats, tc)
 
 
@@ -101,7 +116,7 @@ class ProcessMatch:
         for s, seat in enumerate(seats):
             if s in hub.identity:
                 hello_name, seat.version = hub.names[s]
-                if self.entries[s].spec is None and hello_name:
+                if self.entries[s].plugin is None and hello_name:
                     seat.name = hello_name[:64]  # a command-line bot names itself
                 continue
             alive = seat.alive()

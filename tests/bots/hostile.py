@@ -3,8 +3,9 @@
     python tests/bots/hostile.py MODE [ARG]
 
 It speaks the protocol with raw pyzmq so it can break it in every way.
-Modes: crash-start, crash-mid N, hang, slow SECONDS, garbage, oversize BYTES,
-illegal, wrong-token, memory (allocate without bound), spin (burn CPU),
+Modes: play (a well-behaved random bot), crash-start, crash-mid N, hang,
+slow SECONDS, garbage, oversize BYTES, illegal, wrong-token,
+memory (allocate without bound), spin (burn CPU),
 child MARKER, record PATH (a well-behaved bot that
 writes every message it receives to PATH, one JSON per line).
 """

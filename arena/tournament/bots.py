@@ -1,0 +1,30 @@
+"""Turning the names in a tournament into bots to start: registered, plugin or command line."""
+
+from __future__ import annotations
+
+import shlex
+
+from arena.referee.launch import PYTHON, BotEntry
+from arena.tournament.store import ResultsStore
+from bots import get_bot
+
+
+def resolve(text: str, store: ResultsStore) -> BotEntry:
+    """``name`` or ``name@version`` of a registered bot, an installed plugin, or ``cmd:...``."""
+    if text.startswith("cmd:"):
+        return BotEntry.parse(text)
+    name, _, version = text.partition("@")
+    record = store.bot(name, int(version) if version else None)
+    if record is None:
+        if version:
+            raise KeyError(f"no registered bot '{name}' version {version}")
+        return BotEntry.parse(name)
+    label = f"{record['name']}@{record['version']}"
+    kind, target = record["kind"], record["target"]
+    if kind == "plugin":
+        return BotEntry.for_plugin(get_bot(target), name=label)
+    if kind == "file":
+        return BotEntry(
+            label, (PYTHON, "-m", "bots.filebot", target), version=str(record["version"])
+        )
+    return BotEntry(label, tuple(shlex.split(target)), version=str(record["version"]))

@@ -1,0 +1,54 @@
+"""The worker's job: play one scheduled match with its own referee and bot processes."""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.referee.faults import TimeControl
+from arena.referee.launch import BotEntry, ProcessMatch
+from arena.referee.process import ProcessLimits
+from arena.tournament.schedule import MatchSpec
+from arena.tournament.store import MatchRecord
+from arena.variants import get_variant
+
+
+@dataclass(frozen=True)
+class MatchTask:
+    """Everything a worker needs to play a match (plain, picklable data)."""
+
+    tournament: str
+    variant: str
+    match: MatchSpec
+    entries: tuple[BotEntry, ...]  # by seat
+    labels: tuple[str, ...]  # by seat: the names results are stored under
+    time_control: TimeControl
+    limits: ProcessLimits
+    log_dir: str
+
+
+def play_match(task: MatchTask) -> MatchRecord:
+    """Run the match and return its record. The same task always gives the same game."""
+    variant = get_variant(task.variant)
+    with ProcessMatch(
+        variant, list(task.entries), task.time_control, task.limits, Path(task.log_dir)
+    ) as referee:
+        outcome = referee.play(task.match.seed, game_id=f"{task.tournament}-{task.match.index}")
+    result = outcome.result
+    return MatchRecord(
+        index=task.match.index,
+        variant=task.variant,
+        seed=task.match.seed,
+        bots=task.labels,
+        scores=tuple(result.scores),
+        ranks=tuple(outcome.ranks),
+        engine_ranks=tuple(result.ranks),
+        breakdown=tuple(dict(row) for row in result.breakdown),
+        faults={f.seat: (f.code, f.detail) for f in outcome.faults},
+        decisions=outcome.decisions,
+        seconds=outcome.seconds,
+        log=outcome.log.to_jsonl(),
+        worker=f"{socket.gethostname()}:{os.getpid()}",
+    )

@@ -1,0 +1,52 @@
+"""Which matches a tournament plays, fixed entirely by its spec and seed.
+
+Round robin: every group of bots of each player count, in every cyclic seat
+rotation (so each bot sits in each seat equally often), ``games`` times, each
+game with its own seed. Duplicate: the same, but all rotations of a group
+share one deal (seed), so the luck of the draw cancels out. The ladder is
+scheduled in waves from the ratings so far (``ladder.py``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from dataclasses import dataclass
+
+from arena.tournament.spec import TournamentSpec
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """One game to play: its place in the schedule, its seed and who sits where."""
+
+    index: int
+    seed: int
+    bots: tuple[str, ...]  # by seat
+
+    @property
+    def players(self) -> int:
+        return len(self.bots)
+
+
+def derive_seed(tournament_seed: int, *parts: object) -> int:
+    """A 63-bit game seed from the tournament seed and a label: stable everywhere."""
+    text = ":".join(str(p) for p in (tournament_seed, *parts))
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+
+
+def rotations(group: tuple[str, ...]) -> list[tuple[str, ...]]:
+    return [group[i:] + group[:i] for i in range(len(group))]
+
+
+def fixed_schedule(spec: TournamentSpec) -> list[MatchSpec]:
+    """The complete list of matches of a round robin or duplicate tournament."""
+    matches: list[MatchSpec] = []
+    for count in spec.players:
+        for group in itertools.combinations(spec.bots, count):
+            for game in range(spec.games):
+                deal = derive_seed(spec.seed, count, "|".join(group), game)
+                for turn, seating in enumerate(rotations(group)):
+                    seed = deal if spec.format == "duplicate" else derive_seed(deal, turn)
+                    matches.append(MatchSpec(len(matches), seed, seating))
+    return matches

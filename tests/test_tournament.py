@@ -1,0 +1,343 @@
+"""Tournaments: schedules, the results store, executors (local and a real Ray cluster),
+resuming after kill -9, retried matches, the ladder, submission, pandas and export."""
+
+from __future__ import annotations
+
+import collections
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import trueskill
+
+from arena.tournament.executors import LocalExecutor
+from arena.tournament.frames import matches_frame, seats_frame
+from arena.tournament.ladder import next_wave
+from arena.tournament.runner import TournamentRunner
+from arena.tournament.schedule import fixed_schedule
+from arena.tournament.spec import SpecError, TournamentSpec
+from arena.tournament.store import ResultsStore
+from arena.tournament.submit import SubmissionRejected, submit
+from tests.referee_helpers import HOSTILE, processes_with
+
+PLAYER = f"cmd:{sys.executable} {HOSTILE} play"
+JS = f"cmd:node {Path(__file__).parent.parent / 'examples' / 'js-bot' / 'bot.js'}"
+BOTS = ["random", PLAYER, f"cmd:{sys.executable} {HOSTILE} illegal"]
+ARENA = [sys.executable, "-m", "arena.cli"]
+
+
+def spec(name="t", **kw):
+    base = dict(name=name, variant="usa", bots=tuple(BOTS), players=(2,), games=2, seed=5)
+    base.update(kw)
+    return TournamentSpec(**base)
+
+
+def signature(data_dir: Path, name: str):
+    """Everything about the results that must not depend on how they were computed."""
+    store = ResultsStore(data_dir)
+    seats = seats_frame(store, name)
+    store.close()
+    keep = ["idx", "seat", "bot", "score", "rank", "engine_rank", "fault"]
+    return seats[keep].sort_values(["idx", "seat"]).reset_index(drop=True)
+
+
+def run_cli(*args, data_dir, check=True, timeout=600):
+    quiet = ["--no-progress"] if args[0] == "tournament" else []
+    out = subprocess.run(
+        [*ARENA, *args, "--data-dir", str(data_dir), *quiet],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if check:
+        assert out.returncode == 0, out.stdout + out.stderr
+    return out
+
+
+def cli_args(s: TournamentSpec):
+    args = [
+        "tournament",
+        "run",
+        "--name",
+        s.name,
+        "--variant",
+        s.variant,
+        "--games",
+        str(s.games),
+        "--seed",
+        str(s.seed),
+        "--format",
+        s.format,
+    ]
+    for bot in s.bots:
+        args += ["--bot", bot]
+    for count in s.players:
+        args += ["--players", str(count)]
+    return args
+
+
+# ---------------------------------------------------------------- schedules
+
+
+def test_round_robin_rotates_seats_so_seat_order_favours_nobody():
+    s = spec(bots=("a", "b", "c", "d", "e"), players=(4,), games=3)
+    matches = fixed_schedule(s)
+    assert len(matches) == 5 * 4 * 3  # groups x rotations x games
+    seats = collections.Counter((bot, seat) for m in matches for seat, bot in enumerate(m.bots))
+    assert len(set(seats.values())) == 1, "every bot sits in every seat equally often"
+    assert len({m.seed for m in matches}) == len(matches), "round robin: a new deal each game"
+
+
+def test_duplicate_plays_each_deal_once_per_rotation():
+    matches = fixed_schedule(spec(format="duplicate", players=(3,), games=2))
+    by_seed = collections.defaultdict(list)
+    for m in matches:
+        by_seed[m.seed].append(m.bots)
+    assert len(by_seed) == 2
+    for seatings in by_seed.values():
+        assert len(seatings) == 3 and len({s[0] for s in seatings}) == 3
+
+
+def test_schedules_are_fixed_by_the_seed():
+    assert fixed_schedule(spec()) == fixed_schedule(spec())
+    assert fixed_schedule(spec()) != fixed_schedule(spec(seed=6))
+
+
+def test_spec_from_toml_and_its_errors(tmp_path):
+    path = tmp_path / "t.toml"
+    path.write_text(
+        'name = "x"\nvariant = "usa"\nbots = ["a", "b"]\nplayers = [2]\n'
+        'format = "duplicate"\ngames = 3\nseed = 9\n'
+        "[time_control]\nmove_ms = 500\nbank_ms = 2000\n"
+    )
+    s = TournamentSpec.from_toml(path)
+    assert (s.format, s.games, s.seed, s.time_control.move_ms) == ("duplicate", 3, 9, 500)
+    for bad in (
+        'name = "x"\nvariant = "usa"\nbots = ["a"]\nplayers = [2]\n',
+        'name = "x"\nvariant = "usa"\nbots = ["a", "b"]\nformat = "swiss"\n',
+        'name = "x"\nbots = ["a", "b"]\n',
+        'name = "x"\nvariant = "usa"\nbots = ["a"]\nx=1\n',
+        "not toml [",
+    ):
+        path.write_text(bad)
+        with pytest.raises(SpecError):
+            TournamentSpec.from_toml(path)
+
+
+# ---------------------------------------------------------------- the store and local runs
+
+
+def test_local_tournament_stores_every_match_once_with_faults(tmp_path):
+    s = spec()
+    store = ResultsStore(tmp_path)
+    runner = TournamentRunner(s, store, LocalExecutor(2), tmp_path, show_progress=False)
+    assert runner.run() == len(fixed_schedule(s)) == 12
+    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    seats = seats_frame(store, "t")
+    assert len(seats) == 24
+    illegal = seats[seats.bot.str.endswith("illegal")]
+    assert set(illegal.fault) == {"illegal"} and set(illegal["rank"]) == {2}
+    matches = matches_frame(store, "t")
+    assert sorted(matches.idx) == list(range(12)) and set(matches.status) == {"done"}
+    # A second run has nothing left to do; a record delivered twice is stored once.
+    assert TournamentRunner(s, store, LocalExecutor(1), tmp_path, show_progress=False).run() == 0
+    match_id = int(matches.match_id[0])
+    log = store.match_log(match_id)
+    assert log.startswith(b'{"type":"header"')
+    with pytest.raises(ValueError, match="different description"):
+        TournamentRunner(spec(games=3), store, LocalExecutor(1), tmp_path, show_progress=False)
+
+
+def test_results_export_csv_and_parquet(tmp_path):
+    data = tmp_path / "data"
+    run_cli(*cli_args(spec(bots=("random", PLAYER), games=1)), data_dir=data)
+    run_cli("results", "--out", str(tmp_path / "s.csv"), data_dir=data)
+    run_cli(
+        "results",
+        "--out",
+        str(tmp_path / "m.parquet"),
+        "--format",
+        "parquet",
+        "--table",
+        "matches",
+        data_dir=data,
+    )
+    assert len(pd.read_csv(tmp_path / "s.csv")) == 4
+    assert len(pd.read_parquet(tmp_path / "m.parquet")) == 2
+
+
+# ---------------------------------------------------------------- same results everywhere
+
+
+def test_identical_results_across_executors_and_worker_counts(tmp_path, ray_cluster):
+    s = spec(name="same")
+    run_cli(*cli_args(s), "--workers", "1", data_dir=tmp_path / "one")
+    run_cli(*cli_args(s), "--workers", "2", data_dir=tmp_path / "two")
+    run_cli(*cli_args(s), "--ray", ray_cluster, data_dir=tmp_path / "ray")
+    reference = signature(tmp_path / "one", "same")
+    assert len(reference) == 24
+    pd.testing.assert_frame_equal(reference, signature(tmp_path / "two", "same"))
+    pd.testing.assert_frame_equal(reference, signature(tmp_path / "ray", "same"))
+    store = ResultsStore(tmp_path / "ray")
+    workers = set(matches_frame(store, "same").worker)
+    assert len(workers) >= 2, "the matches ran on more than one Ray worker"
+
+
+def wait_for_matches(data_dir: Path, count: int, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            db = sqlite3.connect(data_dir / "results.sqlite", timeout=5)
+            done = db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
+            db.close()
+            if done >= count:
+                return
+        except sqlite3.OperationalError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"fewer than {count} matches stored in time")
+
+
+def test_resume_after_kill_9_of_the_driver_loses_and_duplicates_nothing(tmp_path):
+    s = spec(name="resume", games=3)
+    run_cli(*cli_args(s), data_dir=tmp_path / "calm")
+    command = [*ARENA, *cli_args(s), "--data-dir", str(tmp_path / "hurt"), "--no-progress"]
+    driver = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_matches(tmp_path / "hurt", 3)
+        driver.send_signal(signal.SIGKILL)
+        driver.wait(30)
+    finally:
+        driver.kill()
+    store = ResultsStore(tmp_path / "hurt")
+    interrupted = len(store.done_indices(1))
+    store.close()
+    assert 3 <= interrupted < 18
+    run_cli(*cli_args(s), data_dir=tmp_path / "hurt")
+    result = signature(tmp_path / "hurt", "resume")
+    assert sorted(set(result.idx)) == list(range(18)) and len(result) == 36
+    pd.testing.assert_frame_equal(signature(tmp_path / "calm", "resume"), result)
+    time.sleep(0.5)
+    assert not processes_with(str(HOSTILE)), "bots left behind by the killed driver"
+
+
+def kill_a_worker_mid_match(driver: subprocess.Popen, data_dir: Path) -> int:
+    """Wait until a match is running, then kill -9 the worker process running its referee."""
+    wait_for_matches(data_dir, 1)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        for pid in processes_with(str(HOSTILE), exclude=driver.pid):
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+            if parent not in (driver.pid, 1):
+                os.kill(parent, signal.SIGKILL)
+                return parent
+        time.sleep(0.05)
+    raise AssertionError("no running match found to disturb")
+
+
+@pytest.mark.parametrize("executor", ["local", "ray"])
+def test_a_worker_killed_mid_match_is_retried(executor, tmp_path, request):
+    s = spec(name=f"retry-{executor}", bots=(PLAYER, "random", JS), games=3)
+    run_cli(*cli_args(s), data_dir=tmp_path / "calm")
+    extra = ["--workers", "2"]
+    if executor == "ray":
+        extra = ["--ray", request.getfixturevalue("ray_cluster")]
+    command = [*ARENA, *cli_args(s), *extra, "--data-dir", str(tmp_path / "hurt"), "--no-progress"]
+    driver = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        kill_a_worker_mid_match(driver, tmp_path / "hurt")
+        output, _ = driver.communicate(timeout=600)
+    finally:
+        driver.kill()
+    assert driver.returncode == 0, output
+    result = signature(tmp_path / "hurt", s.name)
+    assert sorted(set(result.idx)) == list(range(18)) and len(result) == 36
+    pd.testing.assert_frame_equal(signature(tmp_path / "calm", s.name), result)
+    if executor == "local":
+        store = ResultsStore(tmp_path / "hurt")
+        assert matches_frame(store, s.name).attempts.max() == 2, "a match was retried"
+
+
+# ---------------------------------------------------------------- the ladder
+
+
+def test_ladder_prefers_uncertain_newcomers_and_near_ratings_but_allows_any_pairing():
+    s = spec(name="ladder", format="ladder", bots=("a", "b", "c", "d", "new"), games=400)
+    settled = trueskill.Rating(mu=25, sigma=1.0)
+    ratings = {
+        "a": trueskill.Rating(40, 1.0),
+        "b": settled,
+        "c": trueskill.Rating(24, 1.0),
+        "d": trueskill.Rating(10, 1.0),
+    }
+    games = {"a": 50, "b": 50, "c": 50, "d": 50}
+    wave = next_wave(s, ["a", "b", "c", "d", "new"], ratings, games, 0, 400)
+    played = collections.Counter(bot for m in wave for bot in m.bots)
+    assert played["new"] == max(played.values()), "the uncertain newcomer plays most"
+    pairs = collections.Counter(frozenset(m.bots) for m in wave)
+    assert pairs[frozenset({"b", "c"})] > pairs[frozenset({"a", "d"})] > 0
+    assert next_wave(s, ["a", "b", "c", "d", "new"], ratings, games, 0, 40) == wave[:40]
+
+
+def test_ladder_runs_n_matches_the_same_with_any_worker_count(tmp_path):
+    s = spec(name="lad", format="ladder", bots=("random", PLAYER, JS), games=10)
+    for workers, folder in ((1, "one"), (2, "two")):
+        store = ResultsStore(tmp_path / folder)
+        runner = TournamentRunner(
+            s, store, LocalExecutor(workers), tmp_path / folder, show_progress=False
+        )
+        assert runner.run() == 10
+        store.close()
+    pd.testing.assert_frame_equal(
+        signature(tmp_path / "one", "lad"), signature(tmp_path / "two", "lad")
+    )
+
+
+# ---------------------------------------------------------------- submission
+
+
+def test_submit_registers_versions_and_rejects_faulty_bots(tmp_path):
+    store = ResultsStore(tmp_path)
+    first = submit(store, "rnd", plugin="random", variants=["usa"])
+    again = submit(store, "rnd", plugin="random", variants=["usa"])
+    assert (first.version, again.version) == (1, 2) and first.validation_games == 2
+    filed = submit(store, "filed", path=Path(__file__).parent / "bots" / "file_bot")
+    assert filed.kind == "file" and Path(filed.target).is_dir()
+    with pytest.raises(SubmissionRejected, match="illegal") as rejected:
+        submit(store, "bad", command=f"{sys.executable} {HOSTILE} illegal")
+    assert rejected.value.log.is_dir()
+    assert store.bot("bad") is None
+    # Registered bots play tournaments under name@version.
+    s = spec(name="reg", bots=("rnd", "filed"), games=1)
+    assert TournamentRunner(s, store, LocalExecutor(1), tmp_path, show_progress=False).run() == 2
+    assert set(seats_frame(store, "reg").bot) == {"rnd@2", "filed@1"}
+
+
+def test_submit_on_the_command_line(tmp_path):
+    out = run_cli(
+        "submit",
+        "mine",
+        "--file",
+        str(Path(__file__).parent / "bots" / "file_bot"),
+        data_dir=tmp_path,
+    )
+    assert "registered mine@1" in out.stdout
+    out = run_cli(
+        "submit",
+        "crashy",
+        "--cmd",
+        f"{sys.executable} {HOSTILE} crash-start",
+        data_dir=tmp_path,
+        check=False,
+    )
+    assert out.returncode == 2 and "rejected" in out.stdout and "crash" in out.stdout

@@ -19,6 +19,7 @@ run: setup
 	$(BIN)/arena play --variant usa --bot random --bot random --bot random --bot random \
 		--seed 7 --match-log arena-game.jsonl
 	$(BIN)/arena replay arena-game.jsonl
+	$(BIN)/arena tournament run examples/tournament.toml --workers 2
 
 examples/js-bot/node_modules: examples/js-bot/package.json
 	@if command -v npm >/dev/null; then cd examples/js-bot && npm install --no-audit --no-fund --silent && touch node_modules; else echo "npm not found: the JavaScript example bot will not be tested"; fi
@@ -30,6 +31,7 @@ test: setup examples/js-bot/node_modules
 bench: setup
 	$(BIN)/python benchmarks/engine.py
 	$(BIN)/python benchmarks/referee.py
+	RAY_AUTH_MODE=disabled $(BIN)/python benchmarks/tournament.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache .hypothesis

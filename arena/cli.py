@@ -22,7 +22,6 @@ from arena.referee.matchlog import MatchLog
 from arena.referee.matchlog import verify as verify_match
 from arena.referee.process import ProcessLimits
 from arena.tournament.executors import LocalExecutor, MatchFailed, RayExecutor
-from arena.tournament.frames import matches_frame, seats_frame
 from arena.tournament.runner import TournamentRunner
 from arena.tournament.spec import SpecError, TournamentSpec
 from arena.tournament.store import ResultsStore
@@ -173,6 +172,9 @@ def play(
                 outcomes = [referee.play(seed + g) for g in range(games)]
     except (VariantUnavailableError, ValueError) as error:
         raise fail(str(error)) from None
+    names = [
+        seat["bot"] for seat in outcomes[-1].log.header["seats"]
+    ]  # as the bots named themselves
     for g, outcome in enumerate(outcomes):
         _print_outcome(outcome, names, f"{chosen.title} — seed {seed + g}")
         console.print(f"{outcome.decisions} actions in {outcome.seconds:.2f} s")
@@ -316,6 +318,8 @@ def results(
     """Export results from the store as CSV or Parquet."""
     if format not in ("csv", "parquet") or table not in ("seats", "matches"):
         raise fail("--format is csv or parquet; --table is seats or matches")
+    from arena.tournament.frames import matches_frame, seats_frame  # pandas: only when needed
+
     store = ResultsStore(data_dir)
     frame = (seats_frame if table == "seats" else matches_frame)(store, tournament)
     if format == "csv":

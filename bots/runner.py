@@ -79,7 +79,7 @@ def run_bot(bot: Bot, endpoint: str, token: str, name: str, version: str = "1") 
                 choice = bot.choose(message.observation, legal)
                 socket.send(encode(ActionMessage(seq=message.seq, action=str(choice))))
             elif isinstance(message, GameStart):
-                bot.start_game(message.seed, message.observation)
+                bot.start_game(message.seed, message.observation, message.board)
             elif isinstance(message, GameOver):
                 bot.on_game_over(message.observation, _result(message))
             elif isinstance(message, Error):

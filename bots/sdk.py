@@ -28,10 +28,15 @@ class Bot:
 
     def __init__(self, seed: int | str = 0) -> None:
         self.rng = random.Random(seed)
+        self.board: dict[str, Any] = {}  # set at each game start: cities, routes, tickets
 
-    def start_game(self, seed: int | str, observation: dict[str, Any]) -> None:
-        """Reseed for a new game (so every game replays exactly), then ``on_game_start``."""
+    def start_game(
+        self, seed: int | str, observation: dict[str, Any], board: dict[str, Any] | None = None
+    ) -> None:
+        """Reseed for a new game (so every game replays exactly), keep the board as
+        ``self.board``, then call ``on_game_start``."""
         self.rng = random.Random(seed)
+        self.board = board or {}
         self.on_game_start(observation)
 
     def on_game_start(self, observation: dict[str, Any]) -> None:

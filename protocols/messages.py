@@ -68,6 +68,7 @@ class GameStart(Message, tag="game_start"):
     move_ms: int
     bank_ms: int
     observation: dict[str, Any]
+    board: dict[str, Any] = {}  # the printed board: cities, routes, tickets, route points
 
 
 class Act(Message, tag="act"):

@@ -104,3 +104,36 @@ def test_bots_are_sent_nothing_they_may_not_know(tmp_path):
             state.apply(line["action"])
             checked += 1
     assert checked > 500
+
+
+def test_game_start_carries_the_printed_board(tmp_path):
+    path = tmp_path / "rec.jsonl"
+    entries = [BotEntry.parse("random"), BotEntry.parse(hostile("record", str(path)))]
+    with ProcessMatch(get_variant("usa"), entries, TimeControl(), log_dir=tmp_path) as referee:
+        referee.play(1)
+    start = next(
+        json.loads(line) for line in path.read_text().splitlines() if '"game_start"' in line
+    )
+    board = start["board"]
+    assert len(board["routes"]) == 100 and len(board["cities"]) == 36
+    assert len(board["tickets"]) == 30 and board["route_points"]["6"] == 15
+    assert board["routes"][0] == {
+        "id": 1,
+        "a": "atlanta",
+        "b": "charleston",
+        "length": 2,
+        "color": "gray",
+        "tunnel": False,
+        "locomotives": 0,
+    }
+
+
+def test_command_line_bots_can_be_labelled():
+    entry = BotEntry.parse("mine=cmd:node bot.js --fast")
+    assert (entry.name, entry.command, entry.labelled) == (
+        "mine",
+        ("node", "bot.js", "--fast"),
+        True,
+    )
+    plain = BotEntry.parse("cmd:node bot.js")
+    assert (plain.name, plain.labelled) == ("bot", False)

@@ -311,7 +311,7 @@ def test_submit_registers_versions_and_rejects_faulty_bots(tmp_path):
     first = submit(store, "rnd", plugin="random", variants=["usa"])
     again = submit(store, "rnd", plugin="random", variants=["usa"])
     assert (first.version, again.version) == (1, 2) and first.validation_games == 2
-    filed = submit(store, "filed", path=Path(__file__).parent / "bots" / "file_bot")
+    filed = submit(store, "filed", path=Path(__file__).parent.parent / "examples" / "python-bot")
     assert filed.kind == "file" and Path(filed.target).is_dir()
     with pytest.raises(SubmissionRejected, match="illegal") as rejected:
         submit(store, "bad", command=f"{sys.executable} {HOSTILE} illegal")
@@ -328,7 +328,7 @@ def test_submit_on_the_command_line(tmp_path):
         "submit",
         "mine",
         "--file",
-        str(Path(__file__).parent / "bots" / "file_bot"),
+        str(Path(__file__).parent.parent / "examples" / "python-bot"),
         data_dir=tmp_path,
     )
     assert "registered mine@1" in out.stdout

@@ -102,6 +102,16 @@ class Board:
             raise ValueError(f"no route points for lengths {sorted(missing_points)}")
         self._build_claim_tables(rules)
 
+    def public_json(self) -> dict[str, Any]:
+        """The printed board, as every player sees it: cities, routes, tickets, route points."""
+        keep = ("id", "a", "b", "length", "color", "tunnel", "locomotives", "carts")
+        return {
+            "cities": [dict(c) for c in self.data["cities"]],
+            "routes": [{k: r[k] for k in keep if k in r} for r in self.data["routes"]],
+            "tickets": [dict(t) for t in self.ticket_json],
+            "route_points": {str(n): p for n, p in enumerate(self.route_points) if p},
+        }
+
     def _build_claim_tables(self, rules: BoardRules) -> None:
         """Intern every claim action once, so legal-action generation only indexes tables.
 

@@ -23,6 +23,17 @@ from arena.referee.seats import InProcessSeat, RemoteSeat
 from bots import get_bot
 from bots.sdk import BotSpec
 
+
+def split_label(text: str) -> tuple[str | None, str | None]:
+    """``LABEL=cmd:LINE`` -> (LABEL, LINE); ``cmd:LINE`` -> (None, LINE); else (None, None)."""
+    label, sep, rest = text.partition("=cmd:")
+    if sep and label and " " not in label and not label.startswith("cmd:"):
+        return label, rest
+    if text.startswith("cmd:"):
+        return None, text[4:]
+    return None, None
+
+
 PYTHON = "{python}"  # stands for the Python running the referee, resolved where it runs
 
 
@@ -38,20 +49,23 @@ class BotEntry:
     command: tuple[str, ...]
     plugin: str | None = None
     version: str = "1"
+    labelled: bool = False  # named by whoever listed it, not by the bot's hello
 
     @classmethod
     def parse(cls, text: str) -> BotEntry:
-        """``NAME`` of an installed plugin, or ``cmd:COMMAND LINE`` for any program."""
-        if text.startswith("cmd:"):
-            command = tuple(shlex.split(text[4:]))
+        """``NAME`` of an installed plugin, or ``[LABEL=]cmd:COMMAND LINE`` for any program."""
+        label, command_text = split_label(text)
+        if command_text is not None:
+            command = tuple(shlex.split(command_text))
             if not command:
                 raise ValueError("'cmd:' needs a command line")
-            return cls(name=Path(command[-1]).stem or command[0], command=command)
+            name = label or Path(command[-1]).stem or command[0]
+            return cls(name=name, command=command, labelled=label is not None)
         return cls.for_plugin(get_bot(text))
 
     @classmethod
     def for_plugin(cls, spec: BotSpec, name: str | None = None) -> BotEntry:
-        command = (PYTHON, "-m", "arena.cli", "bot", "run", spec.name)
+        command = (PYTHON, "-m", "bots", spec.name)
         return cls(name=name or spec.name, command=command, plugin=spec.name, version=spec.version)
 
     @property
@@ -116,7 +130,8 @@ class ProcessMatch:
         for s, seat in enumerate(seats):
             if s in hub.identity:
                 hello_name, seat.version = hub.names[s]
-                if self.entries[s].plugin is None and hello_name:
+                entry = self.entries[s]
+                if entry.plugin is None and hello_name and not entry.labelled:
                     seat.name = hello_name[:64]  # a command-line bot names itself
                 continue
             alive = seat.alive()

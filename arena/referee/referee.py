@@ -104,10 +104,12 @@ class Referee:
         for seat, fault in self.dead.items():
             forfeits[seat] = Fault(seat, fault.code, fault.detail, 0)
             log.faults.append(asdict(forfeits[seat]))
+        board = state.board.public_json()
         for s, seat in enumerate(self.seats):
             if s in forfeits:
                 continue
             start = GameStart(
+                board=board,
                 game_id=game_id,
                 variant=variant.name,
                 seat=s,

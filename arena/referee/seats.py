@@ -28,7 +28,7 @@ class InProcessSeat:
 
     def start_game(self, start: GameStart) -> Reply | None:
         try:
-            self.bot.start_game(start.seed, start.observation)
+            self.bot.start_game(start.seed, start.observation, start.board)
         except Exception:
             return Reply(fault="crash", detail=traceback.format_exc(limit=5))
         return None

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import shlex
 
-from arena.referee.launch import PYTHON, BotEntry
+from arena.referee.launch import PYTHON, BotEntry, split_label
 from arena.tournament.store import ResultsStore
 from bots import get_bot
 
 
 def resolve(text: str, store: ResultsStore) -> BotEntry:
     """``name`` or ``name@version`` of a registered bot, an installed plugin, or ``cmd:...``."""
-    if text.startswith("cmd:"):
+    if split_label(text)[1] is not None:
         return BotEntry.parse(text)
     name, _, version = text.partition("@")
     record = store.bot(name, int(version) if version else None)
@@ -28,3 +28,11 @@ def resolve(text: str, store: ResultsStore) -> BotEntry:
             label, (PYTHON, "-m", "bots.filebot", target), version=str(record["version"])
         )
     return BotEntry(label, tuple(shlex.split(target)), version=str(record["version"]))
+
+
+def result_label(text: str, entry: BotEntry) -> str:
+    """The name results are stored under: ``name@version`` for registered bots, the
+    label of ``LABEL=cmd:...``, else the text as written in the tournament."""
+    if "@" in entry.name or split_label(text)[0]:
+        return entry.name
+    return text

@@ -13,7 +13,7 @@ from rich.table import Table
 
 from arena.referee.process import ProcessLimits
 from arena.tournament import ladder
-from arena.tournament.bots import resolve
+from arena.tournament.bots import resolve, result_label
 from arena.tournament.matchrun import MatchTask
 from arena.tournament.ratings import rate
 from arena.tournament.schedule import MatchSpec, fixed_schedule
@@ -91,8 +91,7 @@ class TournamentRunner:
         entries = tuple(self._entry(bot) for bot in match.bots)
         # Registered bots are stored as name@version; plugins and commands as named.
         labels = tuple(
-            entry.name if "@" in entry.name else bot
-            for bot, entry in zip(match.bots, entries, strict=True)
+            result_label(bot, entry) for bot, entry in zip(match.bots, entries, strict=True)
         )
         return MatchTask(
             tournament=self.spec.name,

@@ -1,4 +1,10 @@
-"""A submitted bot as a plain file: claims when it can, else draws blind."""
+"""An example bot in one Python file: claims a route when it can, else draws blind.
+
+Run it in a game:
+    arena play --bot "cmd:{python} -m bots.filebot examples/python-bot" --bot random
+Submit it:
+    arena submit claim-first --file examples/python-bot
+"""
 
 from bots.sdk import Bot
 

@@ -30,6 +30,20 @@ class ArenaSpec:
         """Return the ``bots.sdk.BotSpec`` objects this plugin provides."""
 
 
+def collect(provided: list[list[Any]], kind: str) -> dict[str, Any]:
+    """Merge what every plugin returned from a hook into one dict by ``name``, in name order.
+
+    Two plugins providing the same name is an installation error, said plainly.
+    """
+    found: dict[str, Any] = {}
+    for items in provided:
+        for item in items:
+            if item.name in found:
+                raise RuntimeError(f"two plugins provide a {kind} named '{item.name}'")
+            found[item.name] = item
+    return dict(sorted(found.items()))
+
+
 @cache
 def plugin_manager() -> pluggy.PluginManager:
     """The process-wide plugin manager, with every installed entry point loaded."""

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-from arena.plugins import plugin_manager
+from arena.plugins import collect, plugin_manager
 from bots.sdk import Bot, BotSpec
 
 
 def all_bots() -> dict[str, BotSpec]:
     """Every installed bot plugin by name."""
-    found: dict[str, BotSpec] = {}
-    for provided in plugin_manager().hook.arena_bots():
-        for spec in provided:
-            if spec.name in found:
-                raise RuntimeError(f"two plugins provide a bot named '{spec.name}'")
-            found[spec.name] = spec
-    return dict(sorted(found.items()))
+    return collect(plugin_manager().hook.arena_bots(), "bot")
 
 
 def get_bot(name: str) -> BotSpec:

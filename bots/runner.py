@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
 
 import zmq
 
@@ -81,7 +80,7 @@ def run_bot(bot: Bot, endpoint: str, token: str, name: str, version: str = "1") 
             elif isinstance(message, GameStart):
                 bot.start_game(message.seed, message.observation, message.board)
             elif isinstance(message, GameOver):
-                bot.on_game_over(message.observation, _result(message))
+                bot.on_game_over(message.observation, message.result())
             elif isinstance(message, Error):
                 print(f"referee error {message.code}: {message.message}", file=sys.stderr)
             elif isinstance(message, Bye):
@@ -91,12 +90,3 @@ def run_bot(bot: Bot, endpoint: str, token: str, name: str, version: str = "1") 
     finally:
         socket.close()
         context.term()
-
-
-def _result(message: GameOver) -> dict[str, Any]:
-    return {
-        "scores": message.scores,
-        "ranks": message.ranks,
-        "breakdown": message.breakdown,
-        "forfeits": message.forfeits,
-    }

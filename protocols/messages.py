@@ -108,6 +108,15 @@ class GameOver(Message, tag="game_over"):
     forfeits: dict[str, str]  # seat (as text) -> fault code
     observation: dict[str, Any]
 
+    def result(self) -> dict[str, Any]:
+        """The result as bots' ``on_game_over`` hooks receive it."""
+        return {
+            "scores": self.scores,
+            "ranks": self.ranks,
+            "breakdown": self.breakdown,
+            "forfeits": self.forfeits,
+        }
+
 
 class Bye(Message, tag="bye"):
     """Referee to bot: no more games; close the connection and exit."""

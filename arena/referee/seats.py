@@ -9,7 +9,6 @@ from __future__ import annotations
 import time
 import traceback
 from collections.abc import Sequence
-from typing import Any
 
 from arena.engine.actions import Action
 from arena.referee.hub import Hub, Reply
@@ -43,7 +42,7 @@ class InProcessSeat:
 
     def tell(self, message: Error | GameOver) -> None:
         if isinstance(message, GameOver):
-            self.bot.on_game_over(message.observation, _result_json(message))
+            self.bot.on_game_over(message.observation, message.result())
 
     def alive(self) -> bool:
         return True
@@ -81,12 +80,3 @@ class RemoteSeat:
             self.hub.send(self.seat, message)
         if self.process is not None:
             self.process.stop()
-
-
-def _result_json(message: GameOver) -> dict[str, Any]:
-    return {
-        "scores": message.scores,
-        "ranks": message.ranks,
-        "breakdown": message.breakdown,
-        "forfeits": message.forfeits,
-    }

@@ -5,18 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from arena.engine.variant import Variant
-from arena.plugins import plugin_manager
+from arena.plugins import collect, plugin_manager
 
 
 def all_variants() -> dict[str, Variant]:
     """Every installed variant by name, playable or not, in name order."""
-    found: dict[str, Variant] = {}
-    for provided in plugin_manager().hook.arena_variants():
-        for variant in provided:
-            if variant.name in found:
-                raise RuntimeError(f"two plugins provide a variant named '{variant.name}'")
-            found[variant.name] = variant
-    return dict(sorted(found.items()))
+    return collect(plugin_manager().hook.arena_variants(), "variant")
 
 
 def get_variant(name: str | Variant) -> Variant:

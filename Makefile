@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup run test lint bench clean
+.PHONY: setup run test lint bench clean browser
 
 $(BIN)/arena: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,11 +20,19 @@ run: setup
 		--seed 7 --match-log arena-game.jsonl
 	$(BIN)/arena replay arena-game.jsonl
 	$(BIN)/arena tournament run examples/tournament.toml --workers 2
+	$(BIN)/arena leaderboard --variant usa
+	$(BIN)/arena site site
 
 examples/js-bot/node_modules: examples/js-bot/package.json
 	@if command -v npm >/dev/null; then cd examples/js-bot && npm install --no-audit --no-fund --silent && touch node_modules; else echo "npm not found: the JavaScript example bot will not be tested"; fi
 
-test: setup examples/js-bot/node_modules
+# The site test drives Debian's Chromium headless (Playwright, with the system browser).
+browser:
+	@command -v chromium >/dev/null || { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+		else echo "chromium not found and cannot be installed here: the browser test will be skipped"; fi; }
+
+test: setup examples/js-bot/node_modules browser
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
@@ -32,6 +40,7 @@ bench: setup
 	$(BIN)/python benchmarks/engine.py
 	$(BIN)/python benchmarks/referee.py
 	RAY_AUTH_MODE=disabled $(BIN)/python benchmarks/tournament.py
+	$(BIN)/python benchmarks/leaderboard.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache .hypothesis

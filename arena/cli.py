@@ -357,6 +357,73 @@ def submit(
     )
 
 
+@app.command()
+def leaderboard(
+    variant: Annotated[str, typer.Option(help="variant name")] = "usa",
+    players: Annotated[int | None, typer.Option(help="only games with this many players")] = None,
+    format: Annotated[str, typer.Option(help="table, csv, json or md")] = "table",
+    out: Annotated[Path | None, typer.Option(help="write here instead of the terminal")] = None,
+    data_dir: Annotated[Path, typer.Option(help="where the results store lives")] = DATA_DIR,
+) -> None:
+    """The TrueSkill leaderboard of a variant, ranked by mu - 3 sigma."""
+    from leaderboards.tables import leaderboard as make_leaderboard  # pandas: only when needed
+
+    if format not in ("table", "csv", "json", "md"):
+        raise fail("--format is table, csv, json or md")
+    frame = make_leaderboard(ResultsStore(data_dir), variant, players)
+    if format == "table":
+        if frame.empty:
+            console.print(f"no stored matches of '{variant}' yet")
+            return
+        table = Table(title=f"{variant} leaderboard (TrueSkill, μ − 3σ)", box=box.SIMPLE_HEAD)
+        for column in ("#", "bot", "rating", "μ", "σ", "games", "win %", "score", "rank", "ff"):
+            table.add_column(column, justify="left" if column == "bot" else "right")
+        for row in frame.itertuples():
+            table.add_row(
+                str(row.rank),
+                row.bot,
+                f"{row.rating:.2f}",
+                f"{row.mu:.2f}",
+                f"{row.sigma:.2f}",
+                str(row.games),
+                f"{100 * row.win_rate:.0f}",
+                f"{row.mean_score:.1f}",
+                f"{row.mean_rank:.2f}",
+                str(row.forfeits),
+            )
+        console.print(table)
+        return
+    frame["last_played"] = frame["last_played"].dt.strftime("%Y-%m-%d %H:%M:%S")
+    text = {
+        "csv": lambda: frame.to_csv(index=False),
+        "json": lambda: frame.to_json(orient="records", indent=1),
+        "md": lambda: frame.to_markdown(index=False, floatfmt=".2f") + "\n",
+    }[format]()
+    if out:
+        out.write_text(text)
+        console.print(f"leaderboard written to {out}")
+    else:
+        print(text, end="")
+
+
+@app.command()
+def site(
+    out: Annotated[Path, typer.Argument(help="folder to write the site into")] = Path("site"),
+    max_replays: Annotated[
+        int | None, typer.Option(help="replay pages for only the newest N matches per variant")
+    ] = None,
+    data_dir: Annotated[Path, typer.Option(help="where the results store lives")] = DATA_DIR,
+) -> None:
+    """Write the static HTML site: leaderboards, head-to-head, bot pages, replays."""
+    from leaderboards.site import build_site
+
+    try:
+        index = build_site(ResultsStore(data_dir), out, max_replays)
+    except ValueError as error:
+        raise fail(str(error)) from None
+    console.print(f"site written: {index.resolve()}")
+
+
 def main() -> None:
     """Console entry point: ``--ray`` with no address means a local Ray."""
     args = sys.argv[1:]

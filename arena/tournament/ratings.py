@@ -24,7 +24,6 @@ def rate(
     matches: Iterable[tuple[Sequence[str], Sequence[int]]],
     env: trueskill.TrueSkill | None = None,
     ratings: dict[str, trueskill.Rating] | None = None,
-    on_match=None,
 ) -> dict[str, trueskill.Rating]:
     """Rate ``(bots by seat, ranks by seat)`` matches in order; return each bot's rating.
 
@@ -44,8 +43,6 @@ def rate(
         rated = env.rate(groups, ranks=[best[name] for name in names])
         for name, (rating,) in zip(names, rated, strict=True):
             ratings[name] = rating
-        if on_match is not None:
-            on_match(names, ratings)
     return ratings
 
 

@@ -375,9 +375,17 @@ def leaderboard(
         if frame.empty:
             console.print(f"no stored matches of '{variant}' yet")
             return
-        table = Table(title=f"{variant} leaderboard (TrueSkill, μ − 3σ)", box=box.SIMPLE_HEAD)
-        for column in ("#", "bot", "rating", "μ", "σ", "games", "win %", "score", "rank", "ff"):
-            table.add_column(column, justify="left" if column == "bot" else "right")
+        table = Table(
+            title=f"{variant} leaderboard (TrueSkill, μ − 3σ)",
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+            caption="score: mean score · rank: mean rank · ff: forfeits",
+        )
+        for column in ("#", "bot", "rating", "μ", "σ", "games", "win%", "score", "rank", "ff"):
+            if column == "bot":
+                table.add_column(column, no_wrap=True)
+            else:
+                table.add_column(column, justify="right")
         for row in frame.itertuples():
             table.add_row(
                 str(row.rank),

@@ -271,6 +271,9 @@ def tournament_run(
     ] = None,
     data_dir: Annotated[Path, typer.Option(help="where the results store lives")] = DATA_DIR,
     progress: Annotated[bool, typer.Option(help="show a progress bar and live standings")] = True,
+    in_process: Annotated[
+        bool, typer.Option("--in-process", help="trusted plugin bots called directly, no processes")
+    ] = False,
 ) -> None:
     """Run (or resume) a tournament; every finished match is stored as it arrives."""
     try:
@@ -295,7 +298,9 @@ def tournament_run(
         RayExecutor(None if ray == "local" else ray, workers) if ray else LocalExecutor(workers)
     )
     try:
-        runner = TournamentRunner(spec, store, executor, data_dir, show_progress=progress)
+        runner = TournamentRunner(
+            spec, store, executor, data_dir, show_progress=progress, in_process=in_process
+        )
         stored = runner.run()
     except (ValueError, KeyError, VariantUnavailableError, MatchFailed) as error:
         raise fail(str(error.args[0] if error.args else error)) from None

@@ -53,6 +53,7 @@ class Board:
 
     def __init__(self, data: dict[str, Any], rules: BoardRules) -> None:
         self.data = data
+        self.rules = rules
         self.cities: tuple[str, ...] = tuple(c["id"] for c in data["cities"])
         self.city_names: dict[str, str] = {c["id"]: c["name"] for c in data["cities"]}
         index = {c: i for i, c in enumerate(self.cities)}
@@ -110,6 +111,14 @@ class Board:
             "routes": [{k: r[k] for k in keep if k in r} for r in self.data["routes"]],
             "tickets": [dict(t) for t in self.ticket_json],
             "route_points": {str(n): p for n, p in enumerate(self.route_points) if p},
+            "rules": {
+                "colours": list(self.rules.colours),
+                "pieces_per_player": self.rules.pieces_per_player,
+                "double_routes_min_players": self.rules.double_routes_min_players,
+                "last_round_trigger": self.rules.last_round_trigger,
+                "longest_path_bonus": self.rules.longest_path_bonus,
+                "draw_tickets_keep": self.rules.draw_tickets_keep,
+            },
         }
 
     def _build_claim_tables(self, rules: BoardRules) -> None:

@@ -603,6 +603,8 @@ class BoardState:
                 "trains": self._trains[p],
                 "hand_size": sum(self._hands[p]),
                 "tickets": None if in_setup and p != seat else len(self._tickets[p]),
+                # Tickets drawn and not yet kept or returned: everyone sees them taken.
+                "offered": None if in_setup and p != seat else len(self._offers[p]),
                 "route_points": self._route_points[p],
                 "routes": [r + 1 for r in self._routes[p]],
             }
@@ -628,6 +630,7 @@ class BoardState:
             "ticket_deck_size": len(self._ticket_deck),
             "claimed": {route_key[r]: p for p, routes in enumerate(self._routes) for r in routes},
             "public": players,
+            "passes": self._passes,
             "last_round": self._last_round >= 0,
             "turns_left": self._last_round if self._last_round >= 0 else None,
         }

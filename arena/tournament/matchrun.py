@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.referee.faults import TimeControl
-from arena.referee.launch import BotEntry, ProcessMatch
+from arena.referee.launch import BotEntry, ProcessMatch, in_process_referee
 from arena.referee.process import ProcessLimits
 from arena.tournament.schedule import MatchSpec
 from arena.tournament.store import MatchRecord
@@ -27,15 +27,21 @@ class MatchTask:
     time_control: TimeControl
     limits: ProcessLimits
     log_dir: str
+    in_process: bool = False  # trusted plugin bots called directly: same games, no processes
 
 
 def play_match(task: MatchTask) -> MatchRecord:
     """Run the match and return its record. The same task always gives the same game."""
     variant = get_variant(task.variant)
-    with ProcessMatch(
-        variant, list(task.entries), task.time_control, task.limits, Path(task.log_dir)
-    ) as referee:
-        outcome = referee.play(task.match.seed, game_id=f"{task.tournament}-{task.match.index}")
+    game_id = f"{task.tournament}-{task.match.index}"
+    if task.in_process:
+        referee = in_process_referee(variant, list(task.entries), task.time_control)
+        outcome = referee.play(task.match.seed, game_id=game_id)
+    else:
+        with ProcessMatch(
+            variant, list(task.entries), task.time_control, task.limits, Path(task.log_dir)
+        ) as referee:
+            outcome = referee.play(task.match.seed, game_id=game_id)
     result = outcome.result
     return MatchRecord(
         index=task.match.index,

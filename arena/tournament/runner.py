@@ -68,8 +68,10 @@ class TournamentRunner:
         limits: ProcessLimits | None = None,
         console: Console | None = None,
         show_progress: bool = True,
+        in_process: bool = False,
     ) -> None:
         self.spec = spec
+        self.in_process = in_process
         self.store = store
         self.executor = executor
         self.data_dir = Path(data_dir)
@@ -99,6 +101,7 @@ class TournamentRunner:
             match=match,
             entries=entries,
             labels=labels,
+            in_process=self.in_process,
             time_control=self.spec.time_control,
             limits=self.limits,
             log_dir=str(self.data_dir / "bot-logs" / self.spec.name),

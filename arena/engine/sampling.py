@@ -1,0 +1,115 @@
+"""Determinization: a complete game state consistent with one seat's observation.
+
+Search bots must not read hidden information. They may instead *sample* it:
+deal the cards the seat cannot see (the deck and the other hands) and the
+tickets it cannot see (the ticket deck and the other seats' tickets) at
+random, consistently with every public count. The sampled state's
+observation for that seat equals the observation it was built from (a
+property test checks it), so a bot that searches sampled states uses
+exactly what it may know.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from arena.engine.actions import DrawCard
+from arena.engine.state import KEEP, PHASE_NAMES, SECOND_DRAW, TURN, BoardState
+from arena.engine.variant import Variant
+
+SAMPLEABLE = {
+    PHASE_NAMES[TURN]: TURN,
+    PHASE_NAMES[SECOND_DRAW]: SECOND_DRAW,
+    PHASE_NAMES[KEEP]: KEEP,
+}
+
+
+def determinize(variant: Variant, observation: dict[str, Any], rng: random.Random) -> BoardState:
+    """A random full state that ``observation``'s seat cannot tell from the real one."""
+    phase = SAMPLEABLE.get(observation["phase"])
+    if phase is None:
+        raise ValueError(f"cannot sample a state in phase '{observation['phase']}'")
+    rules, board = variant.rules, variant.board
+    seat, players = observation["seat"], observation["players"]
+    names = board.card_names
+    index = {name: i for i, name in enumerate(names)}
+    wild = len(rules.colours)
+
+    state = BoardState.__new__(BoardState)
+    state.variant, state.rules, state.board = variant, rules, board
+    state.num_players, state.seed = players, None
+    state.first_player = observation["first_player"]
+    state._rng = random.Random(rng.getrandbits(64))
+
+    # Train cards: the deck and the other hands share what this seat cannot see.
+    unseen = [rules.cards_per_colour] * wild + [rules.wild_cards]
+    own = [observation["hand"][name] for name in names]
+    discards = [observation["discards"][name] for name in names]
+    display = [-1 if name is None else index[name] for name in observation["display"]]
+    for c in range(wild + 1):
+        unseen[c] -= own[c] + discards[c]
+    for c in display:
+        if c >= 0:
+            unseen[c] -= 1
+    pool = [c for c in range(wild + 1) for _ in range(unseen[c])]
+    rng.shuffle(pool)
+    hands = []
+    for p, public in enumerate(observation["public"]):
+        if p == seat:
+            hands.append(own)
+            continue
+        hand = [0] * (wild + 1)
+        for _ in range(public["hand_size"]):
+            hand[pool.pop()] += 1
+        hands.append(hand)
+    if len(pool) != observation["deck_size"]:
+        raise ValueError("the observation's card counts do not add up")
+    state._deck, state._discards, state._display, state._hands = pool, discards, display, hands
+    state._draw_slots = tuple(DrawCard(i) for i in range(rules.face_up))
+
+    # Routes: all public.
+    state._owner = [-1] * board.num_routes
+    state._routes = []
+    for p, public in enumerate(observation["public"]):
+        state._routes.append([rid - 1 for rid in public["routes"]])
+        for rid in public["routes"]:
+            state._owner[rid - 1] = p
+    state._trains = [public["trains"] for public in observation["public"]]
+    state._route_points = [public["route_points"] for public in observation["public"]]
+    closed = set()
+    if players < rules.double_routes_min_players:
+        closed = {board.route_sibling[r] for r, p in enumerate(state._owner) if p >= 0}
+    state._free = [
+        [r for r in group if state._owner[r] < 0 and r not in closed]
+        for group in board.routes_by_colour
+    ]
+
+    # Tickets: own ones known; the rest dealt among the other seats and the ticket deck.
+    own_tickets = [t["id"] - 1 for t in observation["tickets"]]
+    offered = [t["id"] - 1 for t in observation["offered_tickets"]]
+    known = set(own_tickets) | set(offered)
+    hidden = [t for t in range(len(board.tickets)) if t not in known]
+    rng.shuffle(hidden)
+    state._tickets, state._offers = [], []
+    for p, public in enumerate(observation["public"]):
+        if p == seat:
+            state._tickets.append(own_tickets)
+            state._offers.append(offered)
+        else:
+            state._tickets.append([hidden.pop() for _ in range(public["tickets"])])
+            state._offers.append([hidden.pop() for _ in range(public["offered"])])
+    if len(hidden) != observation["ticket_deck_size"]:
+        raise ValueError("the observation's ticket counts do not add up")
+    state._ticket_deck = hidden
+
+    state._keep_cache = {}
+    state._phase = phase
+    state._setup_left, state._setup_returns = 0, []
+    state._to_move = observation["to_move"]
+    turns_left = observation["turns_left"]
+    state._last_round = -1 if turns_left is None else turns_left
+    state._passes = observation["passes"]
+    state._result = None
+    state.turn = observation["turn"]
+    return state

@@ -1,0 +1,242 @@
+"""The four agents of de Mesentier Silva, Lee, Togelius and Nealen, "AI-based Playtesting of
+Contemporary Board Games" (FDG 2017), reimplemented from their published descriptions.
+
+Each embodies one playing style; docs/BOTS.md says what each does, decision by
+decision, and where we had to choose. They plan on the board sent at game start
+(shortest paths over routes that are still usable) and read only their own
+observation.
+
+- Destination Hungry: collects tickets and completes them; draws new tickets
+  whenever all of its tickets are done.
+- Route Focus: works on one ticket at a time, the most valuable one still
+  possible, claiming the routes of its path.
+- One Step Thinking: no plan; each turn it takes the single claim that does the
+  most for it right now, counting the ticket progress it makes.
+- Long Route: claims long routes for their points (and the longest path),
+  keeps the tickets whose paths are made of long routes, never draws more.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from arena.engine.actions import Action
+from arena.plugins import hookimpl
+from bots.planning import (
+    WILD,
+    BoardGraph,
+    Route,
+    View,
+    can_draw_tickets,
+    cheapest_payment,
+    claims_by_route,
+    draw_for,
+    keep_choice,
+)
+from bots.sdk import Bot, BotSpec
+
+INF = float("inf")
+
+
+class PlannerBot(Bot):
+    """Dispatches each decision to the style's keep / turn / draw policy."""
+
+    take_face_up_wild = False
+
+    def on_game_start(self, observation: dict[str, Any]) -> None:
+        self.graph = BoardGraph(self.board)
+        self.wanted: Counter = Counter()
+
+    def choose(self, observation: dict[str, Any], legal_actions: Sequence[Action]) -> Action:
+        view = View(self.graph, observation)
+        phase = observation["phase"]
+        if phase in ("setup_tickets", "keep_tickets"):
+            return self.keep(view, legal_actions, observation["offered_tickets"])
+        if phase == "second_draw":
+            return draw_for(self.wanted, legal_actions, observation, take_face_up_wild=False)
+        return self.turn(view, legal_actions)
+
+    # -- shared judgement --------------------------------------------------------------
+
+    def union_cost(self, view: View, tickets: Sequence[dict]) -> float:
+        """Trains needed to connect all ``tickets`` together, sharing routes between them."""
+        routes: dict[int, Route] = {}
+        for ticket in tickets:
+            cost, needed = view.path(ticket["a"], ticket["b"])
+            if cost == INF:
+                return INF
+            routes.update((r.id, r) for r in needed)
+        return sum(r.length for r in routes.values())
+
+    def claim(self, view: View, legal: Sequence[Action], routes: Sequence[Route]) -> Action | None:
+        """Claim the longest of ``routes`` that can be paid for now."""
+        options = claims_by_route(legal)
+        payable = [r for r in routes if r.id in options]
+        if not payable:
+            return None
+        best = max(payable, key=lambda r: (r.length, -r.id))
+        return cheapest_payment(options[best.id], view.hand)
+
+    def draw(self, view: View, legal: Sequence[Action], wanted: Counter) -> Action:
+        self.wanted = wanted
+        return draw_for(wanted, legal, view.obs, self.take_face_up_wild)
+
+    def fallback(self, view: View, legal: Sequence[Action]) -> Action:
+        """No plan left: claim the longest route payable, else draw."""
+        routes = [view.graph.routes[rid] for rid in claims_by_route(legal)]
+        action = self.claim(view, legal, routes)
+        if action is not None and (action.wilds == 0 or view.trains <= 10):
+            return action
+        held = Counter({c: n for c, n in view.hand.items() if c != WILD})
+        return self.draw(view, legal, held)
+
+    def keep(self, view: View, legal: Sequence[Action], offered: Sequence[dict]) -> Action:
+        raise NotImplementedError
+
+    def turn(self, view: View, legal: Sequence[Action]) -> Action:
+        raise NotImplementedError
+
+
+class DestinationHungry(PlannerBot):
+    name = "destination-hungry"
+
+    def keep(self, view, legal, offered):
+        held = view.obs["tickets"]
+        budget = view.trains - 5
+
+        def score(kept):
+            cost = self.union_cost(view, [*held, *kept])
+            points = sum(t["points"] for t in kept)
+            return points if cost <= budget else -cost
+
+        return keep_choice(legal, offered, score)
+
+    def turn(self, view, legal):
+        open_tickets = [t for t in view.open_tickets() if t[1] <= view.trains]
+        needed = {r.id: r for _, _, routes in open_tickets for r in routes}
+        action = self.claim(view, legal, list(needed.values()))
+        if action is not None:
+            return action
+        if not open_tickets:
+            tickets = can_draw_tickets(legal)
+            if tickets is not None and view.trains >= 10:
+                return tickets
+            return self.fallback(view, legal)
+        return self.draw(view, legal, view.wanted_colours(needed.values()))
+
+
+class RouteFocus(PlannerBot):
+    name = "route-focus"
+
+    def keep(self, view, legal, offered):
+        def score(kept):
+            cost = self.union_cost(view, kept)
+            return -INF if cost == INF else sum(t["points"] for t in kept) / max(cost, 1)
+
+        options = [a for a in legal if len(a.indices) == min(len(b.indices) for b in legal)]
+        return keep_choice(options, offered, score)
+
+    def turn(self, view, legal):
+        feasible = [t for t in view.open_tickets() if t[1] <= view.trains]
+        if feasible:
+            _, _, routes = max(feasible, key=lambda t: (t[0]["points"], -t[1], t[0]["id"]))
+            action = self.claim(view, legal, routes)
+            if action is not None:
+                return action
+            return self.draw(view, legal, view.wanted_colours(routes))
+        tickets = can_draw_tickets(legal)
+        if tickets is not None and view.trains >= 20:
+            return tickets
+        return self.fallback(view, legal)
+
+
+class OneStepThinking(PlannerBot):
+    name = "one-step"
+
+    def keep(self, view, legal, offered):
+        options = [a for a in legal if len(a.indices) == min(len(b.indices) for b in legal)]
+        return keep_choice(options, offered, lambda kept: -self.union_cost(view, kept))
+
+    def turn(self, view, legal):
+        open_tickets = view.open_tickets()
+        options = claims_by_route(legal)
+        best, best_value = None, 0.0
+        for rid in options:
+            route = view.graph.routes[rid]
+            value = view.graph.points.get(route.length, 0) / 10
+            if open_tickets:
+                view.mine.add(rid)  # one step ahead: as if this route were ours
+                for ticket, before, _ in open_tickets:
+                    after, _ = view.path(ticket["a"], ticket["b"])
+                    if after < before:
+                        value += ticket["points"] * (before - after) / before
+                view.mine.discard(rid)
+            if value > best_value:
+                best, best_value = rid, value
+        if best is not None and (best_value >= 1 or not open_tickets):
+            return cheapest_payment(options[best], view.hand)
+        needed = [r for _, _, routes in open_tickets for r in routes]
+        if needed:
+            return self.draw(view, legal, view.wanted_colours(needed))
+        return self.fallback(view, legal)
+
+
+class LongRoute(PlannerBot):
+    name = "long-route"
+    take_face_up_wild = True
+
+    def keep(self, view, legal, offered):
+        def long_lengths(kept):
+            total = 0
+            for ticket in kept:
+                cost, routes = view.path(ticket["a"], ticket["b"])
+                if cost == INF:
+                    return -INF
+                total += sum(r.length for r in routes if r.length >= 4)
+            return total
+
+        options = [a for a in legal if len(a.indices) == min(len(b.indices) for b in legal)]
+        return keep_choice(options, offered, long_lengths)
+
+    def turn(self, view, legal):
+        options = claims_by_route(legal)
+        network = {
+            c for rid in view.mine for c in (view.graph.routes[rid].a, view.graph.routes[rid].b)
+        }
+
+        def rank(rid):
+            route = view.graph.routes[rid]
+            touches = route.a in network or route.b in network
+            return (route.length, touches, -rid)
+
+        if options:
+            rid = max(options, key=rank)
+            length = view.graph.routes[rid].length
+            if length >= 4 or (length >= 3 and view.trains <= 15) or view.trains <= 6:
+                return cheapest_payment(options[rid], view.hand)
+        # Collect the colours of the longest routes still open to it.
+        wanted: Counter = Counter()
+        held = {c: n for c, n in view.hand.items() if c != WILD}
+        favourite = max(held, key=lambda c: (held[c], c)) if held else None
+        for route in view.graph.routes.values():
+            if route.length >= 4 and route.id not in view.owner and view.usable(route):
+                colour = route.colour if route.colour != "gray" else favourite
+                if colour:
+                    wanted[colour] += route.length**2
+        return self.draw(view, legal, wanted)
+
+
+PUBLISHED = (DestinationHungry, RouteFocus, OneStepThinking, LongRoute)
+DESCRIPTIONS = {
+    "destination-hungry": "Destination Hungry (FDG 2017): collects and completes tickets",
+    "route-focus": "Route Focus (FDG 2017): one ticket at a time, its path's routes",
+    "one-step": "One Step Thinking (FDG 2017): the claim that does most right now",
+    "long-route": "Long Route (FDG 2017): long routes for points, never more tickets",
+}
+
+
+@hookimpl
+def arena_bots() -> list[BotSpec]:
+    return [BotSpec(cls.name, DESCRIPTIONS[cls.name], cls) for cls in PUBLISHED]

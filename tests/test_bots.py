@@ -1,0 +1,63 @@
+"""Every built-in bot: a plugin with a description, plays over the protocol, deterministic,
+and the heuristic ones clearly better than random."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.referee.faults import TimeControl
+from arena.referee.launch import BotEntry, ProcessMatch, in_process_referee
+from arena.referee.matchlog import MatchLog, verify
+from arena.variants import get_variant
+from bots import all_bots
+
+USA = get_variant("usa")
+BUILT_IN = [
+    "random",
+    "destination-hungry",
+    "route-focus",
+    "one-step",
+    "long-route",
+    "monte-carlo",
+    "monte-carlo-fast",
+]
+PLAYABLE_FAST = [b for b in BUILT_IN if b != "monte-carlo"]
+
+
+def test_every_built_in_bot_is_a_plugin_with_a_description():
+    bots = all_bots()
+    for name in BUILT_IN:
+        assert name in bots and len(bots[name].description) > 10
+
+
+@pytest.mark.parametrize("name", PLAYABLE_FAST)
+def test_each_bot_plays_full_games_over_the_protocol(name, tmp_path):
+    entries = [BotEntry.parse(name), BotEntry.parse("random"), BotEntry.parse(name)]
+    with ProcessMatch(
+        USA, entries, TimeControl(move_ms=3000, bank_ms=30000), log_dir=tmp_path
+    ) as referee:
+        outcome = referee.play(5)
+    assert outcome.faults == []
+    assert verify(MatchLog.from_jsonl(outcome.log.to_jsonl())).is_over
+
+
+@pytest.mark.parametrize("name", PLAYABLE_FAST)
+def test_each_bot_is_deterministic_given_its_seed(name):
+    def actions(seed):
+        referee = in_process_referee(
+            USA, [BotEntry.parse(name), BotEntry.parse("one-step")], TimeControl()
+        )
+        return [a["action"] for a in referee.play(seed).log.actions]
+
+    assert actions(3) == actions(3)
+
+
+@pytest.mark.parametrize("name", ["destination-hungry", "route-focus", "one-step", "long-route"])
+def test_the_published_agents_beat_random(name):
+    wins = 0
+    for seed in range(10):
+        referee = in_process_referee(
+            USA, [BotEntry.parse(name), BotEntry.parse("random")], TimeControl()
+        )
+        wins += referee.play(seed).ranks[0] == 1
+    assert wins >= 9

@@ -118,10 +118,10 @@ class MonteCarloBot(Bot):
         """Play to the end with a fast ticket-aware greedy policy for every seat.
 
         Each seat's targets are the routes on the cheapest paths of its tickets
-        (its own, or in the sample, the ones dealt to it), computed once at the
-        start of the rollout. A seat claims a target route when it can pay,
-        otherwise a long route once its targets are gone, otherwise draws the
-        colour its targets need.
+        (its own, or in the sample, the ones dealt to it), computed at the start
+        and again whenever another seat takes one of them. A seat claims a target
+        route when it can pay, otherwise a long route once its targets are gone,
+        otherwise draws the colour its targets need.
         """
         board = state.board
         length, colour = board.route_length, board.route_colour
@@ -129,6 +129,7 @@ class MonteCarloBot(Bot):
             set(targets) if p == seat else set(ticket_targets(state, p))
             for p in range(state.num_players)
         ]
+        stale = [False] * state.num_players
         for _ in range(ROLLOUT_LIMIT):
             if state.is_over:
                 break
@@ -137,6 +138,9 @@ class MonteCarloBot(Bot):
                 state.apply(legal[0])
                 continue
             mover = state.to_move
+            if stale[mover]:  # a route of its plan was taken: plan again, as Route Focus does
+                goals[mover] = set(ticket_targets(state, mover))
+                stale[mover] = False
             goal = goals[mover]
             best, best_key = None, None
             for action in legal:
@@ -151,8 +155,10 @@ class MonteCarloBot(Bot):
                 best = draw_towards(state, legal, goal, colour)
             elif type(best) is ClaimRoute:
                 r = best.route - 1
-                for other in goals:
-                    other.discard(r)
+                for p, other in enumerate(goals):
+                    if r in other:
+                        other.discard(r)
+                        stale[p] = p != mover
             state.apply(best)
         result = state.result()
         mine = result.scores[seat]

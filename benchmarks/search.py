@@ -38,7 +38,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--opponent", default="route-focus")
-    parser.add_argument("--iterations", type=int, default=48)
+    parser.add_argument("--iterations", type=int, default=24)
     args = parser.parse_args()
     usa = get_variant("usa")
     opponent = get_bot(args.opponent)

@@ -8,7 +8,7 @@ heuristic rollout to the end of the game, and scores the outcome by its
 margin over the best opponent plus a bonus for winning. The same samples
 serve all candidates (common random numbers), so differences between
 candidates are not drowned in the noise of the deal. It keeps sampling until
-its iteration budget (48 samples, deterministic given its seed) or its time
+its iteration budget (24 samples, deterministic given its seed) or its time
 cap (0.9 s) runs out and plays the candidate with the best mean.
 
 Ticket choices and trivial decisions use the Route Focus heuristics.
@@ -37,7 +37,7 @@ class MonteCarloBot(Bot):
     name = "monte-carlo"
 
     def __init__(
-        self, seed: int | str = 0, iterations: int | None = 48, budget_s: float = 0.9
+        self, seed: int | str = 0, iterations: int | None = 24, budget_s: float = 0.9
     ) -> None:
         """``iterations`` samples per decision (deterministic given the seed); ``budget_s``
         caps the time of a decision (reaching it makes the bot depend on machine speed).
@@ -260,7 +260,7 @@ def arena_bots() -> list[BotSpec]:
     return [
         BotSpec(
             "monte-carlo",
-            "determinized Monte Carlo search: 48 samples a decision (at most 0.9 s)",
+            "determinized Monte Carlo search: 24 samples a decision (at most 0.9 s)",
             MonteCarloBot,
         ),
         BotSpec(

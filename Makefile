@@ -41,6 +41,7 @@ bench: setup
 	$(BIN)/python benchmarks/referee.py
 	RAY_AUTH_MODE=disabled $(BIN)/python benchmarks/tournament.py
 	$(BIN)/python benchmarks/leaderboard.py
+	$(BIN)/python benchmarks/published.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache .hypothesis

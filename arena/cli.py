@@ -76,6 +76,7 @@ HEADINGS = {
     "tickets_completed": "tix+",
     "tickets_failed": "tix-",
     "longest_path_bonus": "path+",
+    "attractions": "attr",
 }
 
 

@@ -38,6 +38,19 @@ class BoardRules:
     # Keys of the result compared, in order, after the total (higher is better).
     tie_breaks: tuple[str, ...] = ("completed_tickets", "longest_path")
     wild_name: str = "locomotive"
+    # Points for each location marked "attraction" in the map data that a player's
+    # routes touch (New York's tourist attractions); 0 where the variant has none.
+    attraction_points: int = 0
+
+    @property
+    def score_categories(self) -> tuple[str, ...]:
+        """The breakdown entries that add up to a total, in table order."""
+        categories = ("routes", "tickets_completed", "tickets_failed")
+        if self.longest_path_bonus:
+            categories += ("longest_path_bonus",)
+        if self.attraction_points:
+            categories += ("attractions",)
+        return categories
 
 
 @dataclass(frozen=True)
@@ -58,6 +71,7 @@ class Board:
         self.city_names: dict[str, str] = {c["id"]: c["name"] for c in data["cities"]}
         index = {c: i for i, c in enumerate(self.cities)}
         self.city_index = index
+        self.attractions = frozenset(index[c["id"]] for c in data["cities"] if c.get("attraction"))
         routes = data["routes"]
         colour_index = {c: i for i, c in enumerate(rules.colours)}
         self.colour_index = colour_index

@@ -38,7 +38,6 @@ if TYPE_CHECKING:
 
 SETUP, TURN, SECOND_DRAW, KEEP, OVER = range(5)
 PHASE_NAMES = ("setup_tickets", "turn", "second_draw", "keep_tickets", "over")
-SCORE_CATEGORIES = ("routes", "tickets_completed", "tickets_failed", "longest_path_bonus")
 
 
 def _keep_choices(offered: int, minimum: int) -> tuple[KeepTickets, ...]:
@@ -726,4 +725,8 @@ class BoardState:
             for row in rows:
                 if longest and row["longest_path"] == longest:
                     row["longest_path_bonus"] = rules.longest_path_bonus
-        return GameResult.from_breakdown(rows, SCORE_CATEGORIES, rules.tie_breaks)
+        if rules.attraction_points:
+            for seat, row in enumerate(rows):
+                touched = {c for r in self._routes[seat] for c in (a[r], b[r])}
+                row["attractions"] = rules.attraction_points * len(touched & board.attractions)
+        return GameResult.from_breakdown(rows, rules.score_categories, rules.tie_breaks)

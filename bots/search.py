@@ -57,11 +57,15 @@ class MonteCarloBot(Bot):
         phase = observation["phase"]
         if phase in ("setup_tickets", "keep_tickets") or len(legal_actions) == 1:
             return self.helper.choose(observation, legal_actions)
-        candidates = self.candidates(observation, legal_actions)
+        # One plan per decision: the cheapest paths of the open tickets serve both the
+        # choice of candidates and this seat's rollout targets.
+        view = View(self.helper.graph, observation)
+        open_tickets = view.open_tickets()
+        candidates = self.candidates(view, open_tickets, legal_actions)
         if len(candidates) == 1:
             return candidates[0]
         seat = observation["seat"]
-        targets = self.targets(observation)
+        targets = frozenset(r.id - 1 for _, _, routes in open_tickets for r in routes)
         totals = [0.0] * len(candidates)
         deadline = time.perf_counter() + self.budget_s
         done = 0
@@ -79,12 +83,10 @@ class MonteCarloBot(Bot):
         best = max(range(len(candidates)), key=lambda i: (totals[i], -i))
         return candidates[best]
 
-    def candidates(self, observation: dict[str, Any], legal: Sequence[Action]) -> list[Action]:
+    def candidates(self, view: View, open_tickets: list, legal: Sequence[Action]) -> list[Action]:
         """A short list, so every candidate gets many samples: a claim (cheapest payment) of
         each route on its ticket paths, the longest other claim, the deck, face-up cards of
         colours its paths need, and tickets only when every ticket held is done or hopeless."""
-        view = View(self.helper.graph, observation)
-        open_tickets = view.open_tickets()
         plan = {r.id for _, _, routes in open_tickets for r in routes}
         wanted = view.wanted_colours(r for _, _, routes in open_tickets for r in routes)
         chosen: list[Action] = []
@@ -100,7 +102,7 @@ class MonteCarloBot(Bot):
         seen_colours = set()
         for action in legal:
             if type(action) is DrawCard:
-                colour = "deck" if action.slot is None else observation["display"][action.slot]
+                colour = "deck" if action.slot is None else view.obs["display"][action.slot]
                 useful = colour in ("deck", "wild") or wanted.get(colour, 0) > 0
                 if useful and colour not in seen_colours:
                     seen_colours.add(colour)
@@ -108,11 +110,6 @@ class MonteCarloBot(Bot):
             elif type(action) is DrawTickets and not open_tickets:
                 chosen.append(action)
         return chosen or list(legal)
-
-    def targets(self, observation: dict[str, Any]) -> frozenset[int]:
-        """Routes on the cheapest paths of this seat's open tickets (engine indices)."""
-        view = View(self.helper.graph, observation)
-        return frozenset(r.id - 1 for _, _, routes in view.open_tickets() for r in routes)
 
     def rollout(self, state, seat: int, targets: frozenset[int]) -> float:
         """Play to the end with a fast ticket-aware greedy policy for every seat.

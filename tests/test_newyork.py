@@ -15,6 +15,7 @@ from arena.referee.faults import TimeControl
 from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.matchlog import MatchLog, verify
 from arena.variants import get_variant, new_game
+from tests.test_properties import check_conservation
 
 NY = get_variant("newyork")
 COLOURS = ("blue", "green", "black", "pink", "red", "orange")
@@ -126,26 +127,6 @@ def test_the_last_round_starts_at_two_taxis():
     assert state.observation(seat)["last_round"]
 
 
-def conserved(state):
-    cards = (
-        len(state._deck)
-        + sum(state._discards)
-        + sum(1 for c in state._display if c >= 0)
-        + sum(map(sum, state._hands))
-    )
-    assert cards == 44
-    for seat in range(state.num_players):
-        used = sum(state.board.route_length[r] for r in state._routes[seat])
-        assert state._trains[seat] + used == 15
-    tickets = (
-        len(state._ticket_deck)
-        + sum(map(len, state._tickets))
-        + sum(map(len, state._offers))
-        + len(state._setup_returns)
-    )
-    assert tickets == 18
-
-
 @settings(max_examples=300)
 @given(st.integers(2, 4), st.integers(0, 2**32))
 def test_random_new_york_games(players, seed):
@@ -161,7 +142,7 @@ def test_random_new_york_games(players, seed):
         action = rng.choice(state.legal_actions())
         state.apply(action)
         actions.append(str(action))
-        conserved(state)
+        check_conservation(state, cards=44, pieces=15, tickets=18)
     result = state.result()
     for row in result.breakdown:
         assert row["total"] == sum(row[c] for c in result.categories)

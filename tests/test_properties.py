@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from arena.referee.gamelog import GameLog, replay
 from arena.variants import new_game
+from tests.helpers import total_cards
 
 MAX_DECISIONS = 5000  # a bound far above any real game: hitting it means a game that hangs
 
@@ -33,26 +34,21 @@ def random_game(players, seed, on_step=None):
     return state, actions
 
 
-def check_conservation(state):
-    assert (
-        len(state._deck)
-        + sum(state._discards)
-        + sum(1 for c in state._display if c >= 0)
-        + sum(map(sum, state._hands))
-        == 110
-    )
+def check_conservation(state, cards=110, pieces=45, tickets=30):
+    """Every card, piece and ticket is somewhere (USA's totals unless told otherwise)."""
+    assert total_cards(state) == cards
     board = state.board
     for seat in range(state.num_players):
         used = sum(board.route_length[r] for r in state._routes[seat])
-        assert state._trains[seat] + used == 45
+        assert state._trains[seat] + used == pieces
         assert state._trains[seat] >= 0
-    tickets = (
+    held = (
         len(state._ticket_deck)
         + sum(map(len, state._tickets))
         + sum(map(len, state._offers))
         + len(state._setup_returns)
     )
-    assert tickets == 30
+    assert held == tickets
 
 
 @settings(max_examples=2000)

@@ -178,9 +178,6 @@ class BoardState:
             options = self._keep_cache[key] = _keep_choices(*key)
         return options
 
-    def _can_draw_blind(self) -> bool:
-        return bool(self._deck) or any(self._discards)
-
     def _turn_actions(self) -> list[Action]:
         actions: list[Action] = []
         if self._deck or any(self._discards):

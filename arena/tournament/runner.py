@@ -124,7 +124,8 @@ class TournamentRunner:
 
     def run(self) -> int:
         """Play every missing match; returns how many were stored by this run."""
-        for _, bots, ranks, faulted in self._stored_rows():
+        stored = self._stored_rows()
+        for _, bots, ranks, faulted in stored:
             self.standings.add(bots, ranks, faulted)
         total = self.spec.games if self.spec.format == "ladder" else len(fixed_schedule(self.spec))
         progress = Progress(
@@ -136,9 +137,7 @@ class TournamentRunner:
             console=self.console,
             disable=not self.show_progress,
         )
-        bar = progress.add_task(
-            "matches", total=total, completed=len(self._stored_rows()), rate="-"
-        )
+        bar = progress.add_task("matches", total=total, completed=len(stored), rate="-")
         started = time.monotonic()
 
         def on_result(record: MatchRecord) -> None:

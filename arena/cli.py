@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -43,19 +44,34 @@ def fail(message: str) -> typer.Exit:
 
 
 @app.command()
-def variants() -> None:
-    """List the installed variants and whether each can be played."""
+def variants(
+    format: Annotated[str, typer.Option(help="table or json")] = "table",
+) -> None:
+    """List the installed variants, whether each can be played, and what data is missing."""
+    if format not in ("table", "json"):
+        raise fail("--format is table or json")
+    rows = [
+        {
+            "name": name,
+            "title": variant.title,
+            "players": f"{variant.min_players}-{variant.max_players}",
+            "status": variant.status,
+            "description": variant.description,
+            "missing": list(variant.missing),
+        }
+        for name, variant in all_variants().items()
+    ]
+    if format == "json":
+        print(json.dumps(rows, indent=1, ensure_ascii=False))
+        return
     table = Table(title="Variants")
     for column in ("name", "title", "players", "status", "notes"):
         table.add_column(column)
-    for name, variant in all_variants().items():
-        notes = (
-            variant.description if variant.playable else "missing: " + "; ".join(variant.missing)
-        )
-        status = "[green]playable[/]" if variant.playable else "[yellow]incomplete data[/]"
-        table.add_row(
-            name, variant.title, f"{variant.min_players}-{variant.max_players}", status, notes
-        )
+    for row in rows:
+        playable = not row["missing"]
+        notes = row["description"] if playable else "missing: " + "; ".join(row["missing"])
+        status = "[green]playable[/]" if playable else "[yellow]incomplete data[/]"
+        table.add_row(row["name"], row["title"], row["players"], status, notes)
     console.print(table)
 
 

@@ -181,3 +181,18 @@ def keep_choice(legal: Sequence[Action], offered: Sequence[dict], score) -> Keep
 
 def can_draw_tickets(legal: Sequence[Action]) -> DrawTickets | None:
     return next((a for a in legal if type(a) is DrawTickets), None)
+
+
+def tourist_choice(view: View, legal: Sequence[Action]) -> Action:
+    """San Francisco's small decisions: place a tourist stack, or pick one of two tokens.
+
+    A stack goes where this seat's tickets lead (their ends first), else on the
+    best-connected free location; of two tokens, take the one whose stack has fewest
+    left (the other is likelier to still be there later)."""
+    stacks = view.obs.get("tourist_stacks", {})
+    if view.obs["phase"] == "take_token":
+        return min(legal, key=lambda a: (stacks[a.city]["tokens"], a.city))
+    own = [t for t in (*view.obs["tickets"], *view.obs["offered_tickets"])]
+    ends = {c for t in own for c in (t["a"], t["b"])}
+    degree = {c: len(routes) for c, routes in view.graph.adjacent.items()}
+    return max(legal, key=lambda a: (a.city in ends, degree.get(a.city, 0), a.city))

@@ -34,6 +34,7 @@ from bots.planning import (
     claims_by_route,
     draw_for,
     keep_choice,
+    tourist_choice,
 )
 from bots.sdk import Bot, BotSpec
 
@@ -56,6 +57,8 @@ class PlannerBot(Bot):
             return self.keep(view, legal_actions, observation["offered_tickets"])
         if phase == "second_draw":
             return draw_for(self.wanted, legal_actions, observation, take_face_up_wild=False)
+        if phase in ("place_stacks", "take_token"):
+            return tourist_choice(view, legal_actions)
         return self.turn(view, legal_actions)
 
     # -- shared judgement --------------------------------------------------------------

@@ -55,7 +55,7 @@ class MonteCarloBot(Bot):
 
     def choose(self, observation: dict[str, Any], legal_actions: Sequence[Action]) -> Action:
         phase = observation["phase"]
-        if phase in ("setup_tickets", "keep_tickets") or len(legal_actions) == 1:
+        if phase not in ("turn", "second_draw") or len(legal_actions) == 1:
             return self.helper.choose(observation, legal_actions)
         # One plan per decision: the cheapest paths of the open tickets serve both the
         # choice of candidates and this seat's rollout targets.
@@ -131,7 +131,7 @@ class MonteCarloBot(Bot):
             if state.is_over:
                 break
             legal = state.legal_actions()
-            if state.phase in ("keep_tickets", "setup_tickets"):
+            if state.phase not in ("turn", "second_draw"):  # tickets, tourist tokens
                 state.apply(legal[0])
                 continue
             mover = state.to_move

@@ -1,18 +1,23 @@
-"""Property tests over thousands of random games, 2-5 players.
+"""Property tests over thousands of random games, 2-5 players, on every playable variant.
 
-Invariants: every game ends; all 110 cards are always somewhere; trains are
-conserved; every total is the sum of its breakdown; an observation depends
-only on what its seat may know; a game's log replays to the same result.
+Invariants: every game ends; every card is always somewhere (110 in USA); trains
+are conserved, and so are Merchandise cards and tourist tokens; every total is
+the sum of its breakdown; an observation depends only on what its seat may
+know; a sampled state shows its seat exactly what it saw; a game's log
+replays to the same result.
 """
 
 import json
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena.engine.sampling import SAMPLEABLE, determinize
 from arena.referee.gamelog import GameLog, replay
-from arena.variants import new_game
+from arena.variants import all_variants, new_game
+from tests.city_fixtures import AMSTERDAM, SANFRANCISCO
 from tests.helpers import total_cards
 
 MAX_DECISIONS = 5000  # a bound far above any real game: hitting it means a game that hangs
@@ -20,8 +25,8 @@ MAX_DECISIONS = 5000  # a bound far above any real game: hitting it means a game
 games = st.tuples(st.integers(2, 5), st.integers(0, 2**63))
 
 
-def random_game(players, seed, on_step=None):
-    state = new_game("usa", players, seed)
+def random_game(players, seed, on_step=None, variant="usa"):
+    state = new_game(variant, players, seed)
     rng = random.Random(seed)
     actions = []
     while not state.is_over:
@@ -34,8 +39,13 @@ def random_game(players, seed, on_step=None):
     return state, actions
 
 
-def check_conservation(state, cards=110, pieces=45, tickets=30):
-    """Every card, piece and ticket is somewhere (USA's totals unless told otherwise)."""
+def check_conservation(state, cards=None, pieces=None, tickets=None):
+    """Every card, piece and ticket is somewhere (the variant's totals unless told otherwise),
+    and so is every Merchandise card and tourist token."""
+    rules = state.rules
+    if cards is None:
+        cards = len(rules.colours) * rules.cards_per_colour + rules.wild_cards
+        pieces, tickets = rules.pieces_per_player, len(state.board.tickets)
     assert total_cards(state) == cards
     board = state.board
     for seat in range(state.num_players):
@@ -49,6 +59,16 @@ def check_conservation(state, cards=110, pieces=45, tickets=30):
         + len(state._setup_returns)
     )
     assert held == tickets
+    if rules.merchandise_cards:
+        assert state._merch_left + sum(state._merch) == rules.merchandise_cards
+        carts = sum(state.board.route_carts[r] for routes in state._routes for r in routes)
+        assert sum(state._merch) == min(carts, rules.merchandise_cards)
+    if rules.tourist_symbols:
+        taken = sum(mask.bit_count() for mask in state._tokens)
+        fixed, placed = rules.tourist_stack_tokens[state.num_players]
+        stacks = len(state.board.tourist_fixed) * fixed
+        stacks += (len(state.board.tourist_placed) - len(state._placements)) * placed
+        assert taken + sum(n for _, n in state._stacks.values()) == stacks
 
 
 @settings(max_examples=2000)
@@ -117,3 +137,40 @@ def test_replaying_a_games_log_reproduces_it(game):
     again = replay(GameLog.from_text(log.to_text()))
     assert again.fingerprint() == state.fingerprint()
     assert again.result() == state.result()
+
+
+OTHER_VARIANTS = [
+    *(v for name, v in all_variants().items() if v.playable and name != "usa"),
+    AMSTERDAM,  # fixture contracts on the real Amsterdam map
+    SANFRANCISCO,  # an invented little San Francisco
+]
+
+
+@pytest.mark.parametrize("variant", OTHER_VARIANTS, ids=lambda v: f"{v.name}-{id(v) % 997}")
+@settings(max_examples=300, deadline=None)
+@given(players=st.integers(2, 5), seed=st.integers(0, 2**63))
+def test_every_playable_variant_keeps_the_invariants(variant, players, seed):
+    players = min(max(players, variant.min_players), variant.max_players)
+    rng = random.Random(seed)
+
+    def check(state):
+        check_conservation(state)
+        if state.is_over:
+            return
+        for seat in range(players):
+            view = state.observation(seat)
+            json.dumps(view)
+            assert view == hide_what_seat_cannot_see(state, seat, rng).observation(seat)
+        seat = state.to_move
+        view = state.observation(seat)
+        if view["phase"] in SAMPLEABLE and rng.random() < 0.1:
+            assert determinize(variant, view, rng).observation(seat) == view
+
+    state, actions = random_game(players, seed, on_step=check, variant=variant)
+    result = state.result()
+    for row, score in zip(result.breakdown, result.scores, strict=True):
+        assert score == row["total"] == sum(row[c] for c in result.categories)
+    again = new_game(variant, players, seed)
+    for action in actions:
+        again.apply(action)
+    assert again.fingerprint() == state.fingerprint()

@@ -30,6 +30,10 @@ KEEP = (
     "cities",
     "routes",
     "tickets",
+    # San Francisco, once known: {"<location id>": "<symbol>"} for the printed stacks, and
+    # the seven symbol names in the order the player-placed stacks are handed out.
+    "tourist_stacks",
+    "tourist_symbol_names",
 )
 
 

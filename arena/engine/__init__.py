@@ -17,6 +17,8 @@ from arena.engine.actions import (
     DrawTickets,
     KeepTickets,
     Pass,
+    PlaceStack,
+    TakeToken,
     parse_action,
 )
 from arena.engine.board import Board, BoardRules
@@ -38,6 +40,8 @@ __all__ = [
     "KeepTickets",
     "NotationError",
     "Pass",
+    "PlaceStack",
+    "TakeToken",
     "Variant",
     "VariantUnavailableError",
     "parse_action",

@@ -12,6 +12,11 @@ action ``a``.
     tickets              draw destination tickets
     keep 0 2             keep the offered tickets 0 and 2
     pass                 the only action when nothing else is legal
+    place sunset         San Francisco: put the next tourist stack on location 'sunset'
+    token alcatraz       San Francisco: take the tourist token at 'alcatraz'
+    station wien red w1  Europe: build a station in Wien, paying red cards and one wild
+    pay w1               Europe: pay a tunnel's extra cards (the claim's colour, one wild)
+    withdraw             Europe: give the tunnel up and take the cards back
 """
 
 from __future__ import annotations
@@ -76,11 +81,80 @@ class Pass:
         return "pass"
 
 
-Action = DrawCard | ClaimRoute | DrawTickets | KeepTickets | Pass
+@dataclass(frozen=True, slots=True)
+class PlaceStack:
+    """San Francisco setup: put the next tourist stack on the location ``city`` (its id)."""
+
+    city: str
+
+    def __str__(self) -> str:
+        return f"place {self.city}"
+
+
+@dataclass(frozen=True, slots=True)
+class TakeToken:
+    """San Francisco: after a claim, take the tourist token at ``city`` (when both ends offer
+    one the player does not have yet)."""
+
+    city: str
+
+    def __str__(self) -> str:
+        return f"token {self.city}"
+
+
+@dataclass(frozen=True, slots=True)
+class BuildStation:
+    """Europe: build a station on ``city`` paying ``colour`` cards plus ``wilds`` wilds
+    (``colour is None``: wilds only)."""
+
+    city: str
+    colour: str | None
+    wilds: int = 0
+
+    def __str__(self) -> str:
+        if self.colour is None:
+            return f"station {self.city} w{self.wilds}"
+        if self.wilds:
+            return f"station {self.city} {self.colour} w{self.wilds}"
+        return f"station {self.city} {self.colour}"
+
+
+@dataclass(frozen=True, slots=True)
+class PayTunnel:
+    """Europe: pay the extra cards a tunnel asks for, ``wilds`` of them wild and the rest of
+    the colour the claim was paid with."""
+
+    wilds: int = 0
+
+    def __str__(self) -> str:
+        return f"pay w{self.wilds}" if self.wilds else "pay"
+
+
+@dataclass(frozen=True, slots=True)
+class Withdraw:
+    """Europe: give a tunnel up; the cards laid down go back to the hand, the turn ends."""
+
+    def __str__(self) -> str:
+        return "withdraw"
+
+
+Action = (
+    DrawCard
+    | ClaimRoute
+    | DrawTickets
+    | KeepTickets
+    | Pass
+    | PlaceStack
+    | TakeToken
+    | BuildStation
+    | PayTunnel
+    | Withdraw
+)
 
 DRAW_DECK = DrawCard(None)
 DRAW_TICKETS = DrawTickets()
 PASS = Pass()
+WITHDRAW = Withdraw()
 
 
 def _int(token: str, what: str, text: str) -> int:
@@ -93,6 +167,12 @@ def _wilds(token: str, text: str) -> int:
     if len(token) < 2 or token[0] != "w":
         raise NotationError(f"'{text}': expected a wild count like 'w2', got '{token}'")
     return _int(token[1:], "the wild count", text)
+
+
+def _location(token: str, text: str) -> str:
+    if not all(ch.isalnum() or ch in "-_" for ch in token):
+        raise NotationError(f"'{text}': '{token}' is not a location id")
+    return token
 
 
 def parse_action(text: str) -> Action:
@@ -135,4 +215,33 @@ def parse_action(text: str) -> Action:
         if args:
             raise NotationError(f"'{text}': 'pass' takes no arguments")
         return PASS
-    raise NotationError(f"'{text}': unknown action '{verb}' (draw, claim, tickets, keep, pass)")
+    if verb == "station":
+        if not 2 <= len(args) <= 3:
+            raise NotationError(
+                f"'{text}': expected 'station CITY COLOUR [wN]' or 'station CITY wN'"
+            )
+        city = _location(args[0], text)
+        if len(args) == 2 and args[1][:1] == "w" and args[1][1:].isdigit():
+            return BuildStation(city, None, _wilds(args[1], text))
+        colour = args[1]
+        if not colour.isalpha() or not colour.islower():
+            raise NotationError(f"'{text}': '{colour}' is not a colour name")
+        wilds = _wilds(args[2], text) if len(args) == 3 else 0
+        return BuildStation(city, colour, wilds)
+    if verb == "pay":
+        if len(args) > 1:
+            raise NotationError(f"'{text}': expected 'pay' or 'pay wN'")
+        return PayTunnel(_wilds(args[0], text) if args else 0)
+    if verb == "withdraw":
+        if args:
+            raise NotationError(f"'{text}': 'withdraw' takes no arguments")
+        return WITHDRAW
+    if verb in ("place", "token"):
+        if len(args) != 1:
+            raise NotationError(f"'{text}': expected '{verb} LOCATION'")
+        city = _location(args[0], text)
+        return PlaceStack(city) if verb == "place" else TakeToken(city)
+    raise NotationError(
+        f"'{text}': unknown action '{verb}' "
+        "(draw, claim, tickets, keep, pass, place, token, station, pay, withdraw)"
+    )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.engine.actions import ClaimRoute
+from arena.engine.actions import BuildStation, ClaimRoute, PlaceStack, TakeToken
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,22 @@ class BoardRules:
     # Points for each location marked "attraction" in the map data that a player's
     # routes touch (New York's tourist attractions); 0 where the variant has none.
     attraction_points: int = 0
+    # Amsterdam: Merchandise Bonus cards (one per claimed cart route while the deck lasts)
+    # and the end bonus by player count for the most cards, position by position.
+    merchandise_cards: int = 0
+    merchandise_bonus: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    # San Francisco: the tourist symbols, the end bonus indexed by distinct symbols held,
+    # and the tokens per stack by player count: (fixed stacks, stacks the players place).
+    tourist_symbols: tuple[str, ...] = ()
+    tourist_bonus: tuple[int, ...] = ()
+    tourist_stack_tokens: dict[int, tuple[int, int]] = field(default_factory=dict)
+    # Europe: stations per player, the cost of the 1st, 2nd, 3rd, points per unbuilt
+    # station; cards turned for a tunnel; long tickets dealt at setup (unkept ones leave).
+    stations: int = 0
+    station_costs: tuple[int, ...] = ()
+    station_points: int = 0
+    tunnel_reveal: int = 0
+    initial_long_tickets: int = 0
 
     @property
     def score_categories(self) -> tuple[str, ...]:
@@ -50,6 +66,12 @@ class BoardRules:
             categories += ("longest_path_bonus",)
         if self.attraction_points:
             categories += ("attractions",)
+        if self.merchandise_cards:
+            categories += ("merchandise",)
+        if self.tourist_symbols:
+            categories += ("tourists",)
+        if self.stations:
+            categories += ("stations",)
         return categories
 
 
@@ -83,6 +105,10 @@ class Board:
         self.route_colour = tuple(
             -1 if r["color"] == "gray" else colour_index[r["color"]] for r in routes
         )
+        # Amsterdam's cart symbol; ferry symbols (San Francisco, Europe): wilds the route needs.
+        self.route_carts = tuple(bool(r.get("carts")) for r in routes)
+        self.route_ferries = tuple(int(r.get("ferries", r.get("locomotives", 0))) for r in routes)
+        self.route_tunnel = tuple(bool(r.get("tunnel")) for r in routes)
         self.route_label = tuple(
             f"{r['id']} ({self.city_names[r['a']]}–{self.city_names[r['b']]}, "
             f"{r['length']} {r['color']})"
@@ -101,8 +127,11 @@ class Board:
         self.tickets = tuple(
             Ticket(i + 1, t["a"], t["b"], int(t["points"])) for i, t in enumerate(data["tickets"])
         )
+        # Europe's long tickets (dealt one each at setup) form their own deck.
+        self.ticket_long = tuple(t.get("deck") == "long" for t in data["tickets"])
         self.ticket_json = tuple(
-            {"id": t.id, "a": t.a, "b": t.b, "points": t.points} for t in self.tickets
+            {"id": t.id, "a": t.a, "b": t.b, "points": t.points} | ({"long": True} if long else {})
+            for t, long in zip(self.tickets, self.ticket_long, strict=True)
         )
         self.card_names = (*rules.colours, "wild")
         self.route_key = tuple(str(r["id"]) for r in routes)
@@ -116,10 +145,40 @@ class Board:
         if missing_points:
             raise ValueError(f"no route points for lengths {sorted(missing_points)}")
         self._build_claim_tables(rules)
+        self.place_actions = tuple(PlaceStack(c) for c in self.cities)
+        # station_table[city][colour][k]: a station paid with that colour and k wilds;
+        # station_all_wild[city][n]: paid with n wilds.
+        most = max(rules.station_costs, default=0)
+        self.station_table = tuple(
+            tuple(tuple(BuildStation(city, c, k) for k in range(most)) for c in rules.colours)
+            for city in self.cities
+        )
+        self.station_all_wild = tuple(
+            tuple(BuildStation(city, None, n) for n in range(most + 1)) for city in self.cities
+        )
+        self.take_actions = tuple(TakeToken(c) for c in self.cities)
+        self._build_tourist_stacks(data, rules)
+
+    def _build_tourist_stacks(self, data: dict[str, Any], rules: BoardRules) -> None:
+        """San Francisco: ``tourist_fixed`` lists (city, symbol) of the stacks printed on the
+        board; ``tourist_placed`` the symbols of the stacks the players place, in data order."""
+        self.tourist_fixed: tuple[tuple[int, int], ...] = ()
+        self.tourist_placed: tuple[int, ...] = ()
+        if not rules.tourist_symbols:
+            return
+        symbol_index = {s: i for i, s in enumerate(rules.tourist_symbols)}
+        stacks = data.get("tourist_stacks") or {}
+        unknown = [c for c in stacks if c not in self.city_index]
+        unknown += [s for s in stacks.values() if s not in symbol_index]
+        if unknown or len(set(stacks.values())) != len(stacks):
+            raise ValueError(f"tourist_stacks: unknown or repeated entries {unknown or stacks}")
+        self.tourist_fixed = tuple((self.city_index[c], symbol_index[s]) for c, s in stacks.items())
+        used = set(stacks.values())
+        self.tourist_placed = tuple(i for i, s in enumerate(rules.tourist_symbols) if s not in used)
 
     def public_json(self) -> dict[str, Any]:
         """The printed board, as every player sees it: cities, routes, tickets, route points."""
-        keep = ("id", "a", "b", "length", "color", "tunnel", "locomotives", "carts")
+        keep = ("id", "a", "b", "length", "color", "tunnel", "locomotives", "ferries", "carts")
         return {
             "cities": [dict(c) for c in self.data["cities"]],
             "routes": [{k: r[k] for k in keep if k in r} for r in self.data["routes"]],
@@ -132,6 +191,9 @@ class Board:
                 "last_round_trigger": self.rules.last_round_trigger,
                 "longest_path_bonus": self.rules.longest_path_bonus,
                 "draw_tickets_keep": self.rules.draw_tickets_keep,
+                "stations": self.rules.stations,
+                "station_costs": list(self.rules.station_costs),
+                "tunnel_reveal": self.rules.tunnel_reveal,
             },
         }
 

@@ -103,6 +103,7 @@ def determinize(variant: Variant, observation: dict[str, Any], rng: random.Rando
         raise ValueError("the observation's ticket counts do not add up")
     state._ticket_deck = hidden
 
+    _restore_extras(state, observation)
     state._keep_cache = {}
     state._phase = phase
     state._setup_left, state._setup_returns = 0, []
@@ -113,3 +114,22 @@ def determinize(variant: Variant, observation: dict[str, Any], rng: random.Rando
     state._result = None
     state.turn = observation["turn"]
     return state
+
+
+def _restore_extras(state: BoardState, observation: dict[str, Any]) -> None:
+    """The city editions' extra components: all public, copied from the observation."""
+    rules, board = state.rules, state.board
+    public = observation["public"]
+    state._merch = [p.get("merchandise", 0) for p in public]
+    state._merch_left = observation.get("merchandise_left", 0)
+    symbol = {s: i for i, s in enumerate(rules.tourist_symbols)}
+    state._tokens = [sum(1 << symbol[s] for s in p.get("tourist_tokens", ())) for p in public]
+    state._stacks = {
+        board.city_index[c]: [symbol[v["symbol"]], v["tokens"]]
+        for c, v in observation.get("tourist_stacks", {}).items()
+    }
+    state._placements = [
+        (p["seat"], symbol[p["symbol"]], p["tokens"])
+        for p in observation.get("stacks_to_place", ())
+    ]
+    state._token_offer = [board.city_index[c] for c in observation.get("token_choices", ())]

@@ -26,6 +26,8 @@ from arena.engine.actions import (
     DrawTickets,
     KeepTickets,
     Pass,
+    PlaceStack,
+    TakeToken,
     parse_action,
 )
 from arena.engine.errors import IllegalActionError
@@ -36,8 +38,16 @@ if TYPE_CHECKING:
     from arena.engine.board import Board, BoardRules
     from arena.engine.variant import Variant
 
-SETUP, TURN, SECOND_DRAW, KEEP, OVER = range(5)
-PHASE_NAMES = ("setup_tickets", "turn", "second_draw", "keep_tickets", "over")
+SETUP, TURN, SECOND_DRAW, KEEP, OVER, PLACE, TOKEN = range(7)
+PHASE_NAMES = (
+    "setup_tickets",
+    "turn",
+    "second_draw",
+    "keep_tickets",
+    "over",
+    "place_stacks",  # San Francisco setup: a seat places a tourist stack
+    "take_token",  # San Francisco: after a claim, a seat picks one of two tourist tokens
+)
 
 
 def _keep_choices(offered: int, minimum: int) -> tuple[KeepTickets, ...]:
@@ -63,19 +73,25 @@ class BoardState:
         "_hands",
         "_keep_cache",
         "_last_round",
+        "_merch",
+        "_merch_left",
         "_offers",
         "_owner",
         "_passes",
         "_phase",
+        "_placements",
         "_result",
         "_rng",
         "_route_points",
         "_routes",
         "_setup_left",
         "_setup_returns",
+        "_stacks",
         "_ticket_deck",
         "_tickets",
         "_to_move",
+        "_token_offer",
+        "_tokens",
         "_trains",
         "board",
         "first_player",
@@ -132,6 +148,35 @@ class BoardState:
         self._passes = 0
         self._result: GameResult | None = None
         self.turn = 0
+        # Amsterdam: Merchandise cards held and left; San Francisco: tourist symbols held
+        # (a bit mask per seat), stacks on the board (city -> [symbol, tokens left]), stacks
+        # still to be placed (seat, symbol, tokens) and the locations of a pending choice.
+        self._merch = [0] * num_players
+        self._merch_left = rules.merchandise_cards
+        self._tokens = [0] * num_players
+        self._stacks: dict[int, list[int]] = {}
+        self._placements: list[tuple[int, int, int]] = []
+        self._token_offer: list[int] = []
+        if rules.tourist_symbols:
+            self._set_out_tourist_stacks()
+
+    def _set_out_tourist_stacks(self) -> None:
+        """The printed stacks go on their locations; with 3-4 players the last seat and then
+        the second-to-last place one of the other two stacks each, with 2 the second seat
+        places both (docs/RULES.md). Their choices come before the initial tickets."""
+        n, first = self.num_players, self.first_player
+        fixed, placed = self.rules.tourist_stack_tokens[n]
+        for city, symbol in self.board.tourist_fixed:
+            self._stacks[city] = [symbol, fixed]
+        last, second_to_last = (first + n - 1) % n, (first + n - 2) % n
+        placers = [last, second_to_last] if n >= 3 else [(first + 1) % n] * 2
+        self._placements = [
+            (seat, symbol, placed)
+            for seat, symbol in zip(placers, self.board.tourist_placed, strict=False)
+        ]
+        if self._placements:
+            self._phase = PLACE
+            self._to_move = self._placements[0][0]
 
     # ------------------------------------------------------------------ queries
 
@@ -166,6 +211,12 @@ class BoardState:
             return self._second_draw_actions()
         if phase in (SETUP, KEEP):
             return list(self._keep_options())
+        if phase == PLACE:
+            stacks, place = self._stacks, self.board.place_actions
+            return [place[c] for c in range(len(place)) if c not in stacks]
+        if phase == TOKEN:
+            take = self.board.take_actions
+            return [take[c] for c in self._token_offer]
         return []
 
     def _keep_options(self) -> tuple[KeepTickets, ...]:
@@ -215,6 +266,7 @@ class BoardState:
         length = board.route_length
         table = board.claim_table
         all_wild = board.claim_all_wild
+        ferries = board.route_ferries  # wilds a ferry route needs at least
         # With enough players both tracks of a double route are open, but never to one player.
         check_sibling = self.num_players >= self.rules.double_routes_min_players
         sibling = board.route_sibling
@@ -232,6 +284,8 @@ class BoardState:
                     continue
                 payments = table[r][c]
                 low = size - have if size > have else 0
+                if ferries[r] > low:
+                    low = ferries[r]
                 high = wilds if wilds < size else size - 1
                 for k in range(low, high + 1):
                     actions.append(payments[k])
@@ -263,6 +317,8 @@ class BoardState:
                     continue
                 payments = options[c]
                 low = size - have if size > have else 0
+                if ferries[r] > low:
+                    low = ferries[r]
                 high = wilds if wilds < size else size - 1
                 for k in range(low, high + 1):
                     actions.append(payments[k])
@@ -292,6 +348,10 @@ class BoardState:
             self._draw_tickets(action)
         elif kind is Pass:
             self._pass(action)
+        elif kind is PlaceStack:
+            self._place_stack(action)
+        elif kind is TakeToken:
+            self._take_token(action)
         else:
             raise IllegalActionError(action, "action.unknown", "not an action of this game")
 
@@ -301,6 +361,8 @@ class BoardState:
                 SETUP: "choose which initial tickets to keep ('keep ...')",
                 SECOND_DRAW: "draw a second train card",
                 KEEP: "choose which drawn tickets to keep ('keep ...')",
+                PLACE: "place a tourist stack ('place LOCATION')",
+                TOKEN: "choose a tourist token ('token LOCATION')",
             }[self._phase]
             raise IllegalActionError(action, "turn.phase", f"the player must {expected} first")
 
@@ -424,6 +486,14 @@ class BoardState:
                     f"paying needs {size - wilds} {action.colour} cards, the player has "
                     f"{hand[colour]}",
                 )
+        ferries = board.route_ferries[r]
+        if wilds < ferries:
+            raise IllegalActionError(
+                action,
+                "claim.ferry",
+                f"route {label} is a ferry: it needs at least {ferries} "
+                f"{self.rules.wild_name}s, the payment has {wilds}",
+            )
         if hand[wild] < wilds:
             raise IllegalActionError(
                 action,
@@ -441,12 +511,73 @@ class BoardState:
         self._routes[seat].append(r)
         self._trains[seat] -= size
         self._route_points[seat] += board.route_points[size]
+        if self._merch_left and board.route_carts[r]:
+            self._merch_left -= 1
+            self._merch[seat] += 1
         free = self._free
         free[board.route_colour[r]].remove(r)
         if sibling >= 0 and self.num_players < self.rules.double_routes_min_players:
             free[board.route_colour[sibling]].remove(sibling)
         if -1 in self._display:
             self._refill_display()
+        if self._stacks and self._offer_tokens(seat, r):
+            return  # the player chooses between two tokens first
+        self._end_turn()
+
+    def _offer_tokens(self, seat: int, r: int) -> bool:
+        """Give ``seat`` a tourist token at an end of route ``r`` of a symbol it lacks; with
+        two such ends, wait for its choice (True)."""
+        stacks, held = self._stacks, self._tokens[seat]
+        board = self.board
+        ends = [
+            c
+            for c in (board.route_a[r], board.route_b[r])
+            if c in stacks and stacks[c][1] and not held >> stacks[c][0] & 1
+        ]
+        if len(ends) == 2:
+            self._token_offer = ends
+            self._phase = TOKEN
+            return True
+        if ends:
+            self._give_token(seat, ends[0])
+        return False
+
+    def _give_token(self, seat: int, city: int) -> None:
+        stack = self._stacks[city]
+        stack[1] -= 1
+        self._tokens[seat] |= 1 << stack[0]
+
+    def _city(self, action: PlaceStack | TakeToken, rule: str) -> int:
+        city = self.board.city_index.get(action.city)
+        if city is None:
+            raise IllegalActionError(action, rule, f"no location '{action.city}' on this map")
+        return city
+
+    def _place_stack(self, action: PlaceStack) -> None:
+        if self._phase != PLACE:
+            raise IllegalActionError(action, "place.phase", "no tourist stack is waiting")
+        city = self._city(action, "place.location")
+        if city in self._stacks:
+            raise IllegalActionError(
+                action, "place.occupied", f"location '{action.city}' already holds a stack"
+            )
+        _, symbol, tokens = self._placements.pop(0)
+        self._stacks[city] = [symbol, tokens]
+        if self._placements:
+            self._to_move = self._placements[0][0]
+        else:
+            self._phase = SETUP
+            self._to_move = self.first_player
+
+    def _take_token(self, action: TakeToken) -> None:
+        if self._phase != TOKEN:
+            raise IllegalActionError(action, "token.phase", "no tourist token choice is pending")
+        city = self._city(action, "token.location")
+        if city not in self._token_offer:
+            names = " or ".join(self.board.cities[c] for c in self._token_offer)
+            raise IllegalActionError(action, "token.choice", f"the token is taken at {names}")
+        self._give_token(self._to_move, city)
+        self._token_offer = []
         self._end_turn()
 
     def _draw_tickets(self, action: DrawTickets) -> None:
@@ -606,10 +737,11 @@ class BoardState:
             }
             for p in range(self.num_players)
         ]
+        self._extras_public(players)
         own_offer = (
             self._offers[seat] if self._to_move == seat and self._phase in (SETUP, KEEP) else []
         )
-        return {
+        observation = {
             "variant": self.variant.name,
             "seat": seat,
             "players": self.num_players,
@@ -630,6 +762,37 @@ class BoardState:
             "last_round": self._last_round >= 0,
             "turns_left": self._last_round if self._last_round >= 0 else None,
         }
+        self._extras_shared(observation)
+        return observation
+
+    def _extras_public(self, players: list[dict[str, Any]]) -> None:
+        """Per-seat public facts of the city editions' extra components."""
+        rules = self.rules
+        if rules.merchandise_cards:
+            for p, row in enumerate(players):
+                row["merchandise"] = self._merch[p]
+        if rules.tourist_symbols:
+            symbols = rules.tourist_symbols
+            for p, row in enumerate(players):
+                held = self._tokens[p]
+                row["tourist_tokens"] = [s for i, s in enumerate(symbols) if held >> i & 1]
+
+    def _extras_shared(self, observation: dict[str, Any]) -> None:
+        """Board-wide public facts of the city editions' extra components."""
+        rules = self.rules
+        if rules.merchandise_cards:
+            observation["merchandise_left"] = self._merch_left
+        if rules.tourist_symbols:
+            symbols, cities = rules.tourist_symbols, self.board.cities
+            observation["tourist_stacks"] = {
+                cities[c]: {"symbol": symbols[sym], "tokens": n}
+                for c, (sym, n) in sorted(self._stacks.items())
+            }
+            observation["stacks_to_place"] = [
+                {"seat": seat, "symbol": symbols[sym], "tokens": n}
+                for seat, sym, n in self._placements
+            ]
+            observation["token_choices"] = [cities[c] for c in self._token_offer]
 
     def copy(self) -> BoardState:
         """An independent copy (for search): same future under the same actions."""
@@ -656,6 +819,11 @@ class BoardState:
         new._setup_returns = self._setup_returns[:]
         new._last_round, new._passes, new.turn = self._last_round, self._passes, self.turn
         new._result = self._result
+        new._merch, new._merch_left = self._merch[:], self._merch_left
+        new._tokens = self._tokens[:]
+        new._stacks = {c: stack[:] for c, stack in self._stacks.items()}
+        new._placements = self._placements[:]
+        new._token_offer = self._token_offer[:]
         return new
 
     def fingerprint(self) -> tuple:
@@ -679,6 +847,12 @@ class BoardState:
             self._last_round,
             self._passes,
             self.turn,
+            tuple(self._merch),
+            self._merch_left,
+            tuple(self._tokens),
+            tuple(sorted((c, *stack) for c, stack in self._stacks.items())),
+            tuple(self._placements),
+            tuple(self._token_offer),
         )
 
     # ------------------------------------------------------------------ result
@@ -726,4 +900,23 @@ class BoardState:
             for seat, row in enumerate(rows):
                 touched = {c for r in self._routes[seat] for c in (a[r], b[r])}
                 row["attractions"] = rules.attraction_points * len(touched & board.attractions)
+        if rules.merchandise_cards:
+            self._score_merchandise(rows)
+        if rules.tourist_symbols:
+            bonus = rules.tourist_bonus
+            for seat, row in enumerate(rows):
+                distinct = self._tokens[seat].bit_count()
+                row["tourist_symbols"] = distinct
+                row["tourists"] = bonus[min(distinct, len(bonus) - 1)]
         return GameResult.from_breakdown(rows, rules.score_categories, rules.tie_breaks)
+
+    def _score_merchandise(self, rows: list[dict[str, int]]) -> None:
+        """Most Merchandise cards: position k (0-based) scores the table's k-th bonus; tied
+        players all score their shared position and the next positions are skipped; a
+        player without a card scores nothing."""
+        table = self.rules.merchandise_bonus[self.num_players]
+        counts = self._merch
+        for seat, row in enumerate(rows):
+            position = sum(other > counts[seat] for other in counts)
+            row["merchandise_cards"] = counts[seat]
+            row["merchandise"] = table[position] if counts[seat] and position < len(table) else 0

@@ -23,11 +23,21 @@ def route_points(data: dict[str, Any]) -> dict[int, int]:
     return {int(length): points for length, points in data["route_points"].items()}
 
 
-def board_variant(name: str, description: str, rules: BoardRules, data: dict[str, Any]) -> Variant:
-    """A board variant on ``data``; unplayable (with the reason) when the data lists gaps."""
+def board_variant(
+    name: str,
+    description: str,
+    rules: BoardRules,
+    data: dict[str, Any],
+    extra_missing: list[str] | tuple[str, ...] = (),
+) -> Variant:
+    """A board variant on ``data``; unplayable (with the reason) when the data lists gaps.
+
+    ``extra_missing`` names facts the variant needs that the data lacks without
+    saying so in its ``missing`` list."""
     missing = tuple(data.get("missing", ()))
-    if not missing and not data.get("routes"):
-        missing = ("routes",)
+    missing += tuple(m for m in extra_missing if m not in missing)
+    if not missing:
+        missing = tuple(key for key in ("cities", "routes", "tickets") if not data.get(key))
     return Variant(
         name=name,
         title=data["title"],

@@ -1,0 +1,388 @@
+"""The city editions' rules: what the three share, Amsterdam's Merchandise cards and San
+Francisco's ferries and tourist tokens (on fixture maps, since both editions' packaged
+data is incomplete), and how an incomplete edition refuses to play."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.engine import IllegalActionError, VariantUnavailableError
+from arena.referee.faults import TimeControl
+from arena.referee.referee import Referee
+from arena.referee.seats import InProcessSeat
+from arena.variants import get_variant, new_game
+from arena.variants.mapdata import load_map
+from bots import get_bot
+from tests.city_fixtures import AMSTERDAM, SANFRANCISCO
+from tests.helpers import collect_cards
+
+NEWYORK = get_variant("newyork")
+CITY_EDITIONS = [NEWYORK, AMSTERDAM, SANFRANCISCO]
+
+
+def started(variant, players=4, seed=1):
+    """Past the setup: San Francisco's two stacks on Fort Mason and Pier 39, every ticket
+    kept."""
+    state = new_game(variant, players, seed)
+    for city in ("fort-mason", "pier-39"):
+        if state.phase == "place_stacks":
+            state.apply(f"place {city}")
+    while state.phase == "setup_tickets":
+        state.apply(state.legal_actions()[-1])
+    return state
+
+
+def give(state, seat, colour=None, count=0, wilds=0):
+    """Exactly these cards in ``seat``'s hand, every other card in the deck or face up."""
+    collect_cards(state)  # every card into the deck (other hands too), so any hand can be dealt
+    hand = state._hands[seat]
+    wanted = {len(hand) - 1: wilds}
+    if colour is not None:
+        wanted[state.board.colour_index[colour]] = count
+    for c, n in wanted.items():
+        for _ in range(n):
+            state._deck.remove(c)
+        hand[c] = n
+    state._display[:] = [state._deck.pop(0) for _ in state._display]
+
+
+def route_id(state, a, b):
+    return next(r["id"] for r in state.board.data["routes"] if {r["a"], r["b"]} == {a, b})
+
+
+def finish(state):
+    """End the game at once: nobody holds or can draw anything, so every seat passes."""
+    for p in range(state.num_players):
+        state._tickets[p].clear()
+    for hand in state._hands:
+        hand[:] = [0] * len(hand)
+    state._deck.clear()
+    state._ticket_deck.clear()
+    state._display[:] = [-1] * len(state._display)
+    state._discards[:] = [0] * len(state._discards)
+    while not state.is_over:
+        state.apply("pass")
+    return state.result()
+
+
+# -- what the three editions share --------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant", CITY_EDITIONS, ids=lambda v: v.name)
+def test_shared_components_and_setup(variant):
+    state = new_game(variant, 4, 2)
+    rules = state.rules
+    assert rules.colours and len(rules.colours) == 6 and rules.cards_per_colour == 6
+    assert rules.wild_cards == 8 and rules.face_up == 5 and rules.face_up_wild_reset == 3
+    assert all(sum(h) == 2 for h in state._hands) and all(len(o) == 2 for o in state._offers)
+    assert rules.route_points == {1: 1, 2: 2, 3: 4, 4: 7} | (
+        {5: 10} if 5 in rules.route_points else {}
+    )
+    assert rules.last_round_trigger == 2 and rules.longest_path_bonus == 0
+    assert rules.tie_breaks == ("completed_tickets",)
+    assert (rules.min_players, rules.max_players) == (2, 4)
+    with pytest.raises(ValueError, match="2-4 players"):
+        new_game(variant, 5, 1)
+
+
+@pytest.mark.parametrize("variant", CITY_EDITIONS, ids=lambda v: v.name)
+def test_tickets_two_keep_at_least_one_and_a_single_last_ticket(variant):
+    state = started(variant, players=2)
+    state.apply("tickets")
+    assert [str(a) for a in state.legal_actions()] == ["keep 0", "keep 1", "keep 0 1"]
+    state.apply("keep 0")
+    state._ticket_deck[:] = state._ticket_deck[-1:]
+    state.apply("draw deck")
+    state.apply("draw deck")
+    state.apply("tickets")
+    assert [str(a) for a in state.legal_actions()] == ["keep 0"]
+
+
+@pytest.mark.parametrize("variant", CITY_EDITIONS, ids=lambda v: v.name)
+def test_two_players_use_one_track_of_a_double_route_and_nobody_both(variant):
+    for players, rule in ((2, "claim.double-closed"), (3, "claim.double-own")):
+        state = started(variant, players=players)
+        seat = state.to_move
+        board = state.board
+        first = next(r for r in range(board.num_routes) if board.route_sibling[r] >= 0)
+        other = board.route_sibling[first]
+        owner = seat if players == 3 else (seat + 1) % players
+        state._owner[first] = owner  # as if claimed earlier
+        state._routes[owner].append(first)
+        state._free[board.route_colour[first]].remove(first)
+        if players == 2:
+            state._free[board.route_colour[other]].remove(other)
+        colour = board.route_colour[other]
+        name = state.rules.colours[colour] if colour >= 0 else state.rules.colours[0]
+        give(state, seat, name, 6, 0)
+        assert not any(a.route == other + 1 for a in state.legal_actions() if hasattr(a, "route"))
+        with pytest.raises(IllegalActionError) as error:
+            state.apply(f"claim {other + 1} {name}")
+        assert error.value.rule == rule
+
+
+# -- Amsterdam ------------------------------------------------------------------------------
+
+
+def test_amsterdam_components_on_the_real_map():
+    data = load_map("amsterdam")
+    assert AMSTERDAM.rules.pieces_per_player == 16 and AMSTERDAM.rules.merchandise_cards == 16
+    assert sum(1 for r in data["routes"] if r.get("carts")) == 16
+    assert AMSTERDAM.rules.merchandise_bonus == {4: (8, 6, 4, 2), 3: (8, 5, 2), 2: (8, 4)}
+
+
+def test_a_cart_route_gives_a_public_merchandise_card_and_others_do_not():
+    state = started(AMSTERDAM, players=3)
+    board = state.board
+    cart = next(r for r in range(board.num_routes) if board.route_carts[r])
+    plain = next(r for r in range(board.num_routes) if not board.route_carts[r])
+    seat = state.to_move
+    give(state, seat, wilds=board.route_length[cart])
+    state.apply(f"claim {cart + 1} w{board.route_length[cart]}")
+    assert state._merch[seat] == 1 and state._merch_left == 15
+    view = state.observation((seat + 1) % 3)
+    assert view["public"][seat]["merchandise"] == 1 and view["merchandise_left"] == 15
+    seat = state.to_move
+    give(state, seat, wilds=board.route_length[plain])
+    state.apply(f"claim {plain + 1} w{board.route_length[plain]}")
+    assert state._merch[seat] == 0 and state._merch_left == 15
+
+
+def test_no_merchandise_card_once_the_deck_is_empty():
+    state = started(AMSTERDAM, players=2)
+    board = state.board
+    cart = next(r for r in range(board.num_routes) if board.route_carts[r])
+    state._merch_left = 0
+    state._merch[1 - state.to_move] = 16
+    seat = state.to_move
+    give(state, seat, wilds=board.route_length[cart])
+    state.apply(f"claim {cart + 1} w{board.route_length[cart]}")
+    assert state._merch[seat] == 0 and state._merch_left == 0
+
+
+@pytest.mark.parametrize(
+    ("counts", "bonus"),
+    [
+        ((5, 3, 2, 1), (8, 6, 4, 2)),
+        ((5, 5, 3, 1), (8, 8, 4, 2)),  # tied first: both 8, second place skipped
+        ((4, 2, 2, 0), (8, 6, 6, 0)),  # tied second; no card, no bonus
+        ((3, 3, 3, 3), (8, 8, 8, 8)),
+        ((1, 2, 2, 2), (2, 8, 8, 8)),
+        ((0, 0, 0, 0), (0, 0, 0, 0)),
+        ((2, 1, 0), (8, 5, 0)),
+        ((1, 1, 1), (8, 8, 8)),
+        ((2, 2, 1), (8, 8, 2)),
+        ((3, 1), (8, 4)),
+        ((3, 3), (8, 8)),
+        ((2, 0), (8, 0)),
+    ],
+)
+def test_merchandise_end_bonus_with_ties(counts, bonus):
+    state = started(AMSTERDAM, players=len(counts))
+    state._merch = list(counts)
+    state._merch_left = 16 - sum(counts)
+    result = finish(state)
+    assert tuple(row["merchandise"] for row in result.breakdown) == bonus
+    assert "merchandise" in result.categories
+    assert result.scores == bonus  # nothing else was scored
+
+
+# -- San Francisco --------------------------------------------------------------------------
+
+
+def stacks(state):
+    return {state.board.cities[c]: tuple(s) for c, s in state._stacks.items()}
+
+
+@pytest.mark.parametrize(("players", "fixed", "placed"), [(4, 3, 3), (3, 2, 2), (2, 2, 1)])
+def test_tourist_stacks_at_setup(players, fixed, placed):
+    state = new_game(SANFRANCISCO, players, 5)
+    first = state.first_player
+    printed = {"alcatraz", "golden-gate-bridge", "the-embarcadero", "sunset", "potrero-hill"}
+    assert {c: n for c, (_, n) in stacks(state).items()} == dict.fromkeys(printed, fixed)
+    if players >= 3:
+        placers = [(first + players - 1) % players, (first + players - 2) % players]
+    else:
+        placers = [(first + 1) % 2] * 2
+    assert state.phase == "place_stacks"
+    for placer, city in zip(placers, ("pier-39", "mission-district"), strict=True):
+        assert state.to_move == placer
+        legal = {str(a) for a in state.legal_actions()}
+        assert legal == {f"place {c}" for c in state.board.cities if c not in stacks(state)}
+        view = state.observation(placer)
+        assert view["stacks_to_place"][0]["seat"] == placer
+        state.apply(f"place {city}")
+    symbols = {c: state.rules.tourist_symbols[s] for c, (s, _) in stacks(state).items()}
+    assert symbols["pier-39"] == "fortune-cookie" and symbols["mission-district"] == "sea-lion"
+    assert stacks(state)["pier-39"][1] == placed
+    assert state.phase == "setup_tickets" and state.to_move == first
+
+
+def test_placing_a_stack_on_a_taken_or_unknown_location_is_illegal():
+    state = new_game(SANFRANCISCO, 4, 5)
+    for text, rule in (("place sunset", "place.occupied"), ("place mars", "place.location")):
+        with pytest.raises(IllegalActionError) as error:
+            state.apply(text)
+        assert error.value.rule == rule
+    with pytest.raises(IllegalActionError) as error:
+        state.apply("keep 0")
+    assert error.value.rule == "keep.no-offer"
+
+
+def test_a_ferry_needs_one_wild_per_ferry_symbol():
+    state = started(SANFRANCISCO, players=2)
+    seat = state.to_move
+    alcatraz = route_id(state, "alcatraz", "fort-mason")  # blue, 3, one ferry
+    give(state, seat, "blue", 3, 0)
+    assert not [a for a in state.legal_actions() if getattr(a, "route", 0) == alcatraz]
+    with pytest.raises(IllegalActionError) as error:
+        state.apply(f"claim {alcatraz} blue")
+    assert error.value.rule == "claim.ferry" and "at least 1" in error.value.reason
+    give(state, seat, "blue", 2, 1)
+    legal = [str(a) for a in state.legal_actions() if getattr(a, "route", 0) == alcatraz]
+    assert legal == [f"claim {alcatraz} blue w1"]
+    state.apply(f"claim {alcatraz} blue w1")
+    assert state._owner[alcatraz - 1] == seat
+
+
+def test_an_all_ferry_route_is_paid_with_wilds_only():
+    state = started(SANFRANCISCO, players=2)
+    seat = state.to_move
+    pier = route_id(state, "alcatraz", "pier-39")  # gray, 2, two ferries
+    give(state, seat, "red", 5, 1)
+    assert not [a for a in state.legal_actions() if getattr(a, "route", 0) == pier]
+    give(state, seat, "red", 5, 2)
+    legal = [str(a) for a in state.legal_actions() if getattr(a, "route", 0) == pier]
+    assert legal == [f"claim {pier} w2"]
+
+
+def test_a_claim_takes_a_token_of_a_new_symbol_at_one_end():
+    state = started(SANFRANCISCO, players=2)
+    seat = state.to_move
+    r = route_id(state, "mission-district", "potrero-hill")  # only potrero-hill has a stack
+    give(state, seat, "pink", 2)
+    state.apply(f"claim {r} pink")
+    crab = state.rules.tourist_symbols.index("crab")
+    assert state._tokens[seat] == 1 << crab and state.phase == "turn"
+    assert state.observation(1 - seat)["public"][seat]["tourist_tokens"] == ["crab"]
+    assert stacks(state)["potrero-hill"] == (crab, 1)
+    # The other seat takes the last token; a symbol already held is not taken twice.
+    other = state.to_move
+    r2 = route_id(state, "potrero-hill", "the-embarcadero")
+    state._tokens[other] = 1 << state.rules.tourist_symbols.index("tram")
+    give(state, other, "red", 2)
+    state.apply(f"claim {r2} red")
+    assert state._tokens[other].bit_count() == 2 and stacks(state)["potrero-hill"][1] == 0
+    assert stacks(state)["the-embarcadero"][1] == 2
+
+
+def test_an_empty_stack_gives_nothing():
+    state = started(SANFRANCISCO, players=2)
+    seat = state.to_move
+    state._stacks[state.board.city_index["potrero-hill"]][1] = 0
+    give(state, seat, "pink", 2)
+    state.apply(f"claim {route_id(state, 'mission-district', 'potrero-hill')} pink")
+    assert state._tokens[seat] == 0
+
+
+def test_two_qualifying_ends_are_the_players_choice():
+    state = started(SANFRANCISCO, players=2)
+    seat = state.to_move
+    r = route_id(state, "golden-gate-bridge", "sunset")  # both ends hold a stack
+    give(state, seat, "green", 3)
+    state.apply(f"claim {r} green")
+    assert state.phase == "take_token" and state.to_move == seat
+    assert {str(a) for a in state.legal_actions()} == {"token golden-gate-bridge", "token sunset"}
+    assert state.observation(1 - seat)["token_choices"] == ["golden-gate-bridge", "sunset"]
+    with pytest.raises(IllegalActionError) as error:
+        state.apply("token alcatraz")
+    assert error.value.rule == "token.choice"
+    with pytest.raises(IllegalActionError) as error:
+        state.apply("draw deck")
+    assert error.value.rule == "turn.phase"
+    state.apply("token sunset")
+    assert state._tokens[seat] == 1 << state.rules.tourist_symbols.index("flower")
+    assert state.phase == "turn" and state.to_move == 1 - seat
+
+
+def test_one_end_with_a_symbol_already_held_leaves_no_choice():
+    state = started(SANFRANCISCO, players=2)
+    seat = state.to_move
+    state._tokens[seat] = 1 << state.rules.tourist_symbols.index("flower")
+    give(state, seat, "green", 3)
+    state.apply(f"claim {route_id(state, 'golden-gate-bridge', 'sunset')} green")
+    assert state.phase == "turn"
+    assert state._tokens[seat] == (1 << 6) | (1 << 3)  # flower, then bridge
+
+
+@pytest.mark.parametrize(
+    ("distinct", "points"), [(0, 0), (1, 0), (2, 1), (3, 2), (4, 4), (5, 6), (6, 9), (7, 12)]
+)
+def test_tourist_end_bonus_by_distinct_symbols(distinct, points):
+    state = started(SANFRANCISCO, players=2)
+    state._tokens[0] = (1 << distinct) - 1
+    for stack in state._stacks.values():
+        stack[1] = 0  # keep the tokens conserved in spirit: the stacks are spent
+    result = finish(state)
+    assert result.breakdown[0]["tourists"] == points
+    assert result.breakdown[0]["tourist_symbols"] == distinct
+    assert result.breakdown[1]["tourists"] == 0
+
+
+def test_ties_share_the_victory_after_completed_tickets():
+    state = started(SANFRANCISCO, players=2)
+    state._tokens[0] = state._tokens[1] = 0b11
+    result = finish(state)
+    assert result.scores == (1, 1) and result.ranks == (1, 1)
+
+
+def test_the_last_round_starts_at_two_trams():
+    state = started(SANFRANCISCO, players=2)
+    seat = state.to_move
+    state._trains[seat] = 3
+    give(state, seat, "green", 1)
+    state.apply(f"claim {route_id(state, 'pier-39', 'the-embarcadero')} green")
+    assert not state.observation(seat)["last_round"]  # the turn ends with the token choice
+    state.apply("token pier-39")
+    assert state.observation(seat)["last_round"]
+
+
+# -- playing them ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant", [AMSTERDAM, SANFRANCISCO], ids=lambda v: v.name)
+def test_the_published_bots_play_the_fixture_editions_through_the_referee(variant):
+    names = ("route-focus", "one-step", "destination-hungry", "random")
+    seats = [InProcessSeat(get_bot(n).factory(f"7:{i}"), n) for i, n in enumerate(names)]
+    outcome = Referee(variant, seats, TimeControl()).play(7)
+    assert outcome.faults == []
+    assert outcome.result.categories[-1] in ("merchandise", "tourists")
+
+
+# -- incomplete data ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [("amsterdam", "20 of the 24 contract cards"), ("sanfrancisco", "all routes")],
+)
+def test_an_edition_with_incomplete_data_says_what_is_missing(name, says):
+    variant = get_variant(name)
+    assert not variant.playable and variant.status == "incomplete data"
+    with pytest.raises(VariantUnavailableError, match=says):
+        variant.new_game(2, 1)
+    listing = CliRunner().invoke(app, ["variants", "--format", "json"])
+    assert listing.exit_code == 0, listing.output
+    assert name in listing.output and "incomplete" in listing.output
+    played = CliRunner().invoke(app, ["play", "--variant", name])
+    assert played.exit_code != 0 and says in " ".join(played.output.split())
+
+
+def test_completing_the_amsterdam_contracts_is_a_data_change_only():
+    """The fixture is the packaged data plus contracts and an empty ``missing``: nothing else."""
+    packaged = load_map("amsterdam")
+    assert AMSTERDAM.data["routes"] == packaged["routes"]
+    assert AMSTERDAM.data["components"] == packaged["components"]
+    assert AMSTERDAM.playable

@@ -2,6 +2,8 @@
 
     python benchmarks/engine.py [--variant usa] [--players 4] [--games 500]
 
+Without --variant it reports every playable variant (4 players each).
+
 A random game is new_game + (legal_actions, uniform choice, apply) until the
 end + result(). The per-decision figure times legal_actions() + apply() alone.
 """
@@ -13,7 +15,7 @@ import platform
 import random
 import time
 
-from arena.variants import get_variant
+from arena.variants import all_variants, get_variant
 
 
 def run(variant_name: str, players: int, games: int, seed: int) -> dict[str, float]:
@@ -56,19 +58,25 @@ def run(variant_name: str, players: int, games: int, seed: int) -> dict[str, flo
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--variant", default="usa")
+    parser.add_argument("--variant", default=None, help="one variant (default: every playable)")
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--games", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    figures = run(args.variant, args.players, args.games, args.seed)
-    print(
-        f"engine benchmark: {args.variant}, {args.players} players, {args.games} random games, "
-        f"one core, Python {platform.python_version()}"
+    names = (
+        [args.variant]
+        if args.variant
+        else [name for name, variant in all_variants().items() if variant.playable]
     )
-    print(f"  random games per second      {figures['games_per_second']:10.1f}")
-    print(f"  decisions per game (mean)    {figures['decisions_per_game']:10.1f}")
-    print(f"  legal_actions()+apply() (us) {figures['us_per_decision']:10.2f}")
+    for name in names:
+        figures = run(name, args.players, args.games, args.seed)
+        print(
+            f"engine benchmark: {name}, {args.players} players, {args.games} random games, "
+            f"one core, Python {platform.python_version()}"
+        )
+        print(f"  random games per second      {figures['games_per_second']:10.1f}")
+        print(f"  decisions per game (mean)    {figures['decisions_per_game']:10.1f}")
+        print(f"  legal_actions()+apply() (us) {figures['us_per_decision']:10.2f}")
 
 
 if __name__ == "__main__":

@@ -59,6 +59,8 @@ class PlannerBot(Bot):
             return draw_for(self.wanted, legal_actions, observation, take_face_up_wild=False)
         if phase in ("place_stacks", "take_token"):
             return tourist_choice(view, legal_actions)
+        if phase == "tunnel":  # pay with the fewest locomotives, or withdraw if it cannot
+            return legal_actions[0]
         return self.turn(view, legal_actions)
 
     # -- shared judgement --------------------------------------------------------------

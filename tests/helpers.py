@@ -76,8 +76,12 @@ def set_deck_top(state: BoardState, names: list[str]) -> None:
 
 
 def total_cards(state: BoardState) -> int:
+    """Every train card: deck, discards, face up, hands, and a pending tunnel's cards."""
+    tunnel = state._tunnel
+    pending = 0 if tunnel is None else tunnel[2] + tunnel[3] + len(tunnel[4])
     return (
-        len(state._deck)
+        pending
+        + len(state._deck)
         + sum(state._discards)
         + sum(1 for c in state._display if c >= 0)
         + sum(sum(h) for h in state._hands)
@@ -104,3 +108,32 @@ def route_id(state: BoardState, a: str, b: str, colour: str | None = None) -> in
         if {route["a"], route["b"]} == {a, b} and colour in (None, route["color"]):
             return route["id"]
     raise KeyError((a, b, colour))
+
+
+def give(state: BoardState, seat: int, colour: str | None = None, count=0, wilds=0) -> None:
+    """Exactly these cards in ``seat``'s hand, every other card in the deck or face up."""
+    collect_cards(state)  # every card into the deck (other hands too), so any hand can be dealt
+    hand = state._hands[seat]
+    wanted = {len(hand) - 1: wilds}
+    if colour is not None:
+        wanted[state.board.colour_index[colour]] = count
+    for c, n in wanted.items():
+        for _ in range(n):
+            state._deck.remove(c)
+        hand[c] = n
+    state._display[:] = [state._deck.pop(0) for _ in state._display]
+
+
+def finish(state: BoardState):
+    """End the game at once: nobody holds or can draw anything, so every seat passes."""
+    for p in range(state.num_players):
+        state._tickets[p].clear()
+    for hand in state._hands:
+        hand[:] = [0] * len(hand)
+    state._deck.clear()
+    state._ticket_deck.clear()
+    state._display[:] = [-1] * len(state._display)
+    state._discards[:] = [0] * len(state._discards)
+    while not state.is_over:
+        state.apply("pass")
+    return state.result()

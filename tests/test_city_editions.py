@@ -16,7 +16,7 @@ from arena.variants import get_variant, new_game
 from arena.variants.mapdata import load_map
 from bots import get_bot
 from tests.city_fixtures import AMSTERDAM, SANFRANCISCO
-from tests.helpers import collect_cards
+from tests.helpers import finish, give, route_id
 
 NEWYORK = get_variant("newyork")
 CITY_EDITIONS = [NEWYORK, AMSTERDAM, SANFRANCISCO]
@@ -32,39 +32,6 @@ def started(variant, players=4, seed=1):
     while state.phase == "setup_tickets":
         state.apply(state.legal_actions()[-1])
     return state
-
-
-def give(state, seat, colour=None, count=0, wilds=0):
-    """Exactly these cards in ``seat``'s hand, every other card in the deck or face up."""
-    collect_cards(state)  # every card into the deck (other hands too), so any hand can be dealt
-    hand = state._hands[seat]
-    wanted = {len(hand) - 1: wilds}
-    if colour is not None:
-        wanted[state.board.colour_index[colour]] = count
-    for c, n in wanted.items():
-        for _ in range(n):
-            state._deck.remove(c)
-        hand[c] = n
-    state._display[:] = [state._deck.pop(0) for _ in state._display]
-
-
-def route_id(state, a, b):
-    return next(r["id"] for r in state.board.data["routes"] if {r["a"], r["b"]} == {a, b})
-
-
-def finish(state):
-    """End the game at once: nobody holds or can draw anything, so every seat passes."""
-    for p in range(state.num_players):
-        state._tickets[p].clear()
-    for hand in state._hands:
-        hand[:] = [0] * len(hand)
-    state._deck.clear()
-    state._ticket_deck.clear()
-    state._display[:] = [-1] * len(state._display)
-    state._discards[:] = [0] * len(state._discards)
-    while not state.is_over:
-        state.apply("pass")
-    return state.result()
 
 
 # -- what the three editions share --------------------------------------------------------

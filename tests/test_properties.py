@@ -57,6 +57,7 @@ def check_conservation(state, cards=None, pieces=None, tickets=None):
         + sum(map(len, state._tickets))
         + sum(map(len, state._offers))
         + len(state._setup_returns)
+        + len(state._out)
     )
     assert held == tickets
     if rules.merchandise_cards:
@@ -69,6 +70,9 @@ def check_conservation(state, cards=None, pieces=None, tickets=None):
         stacks = len(state.board.tourist_fixed) * fixed
         stacks += (len(state.board.tourist_placed) - len(state._placements)) * placed
         assert taken + sum(n for _, n in state._stacks.values()) == stacks
+    if rules.stations:
+        assert all(len(built) <= rules.stations for built in state._stations)
+        assert len(state._station_at) == sum(map(len, state._stations))
 
 
 @settings(max_examples=2000)
@@ -98,7 +102,7 @@ def hide_what_seat_cannot_see(state, seat, rng):
             hand[cards.pop()] += 1
         other._hands[p] = hand
     other._deck = cards
-    tickets = list(other._ticket_deck) + list(other._setup_returns)
+    tickets = list(other._ticket_deck) + list(other._setup_returns) + list(other._out)
     for p in others:
         tickets += other._tickets[p] + other._offers[p]
     rng.shuffle(tickets)
@@ -106,6 +110,7 @@ def hide_what_seat_cannot_see(state, seat, rng):
         for pile in (other._tickets, other._offers):
             pile[p] = [tickets.pop() for _ in pile[p]]
     other._setup_returns = [tickets.pop() for _ in other._setup_returns]
+    other._out = [tickets.pop() for _ in other._out]
     other._ticket_deck = tickets
     return other
 

@@ -124,6 +124,10 @@ class Board:
             elif len(group) > 2:
                 raise ValueError(f"more than two tracks between one pair of cities: {group}")
         self.route_sibling = tuple(sibling)
+        self.city_routes = tuple(
+            tuple(r for r in range(self.num_routes) if i in (self.route_a[r], self.route_b[r]))
+            for i in range(len(self.cities))
+        )
         self.tickets = tuple(
             Ticket(i + 1, t["a"], t["b"], int(t["points"])) for i, t in enumerate(data["tickets"])
         )

@@ -89,19 +89,29 @@ def determinize(variant: Variant, observation: dict[str, Any], rng: random.Rando
     own_tickets = [t["id"] - 1 for t in observation["tickets"]]
     offered = [t["id"] - 1 for t in observation["offered_tickets"]]
     known = set(own_tickets) | set(offered)
-    hidden = [t for t in range(len(board.tickets)) if t not in known]
+    long = board.ticket_long
+    hidden = [t for t in range(len(board.tickets)) if t not in known and not long[t]]
     rng.shuffle(hidden)
+    # Europe: the unseen long tickets are held by some other seats (one each at most) or
+    # out of the game; which seats kept theirs is sampled, consistent with the counts.
+    hidden_long = [t for t in range(len(board.tickets)) if t not in known and long[t]]
+    rng.shuffle(hidden_long)
+    others = [p for p in range(players) if p != seat and observation["public"][p]["tickets"]]
+    keepers = set(rng.sample(others, len(hidden_long) - (observation.get("tickets_out") or 0)))
     state._tickets, state._offers = [], []
     for p, public in enumerate(observation["public"]):
         if p == seat:
             state._tickets.append(own_tickets)
             state._offers.append(offered)
         else:
-            state._tickets.append([hidden.pop() for _ in range(public["tickets"])])
+            held = [hidden_long.pop()] if p in keepers else []
+            held += [hidden.pop() for _ in range(public["tickets"] - len(held))]
+            state._tickets.append(held)
             state._offers.append([hidden.pop() for _ in range(public["offered"])])
     if len(hidden) != observation["ticket_deck_size"]:
         raise ValueError("the observation's ticket counts do not add up")
     state._ticket_deck = hidden
+    state._out = hidden_long
 
     _restore_extras(state, observation)
     state._keep_cache = {}
@@ -133,3 +143,6 @@ def _restore_extras(state: BoardState, observation: dict[str, Any]) -> None:
         for p in observation.get("stacks_to_place", ())
     ]
     state._token_offer = [board.city_index[c] for c in observation.get("token_choices", ())]
+    state._stations = [[board.city_index[c] for c in p.get("stations", ())] for p in public]
+    state._station_at = {c: p for p, cities in enumerate(state._stations) for c in cities}
+    state._tunnel = None

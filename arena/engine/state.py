@@ -13,6 +13,7 @@ the board's precomputed tables.
 
 from __future__ import annotations
 
+import itertools
 import random
 from typing import TYPE_CHECKING, Any
 
@@ -20,14 +21,18 @@ from arena.engine.actions import (
     DRAW_DECK,
     DRAW_TICKETS,
     PASS,
+    WITHDRAW,
     Action,
+    BuildStation,
     ClaimRoute,
     DrawCard,
     DrawTickets,
     KeepTickets,
     Pass,
+    PayTunnel,
     PlaceStack,
     TakeToken,
+    Withdraw,
     parse_action,
 )
 from arena.engine.errors import IllegalActionError
@@ -38,7 +43,7 @@ if TYPE_CHECKING:
     from arena.engine.board import Board, BoardRules
     from arena.engine.variant import Variant
 
-SETUP, TURN, SECOND_DRAW, KEEP, OVER, PLACE, TOKEN = range(7)
+SETUP, TURN, SECOND_DRAW, KEEP, OVER, PLACE, TOKEN, TUNNEL = range(8)
 PHASE_NAMES = (
     "setup_tickets",
     "turn",
@@ -47,6 +52,7 @@ PHASE_NAMES = (
     "over",
     "place_stacks",  # San Francisco setup: a seat places a tourist stack
     "take_token",  # San Francisco: after a claim, a seat picks one of two tourist tokens
+    "tunnel",  # Europe: a tunnel asks for extra cards; the seat pays them or withdraws
 )
 
 
@@ -76,6 +82,7 @@ class BoardState:
         "_merch",
         "_merch_left",
         "_offers",
+        "_out",
         "_owner",
         "_passes",
         "_phase",
@@ -87,12 +94,15 @@ class BoardState:
         "_setup_left",
         "_setup_returns",
         "_stacks",
+        "_station_at",
+        "_stations",
         "_ticket_deck",
         "_tickets",
         "_to_move",
         "_token_offer",
         "_tokens",
         "_trains",
+        "_tunnel",
         "board",
         "first_player",
         "num_players",
@@ -130,14 +140,20 @@ class BoardState:
         self._owner = [-1] * board.num_routes
         self._routes: list[list[int]] = [[] for _ in range(num_players)]
         self._route_points = [0] * num_players
-        ticket_deck = list(range(len(board.tickets)))
+        long = board.ticket_long
+        ticket_deck = [t for t in range(len(board.tickets)) if not long[t]]
         rng.shuffle(ticket_deck)
         self._ticket_deck = ticket_deck  # the top is the end of the list
+        long_deck = [t for t in range(len(board.tickets)) if long[t]]
+        rng.shuffle(long_deck)
         self._tickets: list[list[int]] = [[] for _ in range(num_players)]
         self._offers: list[list[int]] = [[] for _ in range(num_players)]
         for seat in self._seat_order():
+            for _ in range(min(rules.initial_long_tickets, len(long_deck))):
+                self._offers[seat].append(long_deck.pop())
             for _ in range(min(rules.initial_tickets_dealt, len(ticket_deck))):
                 self._offers[seat].append(ticket_deck.pop())
+        self._out = long_deck  # tickets out of the game: long ones not dealt or not kept
         self._free = [list(group) for group in board.routes_by_colour]
         self._keep_cache: dict[tuple[int, int], tuple[KeepTickets, ...]] = {}
         self._phase = SETUP
@@ -157,6 +173,11 @@ class BoardState:
         self._stacks: dict[int, list[int]] = {}
         self._placements: list[tuple[int, int, int]] = []
         self._token_offer: list[int] = []
+        # Europe: stations built (cities, per seat; and city -> seat), a pending tunnel:
+        # (route, colour paid, cards of that colour, wilds, cards turned, extra cards asked).
+        self._stations: list[list[int]] = [[] for _ in range(num_players)]
+        self._station_at: dict[int, int] = {}
+        self._tunnel: tuple[int, int, int, int, list[int], int] | None = None
         if rules.tourist_symbols:
             self._set_out_tourist_stacks()
 
@@ -217,6 +238,8 @@ class BoardState:
         if phase == TOKEN:
             take = self.board.take_actions
             return [take[c] for c in self._token_offer]
+        if phase == TUNNEL:
+            return self._tunnel_actions()
         return []
 
     def _keep_options(self) -> tuple[KeepTickets, ...]:
@@ -240,6 +263,8 @@ class BoardState:
         if self._ticket_deck:
             actions.append(DRAW_TICKETS)
         self._claim_actions(actions)
+        if self.rules.stations and len(self._stations[self._to_move]) < self.rules.stations:
+            self._station_actions(actions)
         if not actions:
             actions.append(PASS)
         return actions
@@ -325,6 +350,40 @@ class BoardState:
             if wilds >= size:
                 actions.append(all_wild[r])
 
+    def _station_actions(self, actions: list[Action]) -> None:
+        """Europe: every way to pay for a station on every city without one."""
+        seat = self._to_move
+        hand = self._hands[seat]
+        wild = len(hand) - 1
+        wilds = hand[wild]
+        cost = self.rules.station_costs[len(self._stations[seat])]
+        board = self.board
+        taken = self._station_at
+        held = [c for c in range(wild) if hand[c] and hand[c] + wilds >= cost]
+        high = wilds if wilds < cost else cost - 1
+        for city in range(len(board.cities)):
+            if city in taken:
+                continue
+            table = board.station_table[city]
+            for c in held:
+                low = cost - hand[c] if cost > hand[c] else 0
+                for k in range(low, high + 1):
+                    actions.append(table[c][k])
+            if wilds >= cost:
+                actions.append(board.station_all_wild[city][cost])
+
+    def _tunnel_actions(self) -> list[Action]:
+        """Pay the extra cards (each of the claim's colour or wild), or withdraw."""
+        _, colour, _, _, _, extra = self._tunnel
+        hand = self._hands[self._to_move]
+        wild = len(hand) - 1
+        if colour == wild:
+            options = [PayTunnel(extra)] if hand[wild] >= extra else []
+        else:
+            low = extra - hand[colour] if extra > hand[colour] else 0
+            options = [PayTunnel(k) for k in range(low, min(extra, hand[wild]) + 1)]
+        return [*options, WITHDRAW]
+
     # ------------------------------------------------------------------ moves
 
     def apply(self, action: Action | str) -> None:
@@ -352,6 +411,12 @@ class BoardState:
             self._place_stack(action)
         elif kind is TakeToken:
             self._take_token(action)
+        elif kind is BuildStation:
+            self._build_station(action)
+        elif kind is PayTunnel:
+            self._pay_tunnel(action)
+        elif kind is Withdraw:
+            self._withdraw(action)
         else:
             raise IllegalActionError(action, "action.unknown", "not an action of this game")
 
@@ -363,6 +428,7 @@ class BoardState:
                 KEEP: "choose which drawn tickets to keep ('keep ...')",
                 PLACE: "place a tourist stack ('place LOCATION')",
                 TOKEN: "choose a tourist token ('token LOCATION')",
+                TUNNEL: "pay the tunnel's extra cards ('pay [wN]') or 'withdraw'",
             }[self._phase]
             raise IllegalActionError(action, "turn.phase", f"the player must {expected} first")
 
@@ -500,13 +566,127 @@ class BoardState:
                 "claim.cards",
                 f"paying needs {wilds} {self.rules.wild_name}s, the player has {hand[wild]}",
             )
-        # Valid: pay, place trains, score.
-        discards = self._discards
-        if colour != wild:
-            hand[colour] -= size - wilds
-            discards[colour] += size - wilds
+        # Valid: lay the cards down; a tunnel may ask for more before the route is taken.
+        coloured = size - wilds if colour != wild else 0
+        if coloured:
+            hand[colour] -= coloured
         hand[wild] -= wilds
+        if board.route_tunnel[r] and self.rules.tunnel_reveal:
+            self._dig_tunnel(r, colour, coloured, wilds)
+            return
+        discards = self._discards
+        discards[colour] += coloured
         discards[wild] += wilds
+        self._complete_claim(seat, r)
+
+    def _dig_tunnel(self, r: int, colour: int, coloured: int, wilds: int) -> None:
+        """Turn cards from the deck; each of the colour paid (or wild; only wilds when the
+        claim was paid with wilds alone) asks for one more card."""
+        turned = []
+        for _ in range(self.rules.tunnel_reveal):
+            card = self._pop_card()
+            if card >= 0:
+                turned.append(card)
+        wild = len(self.rules.colours)
+        extra = sum(1 for c in turned if c in (wild, colour))
+        if extra == 0:
+            discards = self._discards
+            discards[colour] += coloured
+            discards[wild] += wilds
+            for c in turned:
+                discards[c] += 1
+            self._complete_claim(self._to_move, r)
+            return
+        self._tunnel = (r, colour, coloured, wilds, turned, extra)
+        self._phase = TUNNEL
+
+    def _pay_tunnel(self, action: PayTunnel) -> None:
+        if self._phase != TUNNEL:
+            raise IllegalActionError(action, "tunnel.phase", "no tunnel is waiting for cards")
+        if action not in self._tunnel_actions():
+            r, colour, _, _, _, extra = self._tunnel
+            what = self.board.card_names[colour]
+            raise IllegalActionError(
+                action,
+                "tunnel.cards",
+                f"the tunnel asks for {extra} more {what} or wild cards; "
+                f"the player cannot pay them with {action.wilds} wilds",
+            )
+        r, colour, coloured, wilds, turned, extra = self._tunnel
+        hand, discards = self._hands[self._to_move], self._discards
+        wild = len(hand) - 1
+        more_colour = extra - action.wilds if colour != wild else 0
+        hand[colour] -= more_colour
+        hand[wild] -= action.wilds
+        discards[colour] += coloured + more_colour
+        discards[wild] += wilds + action.wilds
+        for c in turned:
+            discards[c] += 1
+        self._tunnel = None
+        self._complete_claim(self._to_move, r)
+
+    def _withdraw(self, action: Withdraw) -> None:
+        if self._phase != TUNNEL:
+            raise IllegalActionError(action, "tunnel.phase", "no tunnel is waiting for cards")
+        _, colour, coloured, wilds, turned, _ = self._tunnel
+        hand = self._hands[self._to_move]
+        hand[colour] += coloured
+        hand[len(hand) - 1] += wilds
+        for c in turned:
+            self._discards[c] += 1
+        self._tunnel = None
+        self._end_turn()
+
+    def _build_station(self, action: BuildStation) -> None:
+        self._require_turn(action)
+        rules, board = self.rules, self.board
+        seat = self._to_move
+        built = len(self._stations[seat])
+        if built >= rules.stations:
+            raise IllegalActionError(
+                action, "station.none-left", f"the player has built all {rules.stations} stations"
+            )
+        city = board.city_index.get(action.city)
+        if city is None:
+            raise IllegalActionError(action, "station.city", f"no city '{action.city}'")
+        if city in self._station_at:
+            raise IllegalActionError(
+                action,
+                "station.taken",
+                f"{board.city_names[action.city]} already has a station "
+                f"(seat {self._station_at[city]})",
+            )
+        cost = rules.station_costs[built]
+        hand = self._hands[seat]
+        wild = len(hand) - 1
+        if action.colour is None:
+            colour, coloured = wild, 0
+            valid = action.wilds == cost
+        else:
+            colour = board.colour_index.get(action.colour, -1)
+            coloured = cost - action.wilds
+            valid = colour >= 0 and 0 < coloured <= hand[colour]
+        if not valid or hand[wild] < action.wilds:
+            raise IllegalActionError(
+                action,
+                "station.payment",
+                f"station {built + 1} costs {cost} cards of one colour (wilds may stand in); "
+                "the player does not hold this payment",
+            )
+        hand[colour] -= coloured
+        hand[wild] -= action.wilds
+        self._discards[colour] += coloured
+        self._discards[wild] += action.wilds
+        self._stations[seat].append(city)
+        self._station_at[city] = seat
+        self._end_turn()
+
+    def _complete_claim(self, seat: int, r: int) -> None:
+        """The route is paid for: place the pieces, score, hand out the edition's extras."""
+        board = self.board
+        size = board.route_length[r]
+        sibling = board.route_sibling[r]
+        owner = self._owner
         owner[r] = seat
         self._routes[seat].append(r)
         self._trains[seat] -= size
@@ -621,7 +801,9 @@ class BoardState:
             if self._setup_left:
                 self._to_move = (seat + 1) % self.num_players
             else:
-                self._return_tickets(self._setup_returns)
+                long = self.board.ticket_long
+                self._out.extend(t for t in self._setup_returns if long[t])
+                self._return_tickets([t for t in self._setup_returns if not long[t]])
                 self._setup_returns = []
                 self._phase = TURN
                 self._to_move = self.first_player
@@ -771,6 +953,10 @@ class BoardState:
         if rules.merchandise_cards:
             for p, row in enumerate(players):
                 row["merchandise"] = self._merch[p]
+        if rules.stations:
+            cities = self.board.cities
+            for p, row in enumerate(players):
+                row["stations"] = [cities[c] for c in self._stations[p]]
         if rules.tourist_symbols:
             symbols = rules.tourist_symbols
             for p, row in enumerate(players):
@@ -782,6 +968,23 @@ class BoardState:
         rules = self.rules
         if rules.merchandise_cards:
             observation["merchandise_left"] = self._merch_left
+        if rules.initial_long_tickets:
+            # How many tickets left the game is known once every seat has chosen.
+            observation["tickets_out"] = None if self._phase == SETUP else len(self._out)
+        if rules.tunnel_reveal:
+            tunnel = None
+            if self._tunnel is not None:
+                r, colour, coloured, wilds, turned, extra = self._tunnel
+                names = self.board.card_names
+                tunnel = {
+                    "route": r + 1,
+                    "colour": names[colour],
+                    "cards": coloured,
+                    "wilds": wilds,
+                    "turned": [names[c] for c in turned],
+                    "extra": extra,
+                }
+            observation["tunnel"] = tunnel
         if rules.tourist_symbols:
             symbols, cities = rules.tourist_symbols, self.board.cities
             observation["tourist_stacks"] = {
@@ -824,6 +1027,14 @@ class BoardState:
         new._stacks = {c: stack[:] for c, stack in self._stacks.items()}
         new._placements = self._placements[:]
         new._token_offer = self._token_offer[:]
+        new._out = self._out[:]
+        new._stations = [s[:] for s in self._stations]
+        new._station_at = dict(self._station_at)
+        new._tunnel = (
+            None
+            if self._tunnel is None
+            else (*self._tunnel[:4], self._tunnel[4][:], self._tunnel[5])
+        )
         return new
 
     def fingerprint(self) -> tuple:
@@ -853,6 +1064,11 @@ class BoardState:
             tuple(sorted((c, *stack) for c, stack in self._stacks.items())),
             tuple(self._placements),
             tuple(self._token_offer),
+            tuple(self._out),
+            tuple(map(tuple, self._stations)),
+            None
+            if self._tunnel is None
+            else (*self._tunnel[:4], tuple(self._tunnel[4]), self._tunnel[5]),
         )
 
     # ------------------------------------------------------------------ result
@@ -871,15 +1087,7 @@ class BoardState:
         rows: list[dict[str, int]] = []
         for seat in range(self.num_players):
             routes = self._routes[seat]
-            comp = components([(a[r], b[r]) for r in routes])
-            done_points = failed_points = done = failed = 0
-            for t in self._tickets[seat]:
-                if connected(comp, board.ticket_a[t], board.ticket_b[t]):
-                    done += 1
-                    done_points += board.ticket_points[t]
-                else:
-                    failed += 1
-                    failed_points -= board.ticket_points[t]
+            done, failed, done_points, failed_points = self._best_tickets(seat)
             rows.append(
                 {
                     "routes": self._route_points[seat],
@@ -902,6 +1110,11 @@ class BoardState:
                 row["attractions"] = rules.attraction_points * len(touched & board.attractions)
         if rules.merchandise_cards:
             self._score_merchandise(rows)
+        if rules.stations:
+            for seat, row in enumerate(rows):
+                left = rules.stations - len(self._stations[seat])
+                row["stations_left"] = left
+                row["stations"] = rules.station_points * left
         if rules.tourist_symbols:
             bonus = rules.tourist_bonus
             for seat, row in enumerate(rows):
@@ -909,6 +1122,40 @@ class BoardState:
                 row["tourist_symbols"] = distinct
                 row["tourists"] = bonus[min(distinct, len(bonus) - 1)]
         return GameResult.from_breakdown(rows, rules.score_categories, rules.tie_breaks)
+
+    def _ticket_outcome(self, seat: int, borrowed: tuple[int, ...]) -> tuple[int, int, int, int]:
+        """(completed, failed, their points) of ``seat``'s tickets with its own routes plus
+        the ``borrowed`` opponent routes."""
+        board = self.board
+        a, b = board.route_a, board.route_b
+        comp = components([(a[r], b[r]) for r in (*self._routes[seat], *borrowed)])
+        done = failed = done_points = failed_points = 0
+        for t in self._tickets[seat]:
+            if connected(comp, board.ticket_a[t], board.ticket_b[t]):
+                done += 1
+                done_points += board.ticket_points[t]
+            else:
+                failed += 1
+                failed_points -= board.ticket_points[t]
+        return done, failed, done_points, failed_points
+
+    def _best_tickets(self, seat: int) -> tuple[int, int, int, int]:
+        """Europe: each station may use one opponent route into its city. Every combination
+        is tried (at most (routes into a city + 1) ** 3) and the one giving the most ticket
+        points kept; ties go to more completed tickets, then to the first found."""
+        best = self._ticket_outcome(seat, ())
+        if not self._stations[seat] or not best[1]:
+            return best
+        board, owner = self.board, self._owner
+        choices = []
+        for city in self._stations[seat]:
+            into = [r for r in board.city_routes[city] if owner[r] >= 0 and owner[r] != seat]
+            choices.append([-1, *into])
+        for combo in itertools.product(*choices):
+            outcome = self._ticket_outcome(seat, tuple(r for r in combo if r >= 0))
+            if (outcome[2] + outcome[3], outcome[0]) > (best[2] + best[3], best[0]):
+                best = outcome
+        return best
 
     def _score_merchandise(self, rows: list[dict[str, int]]) -> None:
         """Most Merchandise cards: position k (0-based) scores the table's k-th bonus; tied

@@ -42,6 +42,7 @@ bench: setup
 	RAY_AUTH_MODE=disabled $(BIN)/python benchmarks/tournament.py
 	$(BIN)/python benchmarks/leaderboard.py
 	$(BIN)/python benchmarks/published.py
+	$(BIN)/python benchmarks/cardgame_bot.py
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache .hypothesis

@@ -19,4 +19,4 @@ class RandomBot(Bot):
 
 @hookimpl
 def arena_bots() -> list[BotSpec]:
-    return [BotSpec("random", "uniform over the legal actions (a baseline)", RandomBot)]
+    return [BotSpec("random", "uniform over the legal actions (a baseline)", RandomBot, ("any",))]

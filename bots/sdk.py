@@ -57,11 +57,14 @@ class BotSpec:
     name: str
     description: str
     factory: Callable[[int | str], Bot]
-    variants: tuple[str, ...] = ("*",)  # "*": every variant with the board interface
+    # Variant names; "*" stands for every board variant, "any" for every game of the family.
+    variants: tuple[str, ...] = ("*",)
     version: str = "1"
 
     def supports(self, variant: str) -> bool:
-        return "*" in self.variants or variant in self.variants
+        if "any" in self.variants or variant in self.variants:
+            return True
+        return "*" in self.variants and not variant.startswith("cardgame")
 
 
 def bot_seed(game_seed: int, seat: int) -> str:

@@ -17,6 +17,15 @@ def board_drawing(variant_name: str) -> dict[str, Any]:
     variant = get_variant(variant_name)
     board = variant.board.public_json()
     cities = board["cities"]
+    if not cities:  # the Card Game has no map: the viewer shows the moves and points only
+        return {
+            "variant": variant_name,
+            "title": variant.title,
+            "width": WIDTH,
+            "height": 0,
+            "cities": [],
+            "routes": [],
+        }
     mean_lat = sum(c["lat"] for c in cities) / len(cities)
     squash = math.cos(math.radians(mean_lat))
     xs = [c["lon"] * squash for c in cities]
@@ -77,7 +86,7 @@ def replay_steps(log: MatchLog) -> dict[str, Any]:
                 "action": line["action"],
                 "by": line.get("by", "bot"),
                 "claim": action.route if isinstance(action, ClaimRoute) else None,
-                "points": list(state.route_points),
+                "points": list(state.scored_points),
             }
         )
     return {

@@ -30,3 +30,9 @@ def processes_with(marker: str, exclude: int | None = None) -> list[int]:
         if marker in cmdline and state != "Z" and int(entry) != exclude:
             found.append(int(entry))
     return found
+
+
+def recorded(log_dir, seat: int, name: str):
+    """The file a ``record NAME`` bot in ``seat`` wrote in its scratch folder."""
+    (path,) = log_dir.rglob(f"seat{seat}-*.tmp/{name}")
+    return path

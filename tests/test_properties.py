@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena.engine.board import BoardRules
 from arena.engine.sampling import SAMPLEABLE, determinize
 from arena.referee.gamelog import GameLog, replay
 from arena.variants import all_variants, new_game
@@ -145,7 +146,11 @@ def test_replaying_a_games_log_reproduces_it(game):
 
 
 OTHER_VARIANTS = [
-    *(v for name, v in all_variants().items() if v.playable and name != "usa"),
+    *(
+        v
+        for name, v in all_variants().items()
+        if v.playable and name != "usa" and isinstance(v.rules, BoardRules)
+    ),  # the Card Game has its own property tests (tests/test_cardgame.py)
     AMSTERDAM,  # fixture contracts on the real Amsterdam map
     SANFRANCISCO,  # an invented little San Francisco
 ]

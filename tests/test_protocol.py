@@ -23,7 +23,7 @@ from protocols.messages import (
     decode_from_bot,
     encode,
 )
-from tests.referee_helpers import hostile
+from tests.referee_helpers import hostile, recorded
 from tests.test_properties import hide_what_seat_cannot_see
 
 
@@ -77,11 +77,11 @@ def test_bots_are_sent_nothing_they_may_not_know(tmp_path):
     from arena.referee.matchlog import MatchLog
     from arena.variants import new_game
 
-    paths = [tmp_path / f"seat{s}.jsonl" for s in range(4)]
-    entries = [BotEntry.parse(hostile("record", str(p))) for p in paths]
+    entries = [BotEntry.parse(hostile("record", "seat.jsonl")) for _ in range(4)]
     tc = TimeControl(move_ms=2000, bank_ms=5000)
     with ProcessMatch(get_variant("usa"), entries, tc, log_dir=tmp_path) as referee:
         outcomes = [referee.play(seed) for seed in (21, 22, 23)]
+    paths = [recorded(tmp_path, s, "seat.jsonl") for s in range(4)]
     received = [[json.loads(line) for line in p.read_text().splitlines()] for p in paths]
     rng = random.Random(0)
     checked = 0
@@ -107,10 +107,10 @@ def test_bots_are_sent_nothing_they_may_not_know(tmp_path):
 
 
 def test_game_start_carries_the_printed_board(tmp_path):
-    path = tmp_path / "rec.jsonl"
-    entries = [BotEntry.parse("random"), BotEntry.parse(hostile("record", str(path)))]
+    entries = [BotEntry.parse("random"), BotEntry.parse(hostile("record", "rec.jsonl"))]
     with ProcessMatch(get_variant("usa"), entries, TimeControl(), log_dir=tmp_path) as referee:
         referee.play(1)
+    path = recorded(tmp_path, 1, "rec.jsonl")
     start = next(
         json.loads(line) for line in path.read_text().splitlines() if '"game_start"' in line
     )

@@ -11,7 +11,7 @@ from arena.referee.faults import TimeControl
 from arena.referee.launch import BotEntry, ProcessMatch, in_process_referee
 from arena.referee.matchlog import MatchLog, verify
 from arena.variants import get_variant
-from tests.referee_helpers import HOSTILE, hostile, processes_with
+from tests.referee_helpers import HOSTILE, hostile, processes_with, recorded
 
 USA = get_variant("usa")
 FAST = TimeControl(move_ms=300, bank_ms=700, handshake_ms=15000, retries=2)
@@ -56,13 +56,13 @@ def test_the_in_process_path_plays_the_same_game_as_the_zmq_path(tmp_path):
 
 def test_one_connection_plays_several_games(tmp_path):
     outcomes = play(
-        ["random", "random", hostile("record", str(tmp_path / "rec.jsonl"))],
+        ["random", "random", hostile("record", "rec.jsonl")],
         seed=5,
         tmp_path=tmp_path,
         games=3,
     )
     assert [o.log.header["seed"] for o in outcomes] == [5, 6, 7]
-    lines = (tmp_path / "rec.jsonl").read_text().splitlines()
+    lines = recorded(tmp_path, 2, "rec.jsonl").read_text().splitlines()
     kinds = [line.split('"type":"', 1)[1].split('"', 1)[0] for line in lines]
     assert kinds.count("game_start") == 3 and kinds.count("game_over") == 3
     assert kinds[:2] == ["welcome", "game_start"]

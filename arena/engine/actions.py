@@ -17,6 +17,9 @@ action ``a``.
     station wien red w1  Europe: build a station in Wien, paying red cards and one wild
     pay w1               Europe: pay a tunnel's extra cards (the claim's colour, one wild)
     withdraw             Europe: give the tunnel up and take the cards back
+    play red 2 w1        Card Game: two red cards and a locomotive into the Train Yard
+    play black blue red  Card Game: three cards of three colours (alphabetical order)
+    keep none            Card Game: keep none of the drawn tickets
 """
 
 from __future__ import annotations
@@ -70,6 +73,8 @@ class KeepTickets:
     indices: tuple[int, ...]
 
     def __str__(self) -> str:
+        if not self.indices:
+            return "keep none"  # the Card Game lets a player keep no drawn ticket
         return "keep " + " ".join(str(i) for i in self.indices)
 
 
@@ -138,6 +143,30 @@ class Withdraw:
         return "withdraw"
 
 
+@dataclass(frozen=True, slots=True)
+class PlayGroup:
+    """Card Game: play ``count`` cards of ``colour`` plus ``wilds`` locomotives (2 or more
+    cards in all) into the player's Train Yard."""
+
+    colour: str
+    count: int
+    wilds: int = 0
+
+    def __str__(self) -> str:
+        text = f"play {self.colour} {self.count}"
+        return f"{text} w{self.wilds}" if self.wilds else text
+
+
+@dataclass(frozen=True, slots=True)
+class PlayTrio:
+    """Card Game: play one card each of three different colours into the Train Yard."""
+
+    colours: tuple[str, str, str]
+
+    def __str__(self) -> str:
+        return "play " + " ".join(self.colours)
+
+
 Action = (
     DrawCard
     | ClaimRoute
@@ -149,6 +178,8 @@ Action = (
     | BuildStation
     | PayTunnel
     | Withdraw
+    | PlayGroup
+    | PlayTrio
 )
 
 DRAW_DECK = DrawCard(None)
@@ -167,6 +198,10 @@ def _wilds(token: str, text: str) -> int:
     if len(token) < 2 or token[0] != "w":
         raise NotationError(f"'{text}': expected a wild count like 'w2', got '{token}'")
     return _int(token[1:], "the wild count", text)
+
+
+def _is_wilds(token: str) -> bool:
+    return len(token) > 1 and token[0] == "w" and token[1:].isdigit()
 
 
 def _location(token: str, text: str) -> str:
@@ -206,7 +241,9 @@ def parse_action(text: str) -> Action:
         return DRAW_TICKETS
     if verb == "keep":
         if not args:
-            raise NotationError(f"'{text}': 'keep' needs at least one ticket position")
+            raise NotationError(f"'{text}': 'keep' needs ticket positions, or 'none'")
+        if args == ["none"]:
+            return KeepTickets(())
         indices = tuple(_int(a, "a ticket position", text) for a in args)
         if list(indices) != sorted(set(indices)):
             raise NotationError(f"'{text}': ticket positions must be distinct and increasing")
@@ -228,6 +265,24 @@ def parse_action(text: str) -> Action:
             raise NotationError(f"'{text}': '{colour}' is not a colour name")
         wilds = _wilds(args[2], text) if len(args) == 3 else 0
         return BuildStation(city, colour, wilds)
+    if verb == "play":
+        if len(args) == 3 and not any(a.isdigit() or _is_wilds(a) for a in args[1:]):
+            for colour in args:
+                if not colour.isalpha() or not colour.islower():
+                    raise NotationError(f"'{text}': '{colour}' is not a colour name")
+            if len(set(args)) != 3 or list(args) != sorted(args):
+                raise NotationError(f"'{text}': three different colours, in alphabetical order")
+            return PlayTrio((args[0], args[1], args[2]))
+        if not 2 <= len(args) <= 3:
+            raise NotationError(
+                f"'{text}': expected 'play COLOUR N [wN]' or 'play COLOUR COLOUR COLOUR'"
+            )
+        colour = args[0]
+        if not colour.isalpha() or not colour.islower():
+            raise NotationError(f"'{text}': '{colour}' is not a colour name")
+        count = _int(args[1], "the card count", text)
+        wilds = _wilds(args[2], text) if len(args) == 3 else 0
+        return PlayGroup(colour, count, wilds)
     if verb == "pay":
         if len(args) > 1:
             raise NotationError(f"'{text}': expected 'pay' or 'pay wN'")
@@ -243,5 +298,5 @@ def parse_action(text: str) -> Action:
         return PlaceStack(city) if verb == "place" else TakeToken(city)
     raise NotationError(
         f"'{text}': unknown action '{verb}' "
-        "(draw, claim, tickets, keep, pass, place, token, station, pay, withdraw)"
+        "(draw, claim, tickets, keep, pass, place, token, station, pay, withdraw, play)"
     )

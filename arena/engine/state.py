@@ -219,6 +219,11 @@ class BoardState:
         """Points scored so far by claiming routes (public during the game)."""
         return tuple(self._route_points)
 
+    @property
+    def scored_points(self) -> tuple[int, ...]:
+        """Points each seat has scored so far, as every player sees them (viewers use it)."""
+        return tuple(self._route_points)
+
     def _seat_order(self) -> list[int]:
         first, n = self.first_player, self.num_players
         return [(first + i) % n for i in range(n)]

@@ -64,8 +64,10 @@ class Hub:
         return token
 
     def close(self) -> None:
-        self.socket.close(linger=0)
-        self.context.term()
+        """Close the socket and the context at once (idempotent). ``destroy`` closes any
+        socket still open, so the context can never block a later garbage collection."""
+        if not self.context.closed:
+            self.context.destroy(linger=0)
 
     def send(self, seat: int, message: Message) -> None:
         identity = self.identity.get(seat)

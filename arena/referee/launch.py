@@ -122,7 +122,9 @@ class ProcessMatch:
         self.bot_log_dir = folder
         for s, entry in enumerate(self.entries):
             env = {"ARENA_CONNECT": hub.endpoint, "ARENA_TOKEN": hub.issue_token(s)}
-            process = BotProcess(entry.argv(), env, folder / f"seat{s}-{entry.name}", self.limits)
+            process = BotProcess(
+                entry.argv(), env, folder / f"seat{s}-{entry.name}", self.limits, hub.endpoint
+            )
             seats.append(RemoteSeat(hub, s, process, entry.name))
         self.referee = Referee(self.variant, seats, self.time_control, match_id)
         deadline = time.monotonic() + self.time_control.handshake_ms / 1000
@@ -151,7 +153,9 @@ class ProcessMatch:
         return self.referee
 
     def __exit__(self, *exc: object) -> None:
-        if self.referee is not None:
-            self.referee.close()
-        if self.hub is not None:
-            self.hub.close()
+        try:
+            if self.referee is not None:
+                self.referee.close()
+        finally:
+            if self.hub is not None:
+                self.hub.close()

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.referee.sandbox import SandboxPolicy, landlock_abi, restrict_self
+
 PR_SET_PDEATHSIG = 1
 
 
@@ -22,15 +24,25 @@ class ProcessLimits:
     memory_mb: int = 4096  # address space (RLIMIT_AS); 0 for none
     cpu_seconds: int = 600  # CPU time (RLIMIT_CPU); 0 for none
     log_bytes: int = 1024 * 1024  # per stream; the rest is counted and dropped
+    sandbox: bool = True  # Landlock where the kernel has it (arena/referee/sandbox.py)
+    protected: tuple[str, ...] = ()  # folders no bot may read, whatever its command line says
 
 
-def _child_setup(limits: ProcessLimits) -> None:  # runs in the child, before exec
+def _child_setup(
+    limits: ProcessLimits, policy: SandboxPolicy | None, abi: int
+) -> None:  # runs in the child, before exec
     if limits.memory_mb:
         size = limits.memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (size, size))
     if limits.cpu_seconds:
         resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
-    # If the referee dies (even by SIGKILL), the kernel kills the bot.
+    die_with_parent()  # if the referee dies (even by SIGKILL), the kernel kills the bot
+    if policy is not None and abi:
+        restrict_self(policy, abi)  # fails closed: a bot that cannot be sandboxed never runs
+
+
+def die_with_parent() -> None:
+    """Ask the kernel to SIGKILL this process when its parent dies (referee, pool driver)."""
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
@@ -59,9 +71,25 @@ class BotProcess:
         env: dict[str, str],
         log_prefix: Path,
         limits: ProcessLimits,
+        endpoint: str | None = None,
     ) -> None:
+        """Start ``command``; with ``limits.sandbox`` and an ``endpoint`` (the referee's), in a
+        Landlock sandbox whose scratch folder is ``<log_prefix>.tmp`` (its ``TMPDIR``)."""
         self.command = list(command)
         log_prefix.parent.mkdir(parents=True, exist_ok=True)
+        policy, abi = None, 0
+        if limits.sandbox and endpoint is not None:
+            abi = landlock_abi()
+            scratch = log_prefix.with_suffix(".tmp")
+            scratch.mkdir(exist_ok=True)
+            env = {**env, "TMPDIR": str(scratch.resolve())}
+            policy = (
+                SandboxPolicy.for_bot(self.command, scratch, endpoint, limits.protected)
+                if abi
+                else None
+            )
+        self.sandboxed = policy is not None
+        self.landlock_abi = abi
         self.stdout_path = log_prefix.with_suffix(".stdout")
         self.stderr_path = log_prefix.with_suffix(".stderr")
         self.popen = subprocess.Popen(
@@ -71,7 +99,7 @@ class BotProcess:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             process_group=0,
-            preexec_fn=lambda: _child_setup(limits),
+            preexec_fn=lambda: _child_setup(limits, policy, abi),
             close_fds=True,
         )
         self.pid = self.popen.pid

@@ -14,6 +14,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from arena.referee.process import die_with_parent
 from arena.tournament.matchrun import MatchTask, play_match
 from arena.tournament.store import MatchRecord
 
@@ -45,7 +46,9 @@ class LocalExecutor:
                 attempts[task.match.index] += 1
             context = multiprocessing.get_context("spawn")
             delivered: set[int] = set()
-            with cf.ProcessPoolExecutor(self.workers, mp_context=context) as pool:
+            with cf.ProcessPoolExecutor(
+                self.workers, mp_context=context, initializer=die_with_parent
+            ) as pool:
                 futures = {pool.submit(play_match, task): task for task in todo}
                 try:
                     for future in cf.as_completed(futures):

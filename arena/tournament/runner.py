@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console, Group
@@ -75,7 +76,9 @@ class TournamentRunner:
         self.store = store
         self.executor = executor
         self.data_dir = Path(data_dir)
-        self.limits = limits or ProcessLimits()
+        limits = limits or ProcessLimits()
+        # The results store is off limits to every bot, whatever its command line names.
+        self.limits = replace(limits, protected=(*limits.protected, str(self.data_dir.resolve())))
         self.console = console or Console()
         self.show_progress = show_progress
         get_variant(spec.variant).new_game(min(spec.players), 0)  # fail early: unplayable

@@ -11,6 +11,7 @@ is delivered twice (a retried task) is stored once.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -92,6 +93,19 @@ class MatchRecord:
     log: bytes
     worker: str = ""
     attempts: int = 1
+
+
+CHAOS_STALL = "ARENA_CHAOS_STALL_IN_TRANSACTION"
+
+
+def _chaos_stall() -> None:
+    """Fault injection for the chaos test: with ``ARENA_CHAOS_STALL_IN_TRANSACTION=PATH``
+    set, the writer creates PATH and stalls in the middle of a match's transaction, so
+    the test can kill it there. Unset (always, outside that test) it does nothing."""
+    marker = os.environ.get(CHAOS_STALL)
+    if marker:
+        Path(marker).touch()
+        time.sleep(600)
 
 
 class ResultsStore:
@@ -177,6 +191,7 @@ class ResultsStore:
             )
             if cursor.rowcount == 0:
                 return False
+            _chaos_stall()
             match_id = cursor.lastrowid
             db.executemany(
                 "INSERT INTO seats (match_id, seat, bot, score, rank, engine_rank, breakdown,"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from arena.engine.variant import Variant
@@ -10,6 +11,14 @@ from arena.plugins import collect, plugin_manager
 
 def all_variants() -> dict[str, Variant]:
     """Every installed variant by name, playable or not, in name order."""
+    plugins = plugin_manager().get_plugins()
+    return dict(_installed(frozenset(map(id, plugins))))
+
+
+@functools.lru_cache(maxsize=4)
+def _installed(plugins: frozenset[int]) -> dict[str, Variant]:
+    # Variants are immutable and building their boards costs milliseconds: build them once
+    # per set of registered plugins (registering one later invalidates the cache).
     return collect(plugin_manager().hook.arena_variants(), "variant")
 
 

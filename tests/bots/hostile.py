@@ -6,8 +6,15 @@ It speaks the protocol with raw pyzmq so it can break it in every way.
 Modes: play (a well-behaved random bot), crash-start, crash-mid N, hang,
 slow SECONDS, garbage, oversize BYTES, illegal, wrong-token,
 memory (allocate without bound), spin (burn CPU),
-child MARKER, record PATH (a well-behaved bot that
-writes every message it receives to PATH, one JSON per line).
+child MARKER, record NAME (a well-behaved bot that
+writes every message it receives to NAME in its scratch folder $TMPDIR, one JSON
+per line: a sandboxed bot may write nowhere else),
+flood BYTES (writes that much to stdout and stderr, then plays),
+snoop [SECRET PORT] (tries to read the file SECRET, to connect to the TCP port
+PORT (both also from ARENA_TEST_SECRET and ARENA_TEST_PORT), to signal its
+parent, to read its parent's environment, and to impersonate seat 0 with a
+made-up token; it reports each attempt on stderr, and if any succeeds it sends
+garbage, so that a leak shows as a fault).
 """
 
 import json
@@ -30,10 +37,58 @@ socket.setsockopt(zmq.LINGER, 1000)
 socket.connect(os.environ["ARENA_CONNECT"])
 token = "0" * 32 if mode == "wrong-token" else os.environ["ARENA_TOKEN"]
 socket.send_json({"type": "hello", "version": 1, "token": token, "name": f"hostile-{mode}"})
+if mode == "flood":
+    chunk = b"y" * 65536
+    for _ in range(int(arg) // len(chunk)):
+        sys.stdout.buffer.write(chunk)
+        sys.stderr.buffer.write(chunk)
+    sys.stdout.flush()
+leaked = []
+if mode == "snoop":
+    import socket as tcp
+
+    def attempt(what, action):
+        try:
+            action()
+        except OSError as error:
+            print(f"denied: {what}: {error}", file=sys.stderr, flush=True)
+        else:
+            print(f"ALLOWED: {what}", file=sys.stderr, flush=True)
+            leaked.append(what)
+
+    # The targets: on the command line (snoop SECRET PORT), else in the environment.
+    secret_path = arg or os.environ["ARENA_TEST_SECRET"]
+    port = int(sys.argv[3] if len(sys.argv) > 3 else os.environ["ARENA_TEST_PORT"])
+
+    def read_secret():
+        with open(secret_path, "rb") as secret:
+            secret.read()
+
+    def connect_elsewhere():
+        with tcp.create_connection(("127.0.0.1", port), 2):
+            pass
+
+    attempt("read the results store", read_secret)
+    attempt("connect to another port", connect_elsewhere)
+    attempt("signal the referee", lambda: os.kill(os.getppid(), 0))
+
+    def read_environment():
+        with open(f"/proc/{os.getppid()}/environ", "rb") as environ:
+            environ.read()
+
+    attempt("read the referee's environment", read_environment)
+    impostor = context.socket(zmq.DEALER)
+    impostor.connect(os.environ["ARENA_CONNECT"])
+    impostor.send_json({"type": "hello", "version": 1, "token": "1" * 32, "name": "seat 0"})
+    print("tried: hello as another seat with a made-up token", file=sys.stderr, flush=True)
 if mode == "child":
     # A grandchild left behind: it must be reaped with the bot's process group.
     subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", arg])
-record = open(arg, "a") if mode == "record" else None  # noqa: SIM115
+record = (
+    open(os.path.join(os.environ.get("TMPDIR", "."), arg), "a")  # noqa: SIM115
+    if mode == "record"
+    else None
+)
 rng = random.Random(0)
 answered = 0
 while True:
@@ -57,7 +112,7 @@ while True:
     if mode == "spin":
         while True:
             pass
-    if mode == "garbage":
+    if mode == "garbage" or leaked:
         socket.send(b"\x00\xff this is not json {")
         continue
     if mode == "oversize":

@@ -1,0 +1,181 @@
+"""A Landlock sandbox for bot processes: what a bot may read, write, connect to and signal.
+
+Landlock (Linux 5.13+, unprivileged) lets a process give up access rights for
+itself and every process it starts. Just before a bot's program starts, the
+child process restricts itself to:
+
+- reading and executing the system (``/usr``, ``/lib``, ``/etc``, ...), the
+  Python installation, the arena's own packages, and the files and folders
+  named on the bot's command line (its script, its folder);
+- listing (not reading) the folders on Python's import path, so imports work;
+- reading and writing its own scratch folder (``TMPDIR``), ``/dev/shm`` and the harmless
+  devices (``/dev/null``, ``/dev/urandom``, ...); reading its own ``/proc/PID``;
+- connecting by TCP to the referee's port only, binding no TCP port (ABI 4+);
+- sending no signal to, and opening no abstract Unix socket of, any process
+  outside its own sandbox (ABI 6+).
+
+Everything else is denied by the kernel: the results store, other bots' logs
+and folders, the user's home. Where the kernel has no Landlock the bot runs
+without it (``landlock_abi()`` is 0) and SECURITY.md says what remains.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import struct
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446
+CREATE_RULESET_VERSION = 1
+RULE_PATH_BENEATH, RULE_NET_PORT = 1, 2
+PR_SET_NO_NEW_PRIVS = 38
+O_PATH = getattr(os, "O_PATH", 0o10000000)
+
+EXECUTE, WRITE_FILE, READ_FILE, READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+# Every filesystem right by ABI version: 13 rights in ABI 1, REFER (2), TRUNCATE (3),
+# IOCTL_DEV (5).
+FS_RIGHTS = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1, 5: (1 << 16) - 1}
+NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1
+SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
+
+READ_ONLY = EXECUTE | READ_FILE | READ_DIR
+SYSTEM_ROOTS = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/opt")
+KERNEL_VIEWS = ("/sys", "/proc/cpuinfo", "/proc/meminfo", "/proc/stat", "/proc/loadavg")
+# Never /dev as a whole (as root a bot could read the disk), nor /proc as a whole (other
+# processes' environments hold their tokens): these devices, and the bot's own /proc/PID.
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
+
+
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version; 0 when Landlock is unavailable."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    try:
+        version = _libc().syscall(SYS_CREATE_RULESET, None, 0, CREATE_RULESET_VERSION)
+    except (OSError, AttributeError):
+        return 0
+    return max(0, version)
+
+
+def _fs_rights(abi: int) -> int:
+    return FS_RIGHTS[max(v for v in FS_RIGHTS if v <= abi)]
+
+
+@dataclass
+class SandboxPolicy:
+    """What one bot process may touch. Built in the referee, applied in the child."""
+
+    read: list[str] = field(default_factory=list)  # read + execute beneath these
+    list_only: list[str] = field(default_factory=list)  # directory listing beneath these
+    write: list[str] = field(default_factory=list)  # every right beneath these
+    connect_port: int | None = None  # the one TCP port the bot may connect to
+
+    @classmethod
+    def for_bot(
+        cls,
+        argv: Sequence[str],
+        scratch: Path,
+        endpoint: str,
+        protected: Sequence[str] = (),
+    ) -> SandboxPolicy:
+        """The policy of a bot started with ``argv`` talking to the referee at ``endpoint``.
+
+        Paths on the command line are granted, but never one inside a ``protected``
+        folder (the results store's), and a folder holding one is narrowed to the file
+        named: a bot whose command names the store, or a script beside it, still cannot
+        read the store."""
+        import arena
+        import bots
+        import protocols
+
+        read = [*SYSTEM_ROOTS, *KERNEL_VIEWS]
+        read += {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+        read += [str(Path(m.__file__).resolve().parent) for m in (arena, bots, protocols)]
+        guarded = [Path(p).resolve() for p in protected]
+        for arg in argv:
+            path = Path(arg)
+            if not arg or not path.exists():
+                continue
+            target = path.resolve()
+            if any(target == g or g in target.parents for g in guarded):
+                continue  # inside the store's folder: never
+            folder = target if target.is_dir() else target.parent
+            if any(folder == g or folder in g.parents for g in guarded):
+                if target.is_file():
+                    read.append(str(target))  # the script only, not the folder around it
+                continue
+            read.append(str(folder))
+        list_only = [p for p in sys.path if p and Path(p).is_dir()]
+        port = int(endpoint.rsplit(":", 1)[1]) if endpoint.startswith("tcp://") else None
+        return cls(
+            read=_existing(read),
+            list_only=_existing(list_only),
+            write=_existing([str(scratch), "/dev/shm", *DEVICES]),
+            connect_port=port,
+        )
+
+
+def _existing(paths: Iterable[str]) -> list[str]:
+    seen: list[str] = []
+    for path in paths:
+        real = os.path.realpath(path)
+        if os.path.exists(real) and real not in seen:
+            seen.append(real)
+    return seen
+
+
+def restrict_self(policy: SandboxPolicy, abi: int) -> None:
+    """Apply ``policy`` to this process and its future children (call in the child)."""
+    libc = _libc()
+    fs = _fs_rights(abi)
+    net = NET_BIND_TCP | NET_CONNECT_TCP if abi >= 4 else 0
+    scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0
+    attr = struct.pack("QQQ", fs, net, scoped) if abi >= 6 else struct.pack("QQ", fs, net)
+    if abi < 4:
+        attr = struct.pack("Q", fs)
+    ruleset = libc.syscall(SYS_CREATE_RULESET, attr, len(attr), 0)
+    if ruleset < 0:
+        raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
+    try:
+        own_proc = [f"/proc/{os.getpid()}"]  # this process, known only in the child
+        for paths, rights in (
+            (policy.read + own_proc, READ_ONLY & fs),
+            (policy.list_only, READ_DIR),
+            (policy.write, fs),
+        ):
+            for path in paths:
+                _allow_path(libc, ruleset, path, rights)
+        if net and policy.connect_port is not None:
+            rule = struct.pack("QQ", NET_CONNECT_TCP, policy.connect_port)
+            if libc.syscall(SYS_ADD_RULE, ruleset, RULE_NET_PORT, rule, 0) < 0:
+                raise OSError(ctypes.get_errno(), "landlock_add_rule (port) failed")
+        if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0:
+            raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS failed")
+        if libc.syscall(SYS_RESTRICT_SELF, ruleset, 0) < 0:
+            raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
+    finally:
+        os.close(ruleset)
+
+
+def _allow_path(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None:
+    try:
+        fd = os.open(path, O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        if not os.path.isdir(path):
+            # Files take only file rights.
+            rights &= EXECUTE | WRITE_FILE | READ_FILE | (1 << 14) | (1 << 15)
+        rule = struct.pack("=Qi", rights, fd)
+        if libc.syscall(SYS_ADD_RULE, ruleset, RULE_PATH_BENEATH, rule, 0) < 0:
+            raise OSError(ctypes.get_errno(), f"landlock_add_rule failed for {path}")
+    finally:
+        os.close(fd)

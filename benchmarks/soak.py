@@ -1,0 +1,211 @@
+"""Soak: a ladder of many matches on Ray mixing normal and hostile bots, then every check.
+
+    RAY_AUTH_MODE=disabled python benchmarks/soak.py [--matches 1000] [--ray ADDRESS]
+
+Run from a checkout (the hostile bots live in tests/bots/hostile.py and are
+never installed). Without --ray it starts a local Ray with --workers CPUs.
+Checks, each reported and turned into the exit status:
+
+- a result for every scheduled match, stored exactly once;
+- no hung match: every match ended within its time bound;
+- every faulting hostile bot forfeited with its fault in every match it played,
+  ranked last; the quiet hostile ones (flooding, forking, snooping) and every
+  normal bot were never faulted, so no snoop succeeded;
+- no bot process or grandchild left behind;
+- the driver's memory stable (resident size after 10% of the run vs at the end).
+
+tests/test_soak.py runs the same with 100 matches in CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import sqlite3
+import sys
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTILE = ROOT / "tests" / "bots" / "hostile.py"
+NORMAL = ("random", "route-focus", "one-step")
+# Hostile bots that must forfeit, with the fault(s) each may be charged with. The memory
+# hog fills pages until the address-space limit kills it, which under load can take
+# longer than its time control: whichever limit stops it first is the right fault.
+FAULTING = {
+    "crasher": ("crash-mid 3", ("crash",)),
+    "hanger": ("hang", ("timeout",)),
+    "sleeper": ("slow 0.5", ("timeout",)),
+    "garbler": ("garbage", ("malformed",)),
+    "cheater": ("illegal", ("illegal",)),
+    "hog": ("memory", ("crash", "timeout")),
+    "shouter": ("oversize 200000", ("oversize",)),
+}
+MATCH_BOUND_S = 60.0  # far above what the time control allows a match
+
+
+@dataclass
+class SoakReport:
+    matches: int
+    seconds: float
+    problems: list[str] = field(default_factory=list)
+    figures: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def rss_mb() -> float:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def processes_with(marker: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
+            with open(f"/proc/{entry}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker in cmdline and state != "Z":
+            found.append(int(entry))
+    return found
+
+
+def run_soak(matches: int, data_dir: Path, ray_address: str | None, workers: int) -> SoakReport:
+    """Play the soak ladder into ``data_dir`` and check everything; returns the report."""
+    from arena.referee.faults import TimeControl
+    from arena.referee.process import ProcessLimits
+    from arena.tournament.executors import RayExecutor
+    from arena.tournament.runner import TournamentRunner
+    from arena.tournament.spec import TournamentSpec
+    from arena.tournament.store import ResultsStore
+
+    marker = f"soak-{uuid.uuid4().hex[:8]}"
+    listener = socket.create_server(("127.0.0.1", 0))
+    store_path = (data_dir / "results.sqlite").resolve()
+    python = sys.executable
+    quiet = {
+        "flooder": f"flood {4 * 2**20}",
+        "forker": f"child {marker}",
+        "snoop": f"snoop {store_path} {listener.getsockname()[1]}",
+    }
+    commands = {
+        label: f"{label}=cmd:{python} {HOSTILE} {mode}"
+        for label, mode in {**{k: v[0] for k, v in FAULTING.items()}, **quiet}.items()
+    }
+    spec = TournamentSpec(
+        name="soak",
+        variant="usa",
+        bots=(*NORMAL, *commands.values()),
+        players=(3, 4),
+        format="ladder",
+        games=matches,
+        seed=2026,
+        time_control=TimeControl(move_ms=200, bank_ms=400, handshake_ms=20000, retries=2),
+    )
+    store = ResultsStore(data_dir)
+    executor = RayExecutor(ray_address, workers)
+    samples: list[tuple[int, float]] = []
+    runner = TournamentRunner(
+        spec, store, executor, data_dir, ProcessLimits(memory_mb=512), show_progress=False
+    )
+    stop = threading.Event()
+
+    def sample() -> None:
+        while not stop.wait(0.5):
+            samples.append((runner.stored, rss_mb()))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    started = time.monotonic()
+    sampler.start()
+    try:
+        runner.run()
+    finally:
+        stop.set()
+        sampler.join()
+        executor.close()
+        listener.close()
+    report = SoakReport(matches, time.monotonic() - started)
+    check_store(report, store.path, matches, commands)
+    store.close()
+    time.sleep(0.5)
+    left = processes_with(str(HOSTILE)) + processes_with(marker)
+    if left:
+        report.problems.append(f"processes left behind: {sorted(set(left))}")
+    early = [mb for done, mb in samples if done >= matches // 10]
+    if early:
+        report.figures["driver_rss_mb_at_10pct"] = early[0]
+        report.figures["driver_rss_mb_at_end"] = samples[-1][1]
+    report.figures["matches_per_minute"] = matches / report.seconds * 60
+    return report
+
+
+def check_store(report: SoakReport, path: Path, matches: int, commands: dict[str, str]) -> None:
+    db = sqlite3.connect(path)
+    rows = db.execute("SELECT idx, COUNT(*) FROM matches GROUP BY idx ORDER BY idx").fetchall()
+    if [idx for idx, _ in rows] != list(range(matches)):
+        report.problems.append(f"stored match indices are not 0..{matches - 1}")
+    if any(count != 1 for _, count in rows):
+        report.problems.append("a match is stored more than once")
+    slowest = db.execute("SELECT MAX(seconds) FROM matches").fetchone()[0] or 0.0
+    report.figures["slowest_match_s"] = slowest
+    if slowest > MATCH_BOUND_S:
+        report.problems.append(f"a match took {slowest:.1f} s (bound {MATCH_BOUND_S} s)")
+    seats = db.execute(
+        "SELECT m.idx, s.bot, s.rank, s.fault, m.players,"
+        " (SELECT COUNT(*) FROM seats f WHERE f.match_id = m.id AND f.fault IS NOT NULL)"
+        " FROM seats s JOIN matches m ON m.id = s.match_id"
+    ).fetchall()
+    played = dict.fromkeys(commands, 0)
+    for idx, bot, rank, fault, players, faulted in seats:
+        if bot in FAULTING:
+            played[bot] += 1
+            expected = FAULTING[bot][1]
+            if fault not in expected:
+                report.problems.append(f"match {idx}: {bot} charged {fault!r}, not {expected}")
+            if rank < players - faulted + 1:
+                report.problems.append(f"match {idx}: forfeited {bot} ranked {rank}, not last")
+        else:
+            played[bot] = played.get(bot, 0) + 1
+            if fault is not None:
+                report.problems.append(f"match {idx}: {bot} was charged {fault!r}")
+    db.close()
+    report.figures.update({f"seats_{bot}": n for bot, n in sorted(played.items())})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=1000)
+    parser.add_argument("--ray", default=None, help="a Ray cluster address (default: local)")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--data-dir", default=None)
+    args = parser.parse_args()
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    sys.path.insert(0, str(ROOT))
+    data_dir = Path(args.data_dir or f"soak-data-{uuid.uuid4().hex[:6]}")
+    report = run_soak(args.matches, data_dir, args.ray, args.workers)
+    print(f"soak: {report.matches} matches in {report.seconds:.0f} s, data in {data_dir}")
+    for name, value in report.figures.items():
+        print(f"  {name:28} {value:10.1f}")
+    for problem in report.problems:
+        print(f"  PROBLEM: {problem}")
+    print("  all checks passed" if report.ok else f"  {len(report.problems)} problem(s)")
+    sys.exit(0 if report.ok else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+"""``cardgame-greedy``: a heuristic for Ticket to Ride: The Card Game.
+
+It keeps the tickets that ask for the fewest cards per point, remembers what
+its own Train Yard sent On the Track (the yard is public, so this uses only
+what it saw), plays the biggest group of a colour its tickets still need
+(robbing an opponent when it can outnumber them), and otherwise draws the
+face-up cards its tickets need. It draws more tickets while the deck is large
+and its tickets are nearly covered.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from arena.engine.actions import Action, DrawCard, DrawTickets, KeepTickets, PlayGroup, PlayTrio
+from arena.plugins import hookimpl
+from bots.sdk import Bot, BotSpec
+
+WILD = "wild"
+
+
+class CardGameGreedy(Bot):
+    name = "cardgame-greedy"
+
+    def on_game_start(self, observation: dict[str, Any]) -> None:
+        self.on_track: Counter = Counter()  # what this seat's yard has sent On the Track
+        self.last_yard: dict[str, dict[str, int]] = {}
+
+    def choose(self, observation: dict[str, Any], legal_actions: Sequence[Action]) -> Action:
+        self._remember_track(observation)
+        if observation["phase"] in ("setup_tickets", "keep_tickets"):
+            return self._keep(observation, legal_actions)
+        needed = self._still_needed(observation)
+        if observation["phase"] == "turn":
+            tickets = next((a for a in legal_actions if type(a) is DrawTickets), None)
+            if tickets is not None and observation["deck_size"] > 10 and sum(needed.values()) < 4:
+                return tickets
+            play = self._best_play(observation, legal_actions, needed)
+            if play is not None:
+                self._expect_in_yard(play)
+                return play
+        return self._draw(observation, legal_actions, needed)
+
+    def _remember_track(self, observation: dict[str, Any]) -> None:
+        """A yard group that shrank without being robbed sent a card On the Track."""
+        if observation["round"] != getattr(self, "round", 1):
+            self.on_track.clear()  # a new round: the piles were discarded
+        self.round = observation["round"]
+        yard = observation["public"][observation["seat"]]["yard"]
+        for colour, before in self.last_yard.items():
+            now = yard.get(colour)
+            if now is None and before["cards"] + before["wilds"] > 1:
+                continue  # robbed (or emptied in one go): nothing known went On the Track
+            now = now or {"cards": 0, "wilds": 0}
+            if now["cards"] < before["cards"]:
+                self.on_track[colour] += before["cards"] - now["cards"]
+            elif now["wilds"] < before["wilds"]:
+                self.on_track[WILD] += before["wilds"] - now["wilds"]
+        self.last_yard = {c: dict(g) for c, g in yard.items()}
+
+    def _expect_in_yard(self, play: PlayGroup | PlayTrio) -> None:
+        """The group(s) just played are in the yard at the next look, less what moved on."""
+        if type(play) is PlayGroup:
+            self.last_yard[play.colour] = {"cards": play.count, "wilds": play.wilds}
+        else:
+            for colour in play.colours:
+                self.last_yard[colour] = {"cards": 1, "wilds": 0}
+
+    def _still_needed(self, observation: dict[str, Any]) -> Counter:
+        """Cards the held tickets ask for beyond what is already On the Track or in the yard."""
+        needed: Counter = Counter()
+        for ticket in observation["tickets"]:
+            needed.update(ticket["cards"])
+        yard = observation["public"][observation["seat"]]["yard"]
+        for colour, group in yard.items():
+            needed[colour] -= group["cards"] + group["wilds"]
+        for colour, count in self.on_track.items():
+            if colour != WILD:
+                needed[colour] -= count
+        return Counter({c: n for c, n in needed.items() if n > 0})
+
+    def _keep(self, observation: dict[str, Any], legal: Sequence[Action]) -> Action:
+        offered = observation["offered_tickets"]
+        ranked = sorted(
+            range(len(offered)),
+            key=lambda i: (-offered[i]["points"] / sum(offered[i]["cards"].values()), i),
+        )
+        late = observation["phase"] == "keep_tickets" and observation["deck_size"] < 12
+        want = 0 if late else 3
+        chosen = tuple(sorted(ranked[:want]))
+        options = [a for a in legal if type(a) is KeepTickets]
+        exact = next((a for a in options if a.indices == chosen), None)
+        return exact or min(options, key=lambda a: (len(a.indices), a.indices))
+
+    def _best_play(
+        self, observation: dict[str, Any], legal: Sequence[Action], needed: Counter
+    ) -> Action | None:
+        """Each colour group in the yard sends a card On the Track every turn, so more groups
+        mean more cards: a trio opens three; then a group of a needed colour (big enough to
+        rob, smallest otherwise, to keep cards for more groups)."""
+
+        def value(action: Action) -> tuple:
+            if type(action) is PlayTrio:
+                return (3, sum(1 for c in action.colours if needed.get(c, 0)), 0)
+            useful = 1 if needed.get(action.colour, 0) else 0
+            return (1 + useful, -action.wilds, -(action.count + action.wilds))
+
+        plays = [a for a in legal if type(a) in (PlayGroup, PlayTrio)]
+        return max(plays, key=value) if plays else None
+
+    def _draw(self, observation: dict[str, Any], legal: Sequence[Action], needed: Counter):
+        display = observation["display"]
+        draws = [a for a in legal if type(a) is DrawCard]
+        for action in draws:
+            if action.slot is not None and needed.get(display[action.slot], 0) > 0:
+                return action
+        deck = next((a for a in draws if a.slot is None), None)
+        if deck is not None:
+            return deck
+        return draws[0] if draws else legal[0]
+
+
+@hookimpl
+def arena_bots() -> list[BotSpec]:
+    return [
+        BotSpec(
+            "cardgame-greedy",
+            "Card Game heuristic: cheap tickets, biggest needed groups, robs when it can",
+            CardGameGreedy,
+            ("cardgame", "cardgame-peek"),
+        )
+    ]

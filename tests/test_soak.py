@@ -1,0 +1,28 @@
+"""The soak on a real Ray cluster: 100 ladder matches mixing normal and hostile bots
+(benchmarks/soak.py runs 1,000 and reports the figures)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+SOAK = Path(__file__).resolve().parent.parent / "benchmarks" / "soak.py"
+
+
+def load_soak():
+    spec = importlib.util.spec_from_file_location("soak", SOAK)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["soak"] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_100_match_soak_on_ray_loses_nothing_and_charges_every_hostile_bot(tmp_path, ray_cluster):
+    soak = load_soak()
+    report = soak.run_soak(100, tmp_path / "data", ray_cluster, workers=2)
+    assert report.ok, "\n".join(report.problems)
+    for bot in soak.FAULTING:
+        assert report.figures[f"seats_{bot}"] > 0, f"{bot} never played"
+    growth = report.figures["driver_rss_mb_at_end"] - report.figures["driver_rss_mb_at_10pct"]
+    assert growth < 50, f"the driver grew by {growth:.0f} MB"

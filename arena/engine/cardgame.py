@@ -100,6 +100,30 @@ class CardGameBoard:
             for t in self.tickets
         )
         self.big_cities = tuple((c["id"], int(c["bonus"])) for c in data["big_cities"])
+        # Every play, interned: group_actions[colour][count][locomotives], and
+        # trio_actions[a][b][c] for colour indices a < b < c (named in alphabetical order).
+        colours = rules.colours
+        most = rules.cards_per_colour
+        self.group_actions = tuple(
+            tuple(
+                tuple(PlayGroup(name, count, w) for w in range(rules.locomotives + 1))
+                for count in range(most + 1)
+            )
+            for name in colours
+        )
+        n = len(colours)
+        self.trio_actions = tuple(
+            tuple(
+                tuple(
+                    PlayTrio(tuple(sorted((colours[a], colours[b], colours[c]))))
+                    if a < b < c
+                    else None
+                    for c in range(n)
+                )
+                for b in range(n)
+            )
+            for a in range(n)
+        )
         self.card_names = (*rules.colours, "wild")
         self.colour_index = index
         self.rules = rules
@@ -275,30 +299,44 @@ class CardGameState:
             actions.append(DRAW_TICKETS)
         return actions or [PASS]
 
-    def _blocked(self, seat: int, colour: int, size: int) -> bool:
-        """Can ``size`` cards of ``colour`` not go into ``seat``'s yard? Its own yard must not
-        hold the colour; every opponent holding it must hold fewer."""
-        if sum(self._yard[seat][colour]):
-            return True
-        return any(sum(self._yard[p][colour]) >= size for p in range(self.num_players) if p != seat)
+    def _thresholds(self, seat: int) -> list[int]:
+        """Per colour, the fewest cards ``seat`` must play to put it in its yard: more than any
+        opponent holds there (robbing), or never (a very large number) while its own yard
+        holds the colour."""
+        yards = self._yard
+        never = 1 << 30
+        needed = []
+        for colour in range(self._wild):
+            if sum(yards[seat][colour]):
+                needed.append(never)
+                continue
+            most = 0
+            for p in range(self.num_players):
+                if p != seat:
+                    size = yards[p][colour][0] + yards[p][colour][1]
+                    if size > most:
+                        most = size
+            needed.append(most + 1)
+        return needed
 
     def _plays(self) -> list[Action]:
         seat = self._to_move
         hand, wild = self._hands[seat], self._wild
-        colours = self.rules.colours
+        group, trio = self.board.group_actions, self.board.trio_actions
         locos = hand[wild]
+        needed = self._thresholds(seat)
         actions: list[Action] = []
         for c in range(wild):
+            table = group[c]
+            least = max(2, needed[c])
             for count in range(1, hand[c] + 1):
-                for w in range(max(0, 2 - count), locos + 1):
-                    if not self._blocked(seat, c, count + w):
-                        actions.append(PlayGroup(colours[c], count, w))
-        held = [c for c in range(wild) if hand[c] and not self._blocked(seat, c, 1)]
-        names = sorted(colours[c] for c in held)
-        for i in range(len(names)):
-            for j in range(i + 1, len(names)):
-                for k in range(j + 1, len(names)):
-                    actions.append(PlayTrio((names[i], names[j], names[k])))
+                for w in range(max(0, least - count), locos + 1):
+                    actions.append(table[count][w])
+        held = [c for c in range(wild) if hand[c] and needed[c] <= 1]
+        for i in range(len(held)):
+            for j in range(i + 1, len(held)):
+                for k in range(j + 1, len(held)):
+                    actions.append(trio[held[i]][held[j]][held[k]])
         return actions
 
     # ------------------------------------------------------------------ moves
@@ -376,7 +414,7 @@ class CardGameState:
 
     def _play(self, action: PlayGroup | PlayTrio) -> None:
         self._require_turn(action)
-        if action not in self._plays():
+        if not self._playable(action):
             raise IllegalActionError(action, "play.cards", self._why_not(action))
         seat = self._to_move
         hand, wild, index = self._hands[seat], self._wild, self.board.colour_index
@@ -395,6 +433,28 @@ class CardGameState:
             hand[wild] -= wilds
             self._yard[seat][colour] = [count, wilds]
         self._end_turn()
+
+    def _playable(self, action: PlayGroup | PlayTrio) -> bool:
+        """The same test as ``_plays`` for one play, without listing them all."""
+        seat, index = self._to_move, self.board.colour_index
+        hand, wild = self._hands[seat], self._wild
+        needed = self._thresholds(seat)
+        if type(action) is PlayGroup:
+            c = index.get(action.colour)
+            count, w = action.count, action.wilds
+            return (
+                c is not None
+                and 1 <= count <= hand[c]
+                and 0 <= w <= hand[wild]
+                and count + w >= max(2, needed[c])
+            )
+        colours = [index.get(name) for name in action.colours]
+        return (
+            None not in colours
+            and len(set(colours)) == 3
+            and list(action.colours) == sorted(action.colours)
+            and all(hand[c] and needed[c] <= 1 for c in colours)
+        )
 
     def _why_not(self, action: PlayGroup | PlayTrio) -> str:
         """The rule a play breaks, in words."""

@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup run test lint bench clean browser
+.PHONY: setup run test lint bench soak clean browser
 
 $(BIN)/arena: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,9 @@ bench: setup
 	$(BIN)/python benchmarks/leaderboard.py
 	$(BIN)/python benchmarks/published.py
 	$(BIN)/python benchmarks/cardgame_bot.py
+
+soak: setup  # 1,000 ladder matches on a local Ray with hostile bots (about 15 minutes)
+	RAY_AUTH_MODE=disabled $(BIN)/python benchmarks/soak.py --matches 1000
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache .hypothesis

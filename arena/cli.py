@@ -93,6 +93,20 @@ HEADINGS = {
     "tickets_failed": "tix-",
     "longest_path_bonus": "path+",
     "attractions": "attr",
+    "merchandise": "merch",
+    "tourists": "tour",
+    "stations": "stn",
+    "big_cities": "cities",
+}
+LEGEND = {
+    "tickets_completed": "tickets completed",
+    "tickets_failed": "tickets failed",
+    "longest_path_bonus": "longest-path bonus",
+    "attractions": "tourist attractions",
+    "merchandise": "Merchandise bonus",
+    "tourists": "tourist symbols",
+    "stations": "unbuilt stations",
+    "big_cities": "Big City bonuses",
 }
 
 
@@ -101,12 +115,12 @@ def result_table(
 ) -> Table:
     """The result as a table; ``ranks`` overrides the engine's ranks (after forfeits)."""
     ranks = list(ranks) if ranks is not None else list(result.ranks)
-    table = Table(
-        title=title,
-        box=box.SIMPLE_HEAD,
-        caption="tix+/tix- tickets completed/failed, path+ longest-path bonus, "
-        "done tickets completed/failed, path longest path",
-    )
+    has_path = "longest_path" in result.breakdown[0]
+    legend = [HEADINGS[c] + " " + LEGEND[c] for c in result.categories if c in LEGEND]
+    legend.append("done tickets completed/failed")
+    if has_path:
+        legend.append("path longest path")
+    table = Table(title=title, box=box.SIMPLE_HEAD, caption=", ".join(legend))
     table.add_column("#", justify="right")
     table.add_column("seat", justify="right")
     table.add_column("bot")
@@ -114,7 +128,8 @@ def result_table(
         table.add_column(HEADINGS.get(category, category.replace("_", " ")), justify="right")
     table.add_column("total", justify="right", style="bold")
     table.add_column("done", justify="right")
-    table.add_column("path", justify="right")
+    if has_path:
+        table.add_column("path", justify="right")
     for seat in sorted(range(len(seats)), key=lambda s: (ranks[s], s)):
         row = result.breakdown[seat]
         table.add_row(
@@ -124,7 +139,7 @@ def result_table(
             *(str(row[c]) for c in result.categories),
             str(row["total"]),
             f"{row.get('completed_tickets', 0)}/{row.get('failed_tickets', 0)}",
-            str(row.get("longest_path", "")),
+            *([str(row["longest_path"])] if has_path else []),
         )
     return table
 

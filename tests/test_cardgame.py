@@ -474,3 +474,18 @@ def test_random_and_heuristic_bots_play_through_the_referee(tmp_path):
     assert outcome.faults == []
     assert verify(MatchLog.from_jsonl(outcome.log.to_jsonl())).is_over
     assert outcome.result.categories == ("tickets_completed", "tickets_failed", "big_cities")
+
+
+def test_a_tournament_refuses_a_bot_that_does_not_play_the_card_game(tmp_path):
+    from arena.tournament.executors import LocalExecutor
+    from arena.tournament.runner import TournamentRunner
+    from arena.tournament.spec import SpecError, TournamentSpec
+    from arena.tournament.store import ResultsStore
+
+    spec = TournamentSpec(
+        name="cg", variant="cardgame", bots=("route-focus", "random"), players=(2,)
+    )
+    store = ResultsStore(tmp_path)
+    with pytest.raises(SpecError, match="'route-focus' does not play variant 'cardgame'"):
+        TournamentRunner(spec, store, LocalExecutor(1), tmp_path, show_progress=False)
+    store.close()

@@ -18,7 +18,7 @@ from arena.tournament.bots import resolve, result_label
 from arena.tournament.matchrun import MatchTask
 from arena.tournament.ratings import rate
 from arena.tournament.schedule import MatchSpec, fixed_schedule
-from arena.tournament.spec import TournamentSpec
+from arena.tournament.spec import SpecError, TournamentSpec
 from arena.tournament.store import MatchRecord, ResultsStore
 from arena.variants import get_variant
 
@@ -82,8 +82,14 @@ class TournamentRunner:
         self.console = console or Console()
         self.show_progress = show_progress
         get_variant(spec.variant).new_game(min(spec.players), 0)  # fail early: unplayable
-        self.tournament_id = store.tournament(spec.name, spec.fingerprint, spec.to_json())
         self.entries = {}
+        for name in spec.bots:  # fail early: a bot that does not play this game
+            if name == "*":
+                continue
+            entry = self._entry(name)
+            if entry.spec is not None and not entry.spec.supports(spec.variant):
+                raise SpecError(f"bot '{name}' does not play variant '{spec.variant}'")
+        self.tournament_id = store.tournament(spec.name, spec.fingerprint, spec.to_json())
         self.standings = Standings()
         self.stored = 0
 

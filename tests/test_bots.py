@@ -20,8 +20,14 @@ BUILT_IN = [
     "long-route",
     "monte-carlo",
     "monte-carlo-fast",
+    "cardgame-greedy",
 ]
 PLAYABLE_FAST = [b for b in BUILT_IN if b != "monte-carlo"]
+
+
+def home(name):
+    """A variant the bot plays: USA for the board bots, the Card Game for its own bot."""
+    return USA if all_bots()[name].supports("usa") else get_variant("cardgame")
 
 
 def test_every_built_in_bot_is_a_plugin_with_a_description():
@@ -34,7 +40,7 @@ def test_every_built_in_bot_is_a_plugin_with_a_description():
 def test_each_bot_plays_full_games_over_the_protocol(name, tmp_path):
     entries = [BotEntry.parse(name), BotEntry.parse("random"), BotEntry.parse(name)]
     with ProcessMatch(
-        USA, entries, TimeControl(move_ms=3000, bank_ms=30000), log_dir=tmp_path
+        home(name), entries, TimeControl(move_ms=3000, bank_ms=30000), log_dir=tmp_path
     ) as referee:
         outcome = referee.play(5)
     assert outcome.faults == []
@@ -44,8 +50,9 @@ def test_each_bot_plays_full_games_over_the_protocol(name, tmp_path):
 @pytest.mark.parametrize("name", PLAYABLE_FAST)
 def test_each_bot_is_deterministic_given_its_seed(name):
     def actions(seed):
+        other = "one-step" if home(name) is USA else "random"
         referee = in_process_referee(
-            USA, [BotEntry.parse(name), BotEntry.parse("one-step")], TimeControl()
+            home(name), [BotEntry.parse(name), BotEntry.parse(other)], TimeControl()
         )
         return [a["action"] for a in referee.play(seed).log.actions]
 

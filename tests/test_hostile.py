@@ -8,12 +8,13 @@ all (tests/test_soak.py).
 
 from __future__ import annotations
 
+import os
 import socket
 
 import pytest
 
 from arena.referee.process import ProcessLimits
-from arena.referee.sandbox import landlock_abi
+from arena.referee.sandbox import landlock_abi, network_namespace_available
 from tests.referee_helpers import hostile
 from tests.test_referee import FAST, USA, check_complete, play
 
@@ -43,6 +44,9 @@ def test_a_sandboxed_bot_cannot_read_the_store_connect_elsewhere_or_signal(tmp_p
     if ABI >= 6:
         assert "denied: signal the referee" in report
     assert "tried: hello as another seat" in report
+    if network_namespace_available():  # the bot has a network of its own: nothing
+        assert f"network namespace: {os.readlink('/proc/self/ns/net')}" not in report
+        assert "network namespace: net:[" in report
 
 
 def test_without_the_sandbox_the_same_bot_is_caught_reading(tmp_path, monkeypatch):

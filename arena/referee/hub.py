@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import secrets
+import shutil
+import tempfile
 import time
 from dataclasses import dataclass, field
 
@@ -57,6 +59,15 @@ class Hub:
         self.identity: dict[int, bytes] = {}
         self.seat_of: dict[bytes, int] = {}
         self.names: dict[int, tuple[str, str]] = {}
+        self._ipc_dir: str | None = None
+
+    def ipc_endpoint(self) -> str:
+        """A Unix-socket endpoint of the same ROUTER, for bots in their own network
+        namespace (loopback TCP does not reach them there). Bound on first use."""
+        if self._ipc_dir is None:
+            self._ipc_dir = tempfile.mkdtemp(prefix="ttr-arena-hub-")
+            self.socket.bind(f"ipc://{self._ipc_dir}/hub")
+        return f"ipc://{self._ipc_dir}/hub"
 
     def issue_token(self, seat: int) -> str:
         token = secrets.token_hex(16)
@@ -68,6 +79,8 @@ class Hub:
         socket still open, so the context can never block a later garbage collection."""
         if not self.context.closed:
             self.context.destroy(linger=0)
+        if self._ipc_dir is not None:
+            shutil.rmtree(self._ipc_dir, ignore_errors=True)
 
     def send(self, seat: int, message: Message) -> None:
         identity = self.identity.get(seat)

@@ -19,6 +19,7 @@ from arena.referee.faults import CRASH, NO_SHOW, Fault, TimeControl
 from arena.referee.hub import Hub
 from arena.referee.process import BotProcess, ProcessLimits
 from arena.referee.referee import Referee
+from arena.referee.sandbox import network_namespace_available
 from arena.referee.seats import InProcessSeat, RemoteSeat
 from bots import get_bot
 from bots.sdk import BotSpec
@@ -121,9 +122,20 @@ class ProcessMatch:
         folder = self.log_dir / f"{stamp}-{match_id}"
         self.bot_log_dir = folder
         for s, entry in enumerate(self.entries):
-            env = {"ARENA_CONNECT": hub.endpoint, "ARENA_TOKEN": hub.issue_token(s)}
+            own_network = (
+                self.limits.sandbox
+                and self.limits.network_namespace
+                and network_namespace_available()
+            )
+            endpoint = hub.ipc_endpoint() if own_network else hub.endpoint
+            env = {"ARENA_CONNECT": endpoint, "ARENA_TOKEN": hub.issue_token(s)}
             process = BotProcess(
-                entry.argv(), env, folder / f"seat{s}-{entry.name}", self.limits, hub.endpoint
+                entry.argv(),
+                env,
+                folder / f"seat{s}-{entry.name}",
+                self.limits,
+                endpoint,
+                own_network,
             )
             seats.append(RemoteSeat(hub, s, process, entry.name))
         self.referee = Referee(self.variant, seats, self.time_control, match_id)

@@ -14,7 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.referee.sandbox import SandboxPolicy, landlock_abi, restrict_self
+from arena.referee.sandbox import (
+    SandboxPolicy,
+    enter_network_namespace,
+    landlock_abi,
+    restrict_self,
+)
 
 PR_SET_PDEATHSIG = 1
 
@@ -26,10 +31,13 @@ class ProcessLimits:
     log_bytes: int = 1024 * 1024  # per stream; the rest is counted and dropped
     sandbox: bool = True  # Landlock where the kernel has it (arena/referee/sandbox.py)
     protected: tuple[str, ...] = ()  # folders no bot may read, whatever its command line says
+    # Its own empty network namespace where the system allows it (with the sandbox on); the
+    # bot then reaches the referee over a Unix socket.
+    network_namespace: bool = True
 
 
 def _child_setup(
-    limits: ProcessLimits, policy: SandboxPolicy | None, abi: int
+    limits: ProcessLimits, policy: SandboxPolicy | None, abi: int, own_network: bool
 ) -> None:  # runs in the child, before exec
     if limits.memory_mb:
         size = limits.memory_mb * 1024 * 1024
@@ -37,6 +45,8 @@ def _child_setup(
     if limits.cpu_seconds:
         resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
     die_with_parent()  # if the referee dies (even by SIGKILL), the kernel kills the bot
+    if own_network:
+        enter_network_namespace()  # fails closed, like the sandbox
     if policy is not None and abi:
         restrict_self(policy, abi)  # fails closed: a bot that cannot be sandboxed never runs
 
@@ -72,9 +82,11 @@ class BotProcess:
         log_prefix: Path,
         limits: ProcessLimits,
         endpoint: str | None = None,
+        own_network: bool = False,
     ) -> None:
         """Start ``command``; with ``limits.sandbox`` and an ``endpoint`` (the referee's), in a
-        Landlock sandbox whose scratch folder is ``<log_prefix>.tmp`` (its ``TMPDIR``)."""
+        Landlock sandbox whose scratch folder is ``<log_prefix>.tmp`` (its ``TMPDIR``); with
+        ``own_network``, in a new network namespace (``endpoint`` is then a Unix socket)."""
         self.command = list(command)
         log_prefix.parent.mkdir(parents=True, exist_ok=True)
         policy, abi = None, 0
@@ -89,6 +101,7 @@ class BotProcess:
                 else None
             )
         self.sandboxed = policy is not None
+        self.own_network = own_network
         self.landlock_abi = abi
         self.stdout_path = log_prefix.with_suffix(".stdout")
         self.stderr_path = log_prefix.with_suffix(".stderr")
@@ -99,7 +112,7 @@ class BotProcess:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             process_group=0,
-            preexec_fn=lambda: _child_setup(limits, policy, abi),
+            preexec_fn=lambda: _child_setup(limits, policy, abi, own_network),
             close_fds=True,
         )
         self.pid = self.popen.pid

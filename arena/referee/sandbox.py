@@ -22,14 +22,17 @@ without it (``landlock_abi()`` is 0) and SECURITY.md says what remains.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import struct
+import subprocess
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446
+CLONE_NEWNET = 0x40000000
 CREATE_RULESET_VERSION = 1
 RULE_PATH_BENEATH, RULE_NET_PORT = 1, 2
 PR_SET_NO_NEW_PRIVS = 38
@@ -63,6 +66,29 @@ def landlock_abi() -> int:
     except (OSError, AttributeError):
         return 0
     return max(0, version)
+
+
+@functools.cache
+def network_namespace_available() -> bool:
+    """Can a bot process be given its own, empty network namespace here? (Needs the right to
+    unshare it: root, or CAP_SYS_ADMIN.) Probed once, in a throw-away process."""
+    if not sys.platform.startswith("linux"):
+        return False
+    probe = (
+        "import ctypes, sys; "
+        f"sys.exit(0 if ctypes.CDLL(None, use_errno=True).unshare({CLONE_NEWNET}) == 0 else 1)"
+    )
+    try:
+        return subprocess.run([sys.executable, "-c", probe], timeout=30).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def enter_network_namespace() -> None:
+    """Give this process (call it in the child) a new network namespace: nothing but its own
+    loopback, so no network at all: TCP, UDP, raw. The referee is reached over a Unix socket."""
+    if _libc().unshare(CLONE_NEWNET) != 0:
+        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNET) failed")
 
 
 def _fs_rights(abi: int) -> int:

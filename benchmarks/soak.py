@@ -32,6 +32,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "tests" / "bots" / "hostile.py"
+sys.path.insert(0, str(ROOT))  # the hostile bots and their helpers live in the checkout's tests/
+
+from tests.referee_helpers import processes_with  # noqa: E402
+
 NORMAL = ("random", "route-focus", "one-step")
 # Hostile bots that must forfeit, with the fault(s) each may be charged with. The memory
 # hog fills pages until the address-space limit kills it, which under load can take
@@ -66,23 +70,6 @@ def rss_mb() -> float:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
     return 0.0
-
-
-def processes_with(marker: str) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
-            with open(f"/proc/{entry}/stat") as f:
-                state = f.read().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker in cmdline and state != "Z":
-            found.append(int(entry))
-    return found
 
 
 def run_soak(matches: int, data_dir: Path, ray_address: str | None, workers: int) -> SoakReport:
@@ -143,7 +130,8 @@ def run_soak(matches: int, data_dir: Path, ray_address: str | None, workers: int
     check_store(report, store.path, matches, commands)
     store.close()
     time.sleep(0.5)
-    left = processes_with(str(HOSTILE)) + processes_with(marker)
+    me = os.getpid()
+    left = processes_with(str(HOSTILE), exclude=me) + processes_with(marker, exclude=me)
     if left:
         report.problems.append(f"processes left behind: {sorted(set(left))}")
     early = [mb for done, mb in samples if done >= matches // 10]
@@ -195,7 +183,6 @@ def main() -> None:
     parser.add_argument("--data-dir", default=None)
     args = parser.parse_args()
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-    sys.path.insert(0, str(ROOT))
     data_dir = Path(args.data_dir or f"soak-data-{uuid.uuid4().hex[:6]}")
     report = run_soak(args.matches, data_dir, args.ray, args.workers)
     print(f"soak: {report.matches} matches in {report.seconds:.0f} s, data in {data_dir}")

@@ -12,37 +12,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from arena.engine.board import BoardRules
 from arena.engine.variant import Variant
 from arena.plugins import hookimpl
-from arena.variants.mapdata import board_variant, load_map, route_points
+from arena.variants.mapdata import board_variant, load_map
+from arena.variants.usa import train_game_rules
 
 
 def make_variant(data: dict[str, Any] | None = None) -> Variant:
     data = data or load_map("europe")
     parts = data["components"]
-    rules = BoardRules(
-        colours=tuple(parts["train_card_colors"]),
-        cards_per_colour=parts["train_cards_per_color"],
-        wild_cards=parts["locomotive_cards"],
-        pieces_per_player=parts["trains_per_player"],
-        starting_hand=parts["starting_hand"],
-        face_up=parts["face_up_cards"],
-        face_up_wild_reset=parts["face_up_locomotives_reset"],
+    rules = train_game_rules(
+        data,
         initial_tickets_dealt=parts["initial_regular_tickets_dealt"],
         initial_long_tickets=parts["initial_long_tickets_dealt"],
-        initial_tickets_keep=parts["initial_tickets_keep_min"],
-        draw_tickets=parts["draw_tickets"],
-        draw_tickets_keep=parts["draw_tickets_keep_min"],
-        route_points=route_points(data),
-        longest_path_bonus=parts["longest_path_bonus"],
-        double_routes_min_players=parts["double_routes_min_players"],
-        last_round_trigger=parts["last_round_trigger_trains"],
-        min_players=parts["players_min"],
-        max_players=parts["players_max"],
         # Europe's rulebook: most tickets, then fewest stations used, then the Express.
         tie_breaks=("completed_tickets", "stations_left", "longest_path_bonus"),
-        wild_name="locomotive",
         stations=parts["stations_per_player"],
         station_costs=tuple(parts["station_build_cost"]),
         station_points=parts["station_unused_points"],

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from arena.engine.board import BoardRules
 from arena.engine.variant import Variant
 from arena.plugins import hookimpl
 from arena.variants.mapdata import board_variant, load_map, route_points
 
 
-def make_variant() -> Variant:
-    data = load_map("usa")
+def train_game_rules(data: dict[str, Any], **extra: Any) -> BoardRules:
+    """The rules of a train-game board (USA, Europe) from its data's ``components``;
+    ``extra`` overrides or adds rule fields (Europe's tickets, stations, tunnels)."""
     parts = data["components"]
-    rules = BoardRules(
+    fields: dict[str, Any] = dict(
         colours=tuple(parts["train_card_colors"]),
         cards_per_colour=parts["train_cards_per_color"],
         wild_cards=parts["locomotive_cards"],
@@ -19,7 +22,6 @@ def make_variant() -> Variant:
         starting_hand=parts["starting_hand"],
         face_up=parts["face_up_cards"],
         face_up_wild_reset=parts["face_up_locomotives_reset"],
-        initial_tickets_dealt=parts["initial_tickets_dealt"],
         initial_tickets_keep=parts["initial_tickets_keep_min"],
         draw_tickets=parts["draw_tickets"],
         draw_tickets_keep=parts["draw_tickets_keep_min"],
@@ -32,10 +34,17 @@ def make_variant() -> Variant:
         tie_breaks=("completed_tickets", "longest_path"),
         wild_name="locomotive",
     )
+    if "initial_tickets_dealt" not in extra:  # Europe deals long and regular ones
+        fields["initial_tickets_dealt"] = parts["initial_tickets_dealt"]
+    return BoardRules(**{**fields, **extra})
+
+
+def make_variant() -> Variant:
+    data = load_map("usa")
     return board_variant(
         "usa",
         "the base game: 45 trains, tickets 3 keep 2 / 3 keep 1, longest path +10",
-        rules,
+        train_game_rules(data),
         data,
     )
 

@@ -399,31 +399,12 @@ class BoardState:
         """
         if type(action) is str:
             action = parse_action(action)
-        kind = type(action)
         if self._phase == OVER:
             raise IllegalActionError(action, "game.over", "the game is over")
-        if kind is DrawCard:
-            self._draw_card(action)
-        elif kind is ClaimRoute:
-            self._claim(action)
-        elif kind is KeepTickets:
-            self._keep(action)
-        elif kind is DrawTickets:
-            self._draw_tickets(action)
-        elif kind is Pass:
-            self._pass(action)
-        elif kind is PlaceStack:
-            self._place_stack(action)
-        elif kind is TakeToken:
-            self._take_token(action)
-        elif kind is BuildStation:
-            self._build_station(action)
-        elif kind is PayTunnel:
-            self._pay_tunnel(action)
-        elif kind is Withdraw:
-            self._withdraw(action)
-        else:
+        handler = _HANDLERS.get(type(action))
+        if handler is None:
             raise IllegalActionError(action, "action.unknown", "not an action of this game")
+        handler(self, action)
 
     def _require_turn(self, action: Action) -> None:
         if self._phase != TURN:
@@ -1172,3 +1153,18 @@ class BoardState:
             position = sum(other > counts[seat] for other in counts)
             row["merchandise_cards"] = counts[seat]
             row["merchandise"] = table[position] if counts[seat] and position < len(table) else 0
+
+
+# The method that plays each kind of action (one lookup instead of a chain of type tests).
+_HANDLERS = {
+    DrawCard: BoardState._draw_card,
+    ClaimRoute: BoardState._claim,
+    KeepTickets: BoardState._keep,
+    DrawTickets: BoardState._draw_tickets,
+    Pass: BoardState._pass,
+    PlaceStack: BoardState._place_stack,
+    TakeToken: BoardState._take_token,
+    BuildStation: BoardState._build_station,
+    PayTunnel: BoardState._pay_tunnel,
+    Withdraw: BoardState._withdraw,
+}

@@ -1,18 +1,22 @@
 """The search bot against three copies of a published agent: 4-player USA games.
 
-    python benchmarks/search.py [--games 20] [--opponent route-focus] [--iterations 48]
+    python benchmarks/search.py [--games 200] [--opponent route-focus] [--iterations 40]
+                                [--bot monte-carlo] [--workers 2]
 
-The search bot takes each seat in turn (seats rotate game by game). Reports
-its wins, mean score margin over the best opponent, and its decision times.
-Built-in bots play in process (the same games as through the protocol).
+The bot under test takes each seat in turn (seats rotate game by game; game g
+is played with seed 50000 + g). Reports its wins, mean score margin over the
+best opponent, where its points came from, and its decision times. Built-in
+bots play in process (the same games as through the protocol); games are
+spread over ``--workers`` processes.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import time
-from typing import ClassVar
+from concurrent.futures import ProcessPoolExecutor
 
 from arena.referee.faults import TimeControl
 from arena.referee.referee import Referee
@@ -22,52 +26,88 @@ from bots import get_bot
 from bots.search import MonteCarloBot
 
 
-class Timed(MonteCarloBot):
-    """The search bot, recording how long each decision takes."""
+class Timed:
+    """Wraps a bot, recording how long each of its decisions takes."""
 
-    times: ClassVar[list[float]] = []
+    def __init__(self, bot) -> None:
+        self.bot = bot
+        self.times: list[float] = []
+
+    def __getattr__(self, name):
+        return getattr(self.bot, name)
 
     def choose(self, observation, legal_actions):
         start = time.perf_counter()
-        action = super().choose(observation, legal_actions)
-        Timed.times.append(time.perf_counter() - start)
+        action = self.bot.choose(observation, legal_actions)
+        self.times.append(time.perf_counter() - start)
         return action
+
+
+def play(game: int, bot: str, iterations: int, opponent: str) -> dict:
+    usa = get_variant("usa")
+    seat = game % 4
+    hero = (
+        MonteCarloBot(f"mc:{game}", iterations=iterations)
+        if bot == "monte-carlo"
+        else get_bot(bot).factory(f"mc:{game}")
+    )
+    timed = Timed(hero)
+    factory = get_bot(opponent).factory
+    seats = [
+        InProcessSeat(timed, bot) if s == seat else InProcessSeat(factory(f"{game}:{s}"), opponent)
+        for s in range(4)
+    ]
+    outcome = Referee(usa, seats, TimeControl()).play(50_000 + game)
+    scores = outcome.result.scores
+    return {
+        "won": outcome.ranks[seat] == 1,
+        "margin": scores[seat] - max(s for i, s in enumerate(scores) if i != seat),
+        "row": outcome.result.breakdown[seat],
+        "times": timed.times,
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--bot", default="monte-carlo")
     parser.add_argument("--opponent", default="route-focus")
-    parser.add_argument("--iterations", type=int, default=24)
+    parser.add_argument("--iterations", type=int, default=40)
+    parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    usa = get_variant("usa")
-    opponent = get_bot(args.opponent)
-    wins, margins = 0, []
-    for game in range(args.games):
-        seat = game % 4
-        seats = [
-            InProcessSeat(Timed(f"mc:{game}", iterations=args.iterations), "monte-carlo")
-            if s == seat
-            else InProcessSeat(opponent.factory(f"{game}:{s}"), args.opponent)
-            for s in range(4)
-        ]
-        outcome = Referee(usa, seats, TimeControl()).play(50_000 + game)
-        scores = outcome.result.scores
-        wins += outcome.ranks[seat] == 1
-        margins.append(scores[seat] - max(s for i, s in enumerate(scores) if i != seat))
-        print(f"game {game + 1}: rank {outcome.ranks[seat]}, scores {list(scores)}", flush=True)
-    times = Timed.times
+    started = time.perf_counter()
+    with ProcessPoolExecutor(args.workers) as pool:
+        games = list(
+            pool.map(
+                play,
+                range(args.games),
+                [args.bot] * args.games,
+                [args.iterations] * args.games,
+                [args.opponent] * args.games,
+            )
+        )
+    wins = sum(g["won"] for g in games)
+    rate = wins / args.games
+    error = math.sqrt(rate * (1 - rate) / args.games)
+    times = sorted(t for g in games for t in g["times"])
+    rows = [g["row"] for g in games]
+    print(f"{args.bot} vs 3 x {args.opponent}, {args.games} 4-player USA games")
     print(
-        f"search bot vs 3 x {args.opponent}, {args.games} 4-player USA games, "
-        f"{args.iterations} samples a decision"
+        f"  wins {wins}/{args.games} ({100 * rate:.1f}% ± {100 * error:.1f}), "
+        f"mean margin over the best opponent {statistics.mean(g['margin'] for g in games):+.1f}"
     )
     print(
-        f"  wins {wins}/{args.games} ({100 * wins / args.games:.0f}%), "
-        f"mean margin over the best opponent {statistics.mean(margins):+.1f}"
+        "  mean points: "
+        + ", ".join(
+            f"{key} {statistics.mean(row[key] for row in rows):.1f}"
+            for key in ("total", "routes", "tickets_completed", "tickets_failed")
+        )
+        + f", tickets completed {statistics.mean(row['completed_tickets'] for row in rows):.1f}"
     )
     print(
-        f"  decision time: mean {statistics.mean(times):.2f} s, "
-        f"95th percentile {sorted(times)[int(0.95 * len(times))]:.2f} s, max {max(times):.2f} s"
+        f"  decision time: mean {statistics.mean(times) * 1000:.0f} ms, "
+        f"95th percentile {times[int(0.95 * len(times))] * 1000:.0f} ms, max {max(times):.2f} s"
+        f" ({len(times)} decisions; {time.perf_counter() - started:.0f} s in all)"
     )
 
 

@@ -20,6 +20,7 @@ BUILT_IN = [
     "long-route",
     "monte-carlo",
     "monte-carlo-fast",
+    "planner",
     "cardgame-greedy",
 ]
 PLAYABLE_FAST = [b for b in BUILT_IN if b != "monte-carlo"]

@@ -47,7 +47,35 @@ def test_samples_differ_in_what_is_hidden_only():
     assert all(s._hands[state.to_move] == state._hands[state.to_move] for s in samples)
 
 
-def test_setup_cannot_be_sampled():
+@pytest.mark.parametrize("name", ["usa", "europe"])
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_setup_is_sampled_for_the_seat_choosing(name, players):
+    """Every other seat is dealt an offer like the chooser's and chooses after it."""
+    variant = get_variant(name)
+    for seed in range(20):
+        state = new_game(name, players, seed)
+        rng = random.Random(seed)
+        for _ in range(seed % players):  # some seats have chosen already
+            state.apply(rng.choice(state.legal_actions()))
+        seat = state.to_move
+        seen = state.observation(seat)
+        sampled = determinize(variant, seen, rng)
+        assert sampled.observation(seat) == seen
+        assert sampled._offers[seat] == state._offers[seat]
+        offer = len(seen["offered_tickets"])
+        assert all(len(o) == offer for o in sampled._offers)
+        check_conservation(sampled)
+        chooser_next = [seat]
+        while sampled.phase == "setup_tickets":
+            sampled.apply(rng.choice(sampled.legal_actions()))
+            chooser_next.append(sampled.to_move)
+        assert sorted(chooser_next[:players]) == list(range(players)), "everyone chose once"
+        while not sampled.is_over:
+            sampled.apply(rng.choice(sampled.legal_actions()))
+
+
+def test_a_waiting_seat_cannot_sample_the_setup():
     state = new_game("usa", 2, 1)
-    with pytest.raises(ValueError, match="setup_tickets"):
-        determinize(USA, state.observation(0), random.Random(0))
+    waiting = 1 - state.to_move
+    with pytest.raises(ValueError, match="setup"):
+        determinize(USA, state.observation(waiting), random.Random(0))

@@ -15,10 +15,11 @@ import random
 from typing import Any
 
 from arena.engine.actions import DrawCard
-from arena.engine.state import KEEP, PHASE_NAMES, SECOND_DRAW, TURN, BoardState
+from arena.engine.state import KEEP, PHASE_NAMES, SECOND_DRAW, SETUP, TURN, BoardState
 from arena.engine.variant import Variant
 
 SAMPLEABLE = {
+    PHASE_NAMES[SETUP]: SETUP,
     PHASE_NAMES[TURN]: TURN,
     PHASE_NAMES[SECOND_DRAW]: SECOND_DRAW,
     PHASE_NAMES[KEEP]: KEEP,
@@ -32,6 +33,8 @@ def determinize(variant: Variant, observation: dict[str, Any], rng: random.Rando
         raise ValueError(f"cannot sample a state in phase '{observation['phase']}'")
     rules, board = variant.rules, variant.board
     seat, players = observation["seat"], observation["players"]
+    if phase == SETUP and observation["to_move"] != seat:
+        raise ValueError("a setup state is sampled only for the seat choosing its tickets")
     names = board.card_names
     index = {name: i for i, name in enumerate(names)}
     wild = len(rules.colours)
@@ -96,18 +99,21 @@ def determinize(variant: Variant, observation: dict[str, Any], rng: random.Rando
     # out of the game; which seats kept theirs is sampled, consistent with the counts.
     hidden_long = [t for t in range(len(board.tickets)) if t not in known and long[t]]
     rng.shuffle(hidden_long)
-    others = [p for p in range(players) if p != seat and observation["public"][p]["tickets"]]
-    keepers = set(rng.sample(others, len(hidden_long) - (observation.get("tickets_out") or 0)))
     state._tickets, state._offers = [], []
-    for p, public in enumerate(observation["public"]):
-        if p == seat:
-            state._tickets.append(own_tickets)
-            state._offers.append(offered)
-        else:
-            held = [hidden_long.pop()] if p in keepers else []
-            held += [hidden.pop() for _ in range(public["tickets"] - len(held))]
-            state._tickets.append(held)
-            state._offers.append([hidden.pop() for _ in range(public["offered"])])
+    if phase == SETUP:
+        _deal_setup_offers(state, seat, offered, hidden, hidden_long, long)
+    else:
+        others = [p for p in range(players) if p != seat and observation["public"][p]["tickets"]]
+        keepers = set(rng.sample(others, len(hidden_long) - (observation.get("tickets_out") or 0)))
+        for p, public in enumerate(observation["public"]):
+            if p == seat:
+                state._tickets.append(own_tickets)
+                state._offers.append(offered)
+            else:
+                held = [hidden_long.pop()] if p in keepers else []
+                held += [hidden.pop() for _ in range(public["tickets"] - len(held))]
+                state._tickets.append(held)
+                state._offers.append([hidden.pop() for _ in range(public["offered"])])
     if len(hidden) != observation["ticket_deck_size"]:
         raise ValueError("the observation's ticket counts do not add up")
     state._ticket_deck = hidden
@@ -116,7 +122,8 @@ def determinize(variant: Variant, observation: dict[str, Any], rng: random.Rando
     _restore_extras(state, observation)
     state._keep_cache = {}
     state._phase = phase
-    state._setup_left, state._setup_returns = 0, []
+    # In a sampled setup every seat still has its choice to make, this seat first.
+    state._setup_left, state._setup_returns = (players if phase == SETUP else 0), []
     state._to_move = observation["to_move"]
     turns_left = observation["turns_left"]
     state._last_round = -1 if turns_left is None else turns_left
@@ -146,3 +153,26 @@ def _restore_extras(state: BoardState, observation: dict[str, Any]) -> None:
     state._stations = [[board.city_index[c] for c in p.get("stations", ())] for p in public]
     state._station_at = {c: p for p, cities in enumerate(state._stations) for c in cities}
     state._tunnel = None
+
+
+def _deal_setup_offers(
+    state: BoardState,
+    seat: int,
+    offered: list[int],
+    hidden: list[int],
+    hidden_long: list[int],
+    long: tuple[bool, ...],
+) -> None:
+    """Setup: whether or not the other seats have chosen yet, what they were offered is
+    unseen and their choices are hidden, so each is dealt an offer like this seat's
+    (as many long and regular tickets) and chooses after it. Their returns were not yet
+    back in the deck, so the rest of ``hidden`` is exactly the ticket deck."""
+    longs = sum(long[t] for t in offered)
+    for p in range(state.num_players):
+        state._tickets.append([])
+        if p == seat:
+            state._offers.append(offered)
+        else:
+            deal = [hidden_long.pop() for _ in range(longs)]
+            deal += [hidden.pop() for _ in range(len(offered) - longs)]
+            state._offers.append(deal)

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.engine.actions import DRAW_DECK, DRAW_TICKETS, Action
-from arena.engine.sampling import SAMPLEABLE, determinize
+from arena.engine.sampling import SAMPLEABLE, TicketBelief, determinize
 from arena.engine.state import BoardState
 from arena.plugins import hookimpl
 from arena.variants import get_variant
@@ -74,6 +74,7 @@ class MonteCarloBot(PlanningBot):
         min_trains: int = 10,
         endgame_trains: int = 8,
         endgame_claims: int = 8,
+        belief: float = 4.0,
     ) -> None:
         """``iterations`` samples per searched decision (deterministic given the seed);
         ``budget_s`` caps its time (reaching it makes the bot depend on machine speed);
@@ -81,7 +82,9 @@ class MonteCarloBot(PlanningBot):
         to a rollout's margin (in units of 50 points) when it wins; ticket draws are
         considered while at least ``min_trains`` trains are left. Once some seat is down to
         ``endgame_trains`` trains, every turn is searched too: the planner's move, a blind
-        draw and claims of the ``endgame_claims`` longest routes it can pay for."""
+        draw and claims of the ``endgame_claims`` longest routes it can pay for. Another
+        seat is taken to hold a ticket ``belief`` times likelier for each of its two ends
+        that its routes reach (1: uniform)."""
         super().__init__(seed)
         self.iterations = iterations
         self.budget_s = budget_s
@@ -89,6 +92,7 @@ class MonteCarloBot(PlanningBot):
         self.min_trains = min_trains
         self.endgame_trains = endgame_trains
         self.endgame_claims = endgame_claims
+        self.belief = belief
 
     def on_game_start(self, observation: dict[str, Any]) -> None:
         super().on_game_start(observation)
@@ -135,19 +139,40 @@ class MonteCarloBot(PlanningBot):
     def search(self, observation: dict[str, Any], candidates: list[Action]) -> int:
         """The index of the candidate with the best mean rollout value."""
         seat = observation["seat"]
+        belief = self.ticket_belief(observation)
         totals = [0.0] * len(candidates)
         deadline = time.perf_counter() + self.budget_s
         done = 0
         while self.iterations is None or done < self.iterations:
             if done and time.perf_counter() >= deadline:
                 break
-            sample = determinize(self.variant, observation, self.rng)
+            sample = determinize(self.variant, observation, self.rng, belief)
             for i, action in enumerate(candidates):
                 state = sample.copy()
                 state.apply(action)
                 totals[i] += self.value(self.rollout.play(state), seat)
             done += 1
         return max(range(len(candidates)), key=lambda i: (totals[i], -i))
+
+    def ticket_belief(self, observation: dict[str, Any]) -> TicketBelief | None:
+        """Weights for the other seats' unseen tickets: a seat is likelier to hold the
+        tickets whose cities its claimed routes reach."""
+        if self.belief == 1.0:
+            return None
+        board = self.variant.board
+        ends = (board.route_a, board.route_b)
+        reached = [
+            {end[rid - 1] for rid in public["routes"] for end in ends}
+            for public in observation["public"]
+        ]
+        strength = self.belief
+
+        def weight(seat: int, ticket: int) -> float:
+            cities = reached[seat]
+            ends = (board.ticket_a[ticket] in cities) + (board.ticket_b[ticket] in cities)
+            return strength**ends
+
+        return weight
 
     def value(self, final: BoardState, seat: int) -> float:
         scores = final.result().scores

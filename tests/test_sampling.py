@@ -79,3 +79,27 @@ def test_a_waiting_seat_cannot_sample_the_setup():
     waiting = 1 - state.to_move
     with pytest.raises(ValueError, match="setup"):
         determinize(USA, state.observation(waiting), random.Random(0))
+
+
+def test_a_ticket_belief_weights_the_other_seats_tickets():
+    """Weights change how likely each deal is, never what the seat sees."""
+    state = new_game("usa", 3, 4)
+    rng = random.Random(4)
+    while state.phase != "turn" or state.turn < 30:
+        state.apply(rng.choice(state.legal_actions()))
+    seat = state.to_move
+    seen = state.observation(seat)
+    other = (seat + 1) % 3
+    favourite = state._ticket_deck[0]  # a ticket no seat holds
+
+    def belief(p, ticket):
+        return 1000.0 if (p, ticket) == (other, favourite) else 1.0
+
+    held = {False: 0, True: 0}
+    for i in range(200):
+        weighted = i % 2 == 0
+        sampled = determinize(USA, seen, random.Random(i), belief if weighted else None)
+        assert sampled.observation(seat) == seen
+        check_conservation(sampled)
+        held[weighted] += favourite in sampled._tickets[other]
+    assert held[True] >= 90 and held[False] <= 30

@@ -12,6 +12,7 @@ exactly what it may know.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from arena.engine.actions import DrawCard
@@ -26,8 +27,22 @@ SAMPLEABLE = {
 }
 
 
-def determinize(variant: Variant, observation: dict[str, Any], rng: random.Random) -> BoardState:
-    """A random full state that ``observation``'s seat cannot tell from the real one."""
+TicketBelief = Callable[[int, int], float]
+
+
+def determinize(
+    variant: Variant,
+    observation: dict[str, Any],
+    rng: random.Random,
+    belief: TicketBelief | None = None,
+) -> BoardState:
+    """A random full state that ``observation``'s seat cannot tell from the real one.
+
+    ``belief(seat, ticket)`` (optional) weights how likely another seat holds an
+    unseen ticket, e.g. by how its claimed routes serve it: the tickets each seat
+    kept are then drawn with those weights instead of uniformly. Any weights give
+    a state consistent with the observation; they only change how likely each is.
+    """
     phase = SAMPLEABLE.get(observation["phase"])
     if phase is None:
         raise ValueError(f"cannot sample a state in phase '{observation['phase']}'")
@@ -111,7 +126,11 @@ def determinize(variant: Variant, observation: dict[str, Any], rng: random.Rando
                 state._offers.append(offered)
             else:
                 held = [hidden_long.pop()] if p in keepers else []
-                held += [hidden.pop() for _ in range(public["tickets"] - len(held))]
+                count = public["tickets"] - len(held)
+                if belief is None:
+                    held += [hidden.pop() for _ in range(count)]
+                else:
+                    held += _weighted_draw(hidden, count, lambda t, p=p: belief(p, t), rng)
                 state._tickets.append(held)
                 state._offers.append([hidden.pop() for _ in range(public["offered"])])
     if len(hidden) != observation["ticket_deck_size"]:
@@ -176,3 +195,21 @@ def _deal_setup_offers(
             deal = [hidden_long.pop() for _ in range(longs)]
             deal += [hidden.pop() for _ in range(len(offered) - longs)]
             state._offers.append(deal)
+
+
+def _weighted_draw(
+    pool: list[int], count: int, weight: Callable[[int], float], rng: random.Random
+) -> list[int]:
+    """Remove and return ``count`` members of ``pool`` drawn without replacement with
+    probability proportional to ``weight`` (Efraimidis–Spirakis keys); the rest of
+    ``pool`` keeps its random order."""
+    if count <= 0:
+        return []
+    keyed = sorted(
+        ((rng.random() ** (1.0 / weight(t)), i) for i, t in enumerate(pool)), reverse=True
+    )
+    chosen = sorted(i for _, i in keyed[:count])
+    drawn = [pool[i] for i in chosen]
+    for i in reversed(chosen):
+        pool.pop(i)
+    return drawn

@@ -14,20 +14,21 @@ def hostile(mode: str, arg: str = "") -> str:
     return f"cmd:{sys.executable} {HOSTILE} {mode} {arg}".strip()
 
 
-def processes_with(marker: str, exclude: int | None = None) -> list[int]:
-    """Pids of live processes (other than ``exclude``) whose command line contains ``marker``."""
+def processes_with(marker: str, exclude: int | None = None, where: str = "cmdline") -> list[int]:
+    """Pids of live processes (other than ``exclude``) whose command line (or, with
+    ``where="environ"``, environment) contains ``marker``."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
+            with open(f"/proc/{entry}/{where}", "rb") as f:
+                text = f.read().replace(b"\0", b" ").decode(errors="replace")
             with open(f"/proc/{entry}/stat") as f:
                 state = f.read().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if marker in cmdline and state != "Z" and int(entry) != exclude:
+        if marker in text and state != "Z" and int(entry) != exclude:
             found.append(int(entry))
     return found
 

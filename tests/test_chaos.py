@@ -8,6 +8,7 @@ import os
 import signal
 import sqlite3
 import subprocess
+import sys
 import time
 
 import pandas as pd
@@ -101,3 +102,38 @@ def test_kill_9_of_driver_worker_and_writer_in_a_loop_then_resume_equals_a_calm_
     pd.testing.assert_frame_equal(signature(tmp_path / "calm", "chaos"), result)
     time.sleep(0.5)
     assert not processes_with(str(HOSTILE)), "bots left behind"
+    # Every bot of the run (random ones too) has its scratch folder under tmp_path.
+    assert not processes_with(str(tmp_path), where="environ"), "processes left behind"
+
+
+STARTER = """
+import functools, os, subprocess, sys, time
+from arena.referee.process import die_with_parent
+
+def setup(parent):
+    open(sys.argv[2], "w").close()  # forked
+    time.sleep(1.5)  # the parent is killed during this, before the death signal is asked for
+    die_with_parent(parent)
+
+subprocess.Popen(
+    [sys.executable, "-c", "import time; time.sleep(60)", sys.argv[1][::-1]],
+    preexec_fn=functools.partial(setup, os.getpid()),
+)
+"""
+
+
+def test_a_bot_whose_referee_dies_while_it_starts_does_not_live_on(tmp_path):
+    """The kernel's parent-death signal covers only deaths after it is asked for: a
+    process started by a referee that is killed in between must notice and exit."""
+    marker = str(tmp_path / "orphan-marker")
+    forked = tmp_path / "forked"
+    # Reversed, so that only the child's command line (once it runs) holds the marker.
+    starter = subprocess.Popen([sys.executable, "-c", STARTER, marker[::-1], str(forked)])
+    deadline = time.monotonic() + 10
+    while not forked.exists():
+        assert time.monotonic() < deadline, "the child never started"
+        time.sleep(0.05)
+    starter.send_signal(signal.SIGKILL)
+    starter.wait(10)
+    time.sleep(3)  # past the child's start-up: it has exec'd by now, unless it exited
+    assert not processes_with(marker), "an orphaned bot lives on"

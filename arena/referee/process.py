@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import os
 import resource
 import signal
@@ -37,24 +38,31 @@ class ProcessLimits:
 
 
 def _child_setup(
-    limits: ProcessLimits, policy: SandboxPolicy | None, abi: int, own_network: bool
+    limits: ProcessLimits, policy: SandboxPolicy | None, abi: int, own_network: bool, parent: int
 ) -> None:  # runs in the child, before exec
     if limits.memory_mb:
         size = limits.memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (size, size))
     if limits.cpu_seconds:
         resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
-    die_with_parent()  # if the referee dies (even by SIGKILL), the kernel kills the bot
+    die_with_parent(parent)  # if the referee dies (even by SIGKILL), the kernel kills the bot
     if own_network:
         enter_network_namespace()  # fails closed, like the sandbox
     if policy is not None and abi:
         restrict_self(policy, abi)  # fails closed: a bot that cannot be sandboxed never runs
 
 
-def die_with_parent() -> None:
-    """Ask the kernel to SIGKILL this process when its parent dies (referee, pool driver)."""
+def die_with_parent(parent: int | None = None) -> None:
+    """Ask the kernel to SIGKILL this process when its parent dies (referee, pool driver).
+
+    The request covers only deaths after it is made: if ``parent`` (the pid that
+    started this process) died in between, this process has been handed to
+    another parent already, and it exits at once instead of living on orphaned.
+    """
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)
 
 
 def _drain(stream, path: Path, cap: int) -> None:
@@ -112,7 +120,9 @@ class BotProcess:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             process_group=0,
-            preexec_fn=lambda: _child_setup(limits, policy, abi, own_network),
+            preexec_fn=functools.partial(
+                _child_setup, limits, policy, abi, own_network, os.getpid()
+            ),
             close_fds=True,
         )
         self.pid = self.popen.pid

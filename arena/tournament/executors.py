@@ -47,7 +47,10 @@ class LocalExecutor:
             context = multiprocessing.get_context("spawn")
             delivered: set[int] = set()
             with cf.ProcessPoolExecutor(
-                self.workers, mp_context=context, initializer=die_with_parent
+                self.workers,
+                mp_context=context,
+                initializer=die_with_parent,
+                initargs=(os.getpid(),),
             ) as pool:
                 futures = {pool.submit(play_match, task): task for task in todo}
                 try:

@@ -1,13 +1,14 @@
 """The search bot against three copies of a published agent: 4-player USA games.
 
     python benchmarks/search.py [--games 200] [--opponent route-focus] [--iterations 40]
-                                [--bot monte-carlo] [--workers 2]
+                                [--bot monte-carlo] [--workers 2] [--first 0]
 
 The bot under test takes each seat in turn (seats rotate game by game; game g
-is played with seed 50000 + g). Reports its wins, mean score margin over the
-best opponent, where its points came from, and its decision times. Built-in
-bots play in process (the same games as through the protocol); games are
-spread over ``--workers`` processes.
+is played with seed 50000 + g, and ``--first`` is the first g, for fresh
+deals). Reports its wins, mean score margin over the best opponent, where its
+points came from, and its decision times. Built-in bots play in process (the
+same games as through the protocol); games are spread over ``--workers``
+processes.
 """
 
 from __future__ import annotations
@@ -74,13 +75,14 @@ def main() -> None:
     parser.add_argument("--opponent", default="route-focus")
     parser.add_argument("--iterations", type=int, default=40)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--first", type=int, default=0, help="index of the first game")
     args = parser.parse_args()
     started = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:
         games = list(
             pool.map(
                 play,
-                range(args.games),
+                range(args.first, args.first + args.games),
                 [args.bot] * args.games,
                 [args.iterations] * args.games,
                 [args.opponent] * args.games,

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from arena.engine.actions import DRAW_DECK, DRAW_TICKETS, Action, KeepTickets
 from arena.engine.errors import IllegalActionError
-from arena.engine.state import TURN, BoardState
+from arena.engine.state import BoardState
 from arena.engine.variant import Variant
 
 NEVER = 1 << 30
@@ -36,7 +36,6 @@ class Style:
     setup_budget: int = 30  # most trains the starting tickets may need together
     long_min: int = 3  # without a plan, claim routes at least this long
     route_overhead: float = 0.0  # trains' worth a claim turn costs when choosing paths
-    face_up_wild: int = 99  # take a face-up wild when the plan lacks at least this many cards
 
 
 class Planner:
@@ -59,7 +58,9 @@ class Planner:
     # -- planning ---------------------------------------------------------------------------
 
     def blocked(self, state: BoardState, seat: int, r: int) -> bool:
-        """``r`` cannot be claimed by ``seat`` now or later (owned routes are not blocked)."""
+        """``r`` cannot be claimed by ``seat`` now or later (owned routes are not blocked).
+        ``costs`` applies the same rule to every route at once; this one asks about a single
+        route, which is cheaper where few are looked at."""
         owner = state._owner[r]
         if owner >= 0:
             return owner != seat
@@ -251,10 +252,6 @@ class Planner:
                 best_slot, best = slot, want[card]
         if best_slot is not None:
             return state._draw_slots[best_slot]
-        if state._phase == TURN and sum(want) >= self.style.face_up_wild:
-            for slot, card in enumerate(display):
-                if card == self.colours:
-                    return state._draw_slots[slot]
         if state._deck or any(state._discards):
             return DRAW_DECK
         legal = [a for a in state.legal_actions() if a is not DRAW_TICKETS]

@@ -161,31 +161,29 @@ class Planner:
 
     # -- tickets ----------------------------------------------------------------------------
 
-    def keep_value(self, state: BoardState, seat: int, kept: list[int], setup: bool) -> float:
-        """Points of ``kept`` less a charge per extra train; hopeless sets far below."""
+    def keep(self, state: BoardState) -> KeepTickets:
+        """The keep choice whose tickets are worth most points less a charge per extra
+        train on top of the current plan (fewer tickets on ties); sets that would not fit
+        the trains (or, at the start, the setup budget) rank far below."""
+        seat = state._to_move
+        offer = state._offers[seat]
         style = self.style
         costs = self.costs(state, seat)
         base, planned = self.union(costs, self.open_tickets(state, seat, costs))
-        if base >= NEVER:
-            base, planned = 0, set()
-        extra, _ = self.union(costs, kept, planned)
-        budget = style.setup_budget if setup else state._trains[seat] - style.keep_margin
-        if base + extra > budget:
-            return -1000.0 - min(base + extra, 1000)
-        return sum(self.board.ticket_points[t] for t in kept) - style.keep_weight * extra
-
-    def keep(self, state: BoardState) -> KeepTickets:
-        """The keep choice of best ``keep_value`` (fewer tickets on ties)."""
-        seat = state._to_move
-        offer = state._offers[seat]
         setup = state.phase == "setup_tickets"
-        return max(
-            state.legal_actions(),
-            key=lambda k: (
-                self.keep_value(state, seat, [offer[i] for i in k.indices], setup),
-                -len(k.indices),
-            ),
-        )
+        budget = style.setup_budget if setup else state._trains[seat] - style.keep_margin
+        points = self.board.ticket_points
+
+        def value(choice: KeepTickets) -> tuple[float, int]:
+            kept = [offer[i] for i in choice.indices]
+            extra, _ = self.union(costs, kept, planned)
+            if base + extra > budget:
+                worth = -1000.0 - min(base + extra, 1000)
+            else:
+                worth = sum(points[t] for t in kept) - style.keep_weight * extra
+            return worth, -len(kept)
+
+        return max(state.legal_actions(), key=value)
 
     # -- cards ------------------------------------------------------------------------------
 
@@ -269,15 +267,12 @@ class Planner:
         seat = state._to_move
         board = self.board
         if plan:
-            want = self.shortfall(state, seat, plan)
             if phase == "turn":
                 for r in sorted(plan, key=lambda r: (-board.route_length[r], r)):
-                    if board.route_length[r] > state._trains[seat]:
-                        continue
                     if self.payment(state, seat, r, None) is not None:
                         spare = self.shortfall(state, seat, plan - {r})
                         return self.payment(state, seat, r, spare)
-            return self.draw(state, want)
+            return self.draw(state, self.shortfall(state, seat, plan))
         trains = state._trains[seat]
         if (
             phase == "turn"

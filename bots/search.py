@@ -59,6 +59,12 @@ class PlanningBot(Bot):
             return self.helper.choose(observation, legal_actions)
         # The planner reads only what this seat knows, so any sample gives the same move.
         state = determinize(self.variant, observation, self.rng)
+        return self.decide(state, observation, legal_actions)
+
+    def decide(
+        self, state: BoardState, observation: dict[str, Any], legal: Sequence[Action]
+    ) -> Action:
+        """The move, given a sample of the state this seat sees."""
         return self.planner.move(state, self.planner.plan(state, observation["seat"]))
 
 
@@ -98,11 +104,10 @@ class MonteCarloBot(PlanningBot):
         super().on_game_start(observation)
         self.rollout = Rollout(self.planner)
 
-    def choose(self, observation: dict[str, Any], legal_actions: Sequence[Action]) -> Action:
-        if observation["phase"] not in SAMPLEABLE or len(legal_actions) == 1:
-            return self.helper.choose(observation, legal_actions)
-        state = determinize(self.variant, observation, self.rng)
-        candidates = self.candidates(state, legal_actions)
+    def decide(
+        self, state: BoardState, observation: dict[str, Any], legal: Sequence[Action]
+    ) -> Action:
+        candidates = self.candidates(state, legal)
         if len(candidates) == 1:
             return candidates[0]
         return candidates[self.search(observation, candidates)]
@@ -118,12 +123,8 @@ class MonteCarloBot(PlanningBot):
         found = [self.planner.move(state, plan, allow_tickets=False)]
         if state.phase != "turn":
             return found
-        if (
-            not plan
-            and DRAW_TICKETS in legal
-            and state._trains[seat] >= self.min_trains
-            and DRAW_TICKETS not in found
-        ):
+        # (the planner's move is never a ticket draw: it was asked not to draw)
+        if not plan and DRAW_TICKETS in legal and state._trains[seat] >= self.min_trains:
             found.append(DRAW_TICKETS)
         if min(state._trains) <= self.endgame_trains:
             length = state.board.route_length
@@ -169,8 +170,8 @@ class MonteCarloBot(PlanningBot):
 
         def weight(seat: int, ticket: int) -> float:
             cities = reached[seat]
-            ends = (board.ticket_a[ticket] in cities) + (board.ticket_b[ticket] in cities)
-            return strength**ends
+            touched = (board.ticket_a[ticket] in cities) + (board.ticket_b[ticket] in cities)
+            return strength**touched
 
         return weight
 

@@ -12,8 +12,11 @@ from typing import Annotated
 import typer
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
+from arena.commands import store as store_commands
+from arena.commands.show import tournament_show
 from arena.engine.errors import VariantUnavailableError
 from arena.engine.result import GameResult
 from arena.referee.faults import TimeControl
@@ -22,10 +25,9 @@ from arena.referee.launch import BotEntry, ProcessMatch, in_process_referee
 from arena.referee.matchlog import MatchLog
 from arena.referee.matchlog import verify as verify_match
 from arena.referee.process import ProcessLimits
-from arena.tournament.executors import LocalExecutor, MatchFailed, RayExecutor
-from arena.tournament.runner import TournamentRunner
+from arena.tournament.drive import RunError, RunStopped, run_tournament
 from arena.tournament.spec import SpecError, TournamentSpec
-from arena.tournament.store import ResultsStore
+from arena.tournament.store import ResultsStore, StoreError
 from arena.tournament.submit import SubmissionRejected
 from arena.tournament.submit import submit as submit_bot
 from arena.variants import all_variants, get_variant
@@ -222,6 +224,7 @@ def play(
         console.print(f"match log written to {match_log}")
 
 
+app.add_typer(store_commands.app, name="store")
 bot_app = typer.Typer(help="Run a bot process.", no_args_is_help=True)
 app.add_typer(bot_app, name="bot")
 
@@ -277,6 +280,7 @@ def replay_command(
 
 tournament_app = typer.Typer(help="Run tournaments.", no_args_is_help=True)
 app.add_typer(tournament_app, name="tournament")
+tournament_app.command("show")(tournament_show)
 DATA_DIR = Path("arena-data")
 
 
@@ -302,6 +306,10 @@ def tournament_run(
         typer.Option(help="run on Ray: 'local' starts one, an ADDRESS joins a cluster"),
     ] = None,
     data_dir: Annotated[Path, typer.Option(help="where the results store lives")] = DATA_DIR,
+    logs_dir: Annotated[
+        Path | None,
+        typer.Option(help="where bots' stdout and stderr go (default: DATA_DIR/bot-logs)"),
+    ] = None,
     progress: Annotated[bool, typer.Option(help="show a progress bar and live standings")] = True,
     in_process: Annotated[
         bool, typer.Option("--in-process", help="trusted plugin bots called directly, no processes")
@@ -324,22 +332,51 @@ def tournament_run(
             )
     except SpecError as error:
         raise fail(str(error)) from None
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    store = ResultsStore(data_dir)
-    executor = (
-        RayExecutor(None if ray == "local" else ray, workers) if ray else LocalExecutor(workers)
-    )
     try:
-        runner = TournamentRunner(
-            spec, store, executor, data_dir, show_progress=progress, in_process=in_process
+        done = run_tournament(
+            spec,
+            data_dir,
+            workers=workers,
+            ray=ray,
+            logs_dir=logs_dir,
+            show_progress=progress,
+            in_process=in_process,
+            console=console,
         )
-        stored = runner.run()
-    except (ValueError, KeyError, VariantUnavailableError, MatchFailed) as error:
+    except RunError as error:
+        raise stop(error) from None
+    except KeyboardInterrupt:  # a second Ctrl-C: stopped at once, after cleaning up
+        raise stop(RunStopped("stopped at once; run the same command to resume", 130)) from None
+    except (ValueError, KeyError, VariantUnavailableError) as error:
         raise fail(str(error.args[0] if error.args else error)) from None
-    finally:
-        executor.close()
-    console.print(runner.standings.table(top=50))
-    console.print(f"tournament '{spec.name}': {stored} matches played now, results in {store.path}")
+    console.print(done.standings.table(top=50))
+    console.print(
+        f"tournament '{spec.name}': {done.stored} matches played now, results in {done.store_path}"
+    )
+    if done.failures:
+        raise stop(
+            RunError(
+                f"{len(done.failures)} match(es) could not be played (arena faults, not rated): "
+                f"see 'arena tournament show {spec.name}'; the same command retries them"
+            )
+        )
+
+
+def stop(error: RunError) -> typer.Exit:
+    """A run that ended early: its one line, and its exit status (1, or 130/143 on a signal)."""
+    if isinstance(error, RunStopped):
+        console.print(f"[yellow]{escape(str(error))}[/]", soft_wrap=True)
+    else:
+        console.print(f"[bold red]error:[/] {escape(str(error))}", soft_wrap=True)
+    return typer.Exit(code=error.exit_code)
+
+
+def read_store(data_dir: Path) -> ResultsStore:
+    """The results store opened read-only (readers never write), or exit 1 with one line."""
+    try:
+        return ResultsStore.reader(data_dir)
+    except StoreError as error:
+        raise stop(RunError(str(error))) from None
 
 
 @app.command()
@@ -357,7 +394,7 @@ def results(
         raise fail("--format is csv or parquet; --table is seats or matches")
     from arena.tournament.frames import matches_frame, seats_frame  # pandas: only when needed
 
-    store = ResultsStore(data_dir)
+    store = read_store(data_dir)
     frame = (seats_frame if table == "seats" else matches_frame)(store, tournament)
     if format == "csv":
         frame.to_csv(out, index=False)
@@ -407,7 +444,7 @@ def leaderboard(
 
     if format not in ("table", "csv", "json", "md"):
         raise fail("--format is table, csv, json or md")
-    frame = make_leaderboard(ResultsStore(data_dir), variant, players)
+    frame = make_leaderboard(read_store(data_dir), variant, players)
     if format == "table":
         if frame.empty:
             console.print(f"no stored matches of '{variant}' yet")
@@ -463,7 +500,7 @@ def site(
     from leaderboards.site import build_site
 
     try:
-        index = build_site(ResultsStore(data_dir), out, max_replays)
+        index = build_site(read_store(data_dir), out, max_replays)
     except ValueError as error:
         raise fail(str(error)) from None
     console.print(f"site written: {index.resolve()}")
@@ -476,7 +513,11 @@ def main() -> None:
         if arg == "--ray" and (i + 1 == len(args) or args[i + 1].startswith("-")):
             args.insert(i + 1, "local")
             break
-    app(args)
+    try:
+        app(args)
+    except StoreError as error:  # any command meeting a damaged, full or read-only store
+        console.print(f"[bold red]error:[/] {escape(str(error))}", soft_wrap=True)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

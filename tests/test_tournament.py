@@ -6,7 +6,6 @@ from __future__ import annotations
 import collections
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -22,7 +21,7 @@ from arena.tournament.ladder import next_wave
 from arena.tournament.runner import TournamentRunner
 from arena.tournament.schedule import fixed_schedule
 from arena.tournament.spec import SpecError, TournamentSpec
-from arena.tournament.store import ResultsStore
+from arena.tournament.store import ResultsStore, StoreError
 from arena.tournament.submit import SubmissionRejected, submit
 from tests.referee_helpers import HOSTILE, processes_with
 
@@ -189,17 +188,22 @@ def test_identical_results_across_executors_and_worker_counts(tmp_path, ray_clus
     assert len(workers) >= 2, "the matches ran on more than one Ray worker"
 
 
+def stored_count(data_dir: Path) -> int:
+    """Matches stored so far (0 while there is no store yet); never creates the store."""
+    if not (data_dir / "results.sqlite").exists():
+        return 0
+    try:
+        with ResultsStore.reader(data_dir) as store:
+            return sum(t.played for t in store.tournaments())
+    except StoreError:  # being created at this moment
+        return 0
+
+
 def wait_for_matches(data_dir: Path, count: int, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        try:
-            db = sqlite3.connect(data_dir / "results.sqlite", timeout=5)
-            done = db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
-            db.close()
-            if done >= count:
-                return
-        except sqlite3.OperationalError:
-            pass
+        if stored_count(data_dir) >= count:
+            return
         time.sleep(0.1)
     raise AssertionError(f"fewer than {count} matches stored in time")
 

@@ -66,18 +66,29 @@ def die_with_parent(parent: int | None = None) -> None:
 
 
 def _drain(stream, path: Path, cap: int) -> None:
-    """Copy a pipe to a file up to ``cap`` bytes; keep reading so the bot never blocks."""
+    """Copy a pipe to a file up to ``cap`` bytes; keep reading so the bot never blocks, also
+    when the file cannot be written (a full or read-only disk costs the log, not the match)."""
     dropped = 0
-    with stream, path.open("wb") as out:
+    try:
+        out = path.open("wb", buffering=0)
+    except OSError:
+        out = None
+    with stream:
         for chunk in iter(lambda: stream.read1(65536), b""):
-            room = cap - out.tell()
+            room = cap - out.tell() if out is not None else 0
             if room > 0:
-                out.write(chunk[:room])
+                try:
+                    out.write(chunk[:room])
+                except OSError:
+                    out.close()
+                    out = None
             dropped += max(0, len(chunk) - max(room, 0))
-        if dropped:
-            out.write(
-                f"\n[ttr-arena: {dropped} more bytes dropped at the {cap}-byte cap]\n".encode()
-            )
+    if out is not None:
+        with out, contextlib.suppress(OSError):
+            if dropped:
+                out.write(
+                    f"\n[ttr-arena: {dropped} more bytes dropped at the {cap}-byte cap]\n".encode()
+                )
 
 
 class BotProcess:

@@ -25,7 +25,7 @@ def resolve(text: str, store: ResultsStore) -> BotEntry:
         return BotEntry.for_plugin(get_bot(target), name=label)
     if kind == "file":
         return BotEntry(
-            label, (PYTHON, "-m", "bots.filebot", target), version=str(record["version"])
+            label, (PYTHON, "-P", "-m", "bots.filebot", target), version=str(record["version"])
         )
     return BotEntry(label, tuple(shlex.split(target)), version=str(record["version"]))
 

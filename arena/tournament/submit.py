@@ -80,7 +80,7 @@ def submit(
             (shutil.copytree if path.is_dir() else shutil.copy2)(path, stored)
         kind, target = "file", str(stored)
         claimed = ["usa"]
-        entry = BotEntry(name, (PYTHON, "-m", "bots.filebot", target))
+        entry = BotEntry(name, (PYTHON, "-P", "-m", "bots.filebot", target))
     else:
         words = shlex.split(command or "")
         if not words:

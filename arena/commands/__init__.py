@@ -1,0 +1,1 @@
+"""Command groups of the ``arena`` command line, one module each (registered in cli.py)."""

@@ -1,0 +1,96 @@
+"""``arena store``: check the results store, recover what is intact from a damaged one, back it
+up (safe while tournaments run)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from arena.tournament.store import FILE_NAME, StoreError
+from arena.tournament.storecare import backup, check, recover, replace_with_recovered
+
+app = typer.Typer(help="Check, recover and back up the results store.", no_args_is_help=True)
+console = Console()
+DataDir = Annotated[Path, typer.Option(help="where the results store lives")]
+DATA_DIR = Path("arena-data")
+
+
+def _error(message: str) -> typer.Exit:
+    console.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
+    return typer.Exit(code=1)
+
+
+@app.command("check")
+def check_command(data_dir: DataDir = DATA_DIR) -> None:
+    """SQLite's full integrity check and the store's own consistency; exit 1 if damaged."""
+    report = check(data_dir)
+    if not report.ok:
+        shown = "; ".join(report.problems[:3])
+        more = f" (+{len(report.problems) - 3} more)" if len(report.problems) > 3 else ""
+        advice = (
+            ""
+            if "arena store" in shown
+            else ": 'arena store recover' copies every intact match into a new store"
+        )
+        raise _error(f"{report.path} is damaged: {shown}{more}{advice}")
+    counts = report.counts
+    console.print(
+        f"{report.path}: healthy — {counts['tournaments']} tournament(s), "
+        f"{counts['matches']} match(es), {counts['failures']} failed, {counts['bots']} "
+        f"registered bot(s), {report.size / 1e6:.1f} MB",
+        soft_wrap=True,
+    )
+
+
+@app.command("recover")
+def recover_command(
+    data_dir: DataDir = DATA_DIR,
+    replace: Annotated[
+        bool,
+        typer.Option(
+            help=f"put the recovered store in place (the damaged one kept as {FILE_NAME}.damaged)"
+        ),
+    ] = False,
+) -> None:
+    """Copy every intact match of a damaged store into results.sqlite.recover."""
+    try:
+        done = recover(data_dir)
+        kept = replace_with_recovered(data_dir) if replace else None
+    except StoreError as error:
+        raise _error(str(error)) from None
+    lost = done.seen - done.matches
+    console.print(
+        f"recovered {done.matches} intact match(es) ({lost} readable but incomplete, left out) "
+        f"of {done.tournaments} tournament(s), and {done.bots} registered bot(s)",
+        soft_wrap=True,
+    )
+    if kept is not None:
+        console.print(
+            f"the recovered store is now {data_dir / FILE_NAME}; the damaged one is kept as "
+            f"{kept}. Run the same tournaments again to replay what was lost.",
+            soft_wrap=True,
+        )
+    else:
+        console.print(
+            f"written to {done.path}; 'arena store recover --replace' puts it in place",
+            soft_wrap=True,
+        )
+
+
+@app.command("backup")
+def backup_command(
+    target: Annotated[
+        Path, typer.Argument(help="a new file, or a folder to put results.sqlite in")
+    ],
+    data_dir: DataDir = DATA_DIR,
+) -> None:
+    """Copy the store (SQLite's online backup: safe while a tournament writes to it)."""
+    try:
+        path, matches = backup(data_dir, target)
+    except StoreError as error:
+        raise _error(str(error)) from None
+    console.print(f"backed up {matches} match(es) to {path} (checked)", soft_wrap=True)

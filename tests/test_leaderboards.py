@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 from arena.tournament.executors import LocalExecutor
+from arena.tournament.results import MatchResult
 from arena.tournament.runner import TournamentRunner
 from arena.tournament.spec import TournamentSpec
-from arena.tournament.results import MatchResult
 from arena.tournament.store import ResultsStore
 from leaderboards.site import build_site, slug
 from leaderboards.tables import head_to_head, leaderboard, rating_history

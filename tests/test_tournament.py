@@ -183,6 +183,15 @@ def test_identical_results_across_executors_and_worker_counts(tmp_path, ray_clus
     assert len(reference) == 24
     pd.testing.assert_frame_equal(reference, signature(tmp_path / "two", "same"))
     pd.testing.assert_frame_equal(reference, signature(tmp_path / "ray", "same"))
+    # Exports and the site's replay pages are the same, byte for byte and name for name.
+    exports, pages = set(), set()
+    for folder in ("one", "two", "ray"):
+        out = tmp_path / f"{folder}.csv"
+        run_cli("results", "--out", str(out), data_dir=tmp_path / folder)
+        exports.add(out.read_bytes())
+        run_cli("site", str(tmp_path / f"{folder}-site"), data_dir=tmp_path / folder)
+        pages.add(frozenset(p.name for p in (tmp_path / f"{folder}-site" / "matches").iterdir()))
+    assert len(exports) == 1 and len(pages) == 1 and len(next(iter(pages))) == 12
     store = ResultsStore(tmp_path / "ray")
     workers = set(matches_frame(store, "same").worker)
     assert len(workers) >= 2, "the matches ran on more than one Ray worker"

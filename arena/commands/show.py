@@ -8,10 +8,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich import box
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from arena.tournament.store import ResultsStore, StoreError
 
@@ -59,14 +57,10 @@ def tournament_show(
         soft_wrap=True,
     )
     if failures:
-        table = Table(
-            title="failed matches (arena faults: not rated; re-running retries them)",
-            box=box.SIMPLE_HEAD,
+        console.print("failed matches (arena faults: not rated; running it again retries them):")
+    for failure in failures:
+        console.print(
+            f"  match {failure.idx} ({escape(', '.join(failure.bots))}), "
+            f"{_when(failure.failed_at)}: {escape(failure.error)}",
+            soft_wrap=True,
         )
-        for column in ("#", "bots", "attempts", "error"):
-            table.add_column(column, overflow="fold")
-        for failure in failures:
-            table.add_row(
-                str(failure.idx), ", ".join(failure.bots), str(failure.attempts), failure.error
-            )
-        console.print(table)

@@ -29,14 +29,7 @@ def check_command(data_dir: DataDir = DATA_DIR) -> None:
     """SQLite's full integrity check and the store's own consistency; exit 1 if damaged."""
     report = check(data_dir)
     if not report.ok:
-        shown = "; ".join(report.problems[:3])
-        more = f" (+{len(report.problems) - 3} more)" if len(report.problems) > 3 else ""
-        advice = (
-            ""
-            if "arena store" in shown
-            else ": 'arena store recover' copies every intact match into a new store"
-        )
-        raise _error(f"{report.path} is damaged: {shown}{more}{advice}")
+        raise _error(report.summary())
     counts = report.counts
     console.print(
         f"{report.path}: healthy — {counts['tournaments']} tournament(s), "

@@ -17,6 +17,7 @@ from types import FrameType
 from rich.console import Console
 
 from arena.tournament.executors import ExecutorError, LocalExecutor
+from arena.tournament.rayexec import sweep_sessions
 from arena.tournament.runner import Standings, TournamentRunner
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.store import Failure, ResultsStore, StoreError
@@ -96,6 +97,7 @@ def run_tournament(
             store = ResultsStore(data_dir, check=True)
         except StoreError as error:
             raise RunError(str(error)) from None
+        sweep_sessions(Path(data_dir))  # a local Ray left behind by a driver that died
         try:
             executor = make_executor(ray, workers, Path(data_dir))
             try:

@@ -10,8 +10,10 @@ What the arena adds to Ray, and why:
   ``arena/`` would then shadow ours. The driver joins Ray from the folder that
   holds the arena's packages instead, and each task returns to the user's
   folder before starting bots (so relative paths in bot commands still work).
-- **Notices a lost cluster.** While waiting, the head (GCS) is probed; when it
-  stops answering the run ends with one line, every finished match stored.
+- **Notices a lost cluster.** A watchdog probes the head (GCS) every two
+  seconds; when it stops answering, the run ends with one line, every finished
+  match stored, well before Ray itself would end the process without a word
+  (it does after 60 s without its head, from inside a blocked call).
 - **Cleans up the Ray it started**, also after its own crash: a local Ray lives
   in a temporary folder recorded under the data folder, and the next driver
   ends every process still using the folder of a driver that is gone.
@@ -23,10 +25,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import shutil
 import signal
 import socket
+import sys
 import tempfile
 import threading
 import time
@@ -49,6 +53,7 @@ PACKAGES_HOME = Path(arena.__file__).resolve().parent.parent  # holds arena/, bo
 CONNECT_TIMEOUT = 5.0
 INIT_TIMEOUT = 60.0
 PROBE_EVERY = 2.0
+LOST_GRACE_SECONDS = 5.0  # for the driver's loop to notice a lost cluster itself
 SESSIONS = "ray-sessions"  # under the data folder: one record per local Ray the arena started
 
 
@@ -176,8 +181,9 @@ class RayExecutor:
         self, address: str | None = None, workers: int | None = None, data_dir: Path | None = None
     ) -> None:
         os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-        os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "error")  # no C++ warnings on the terminal
         self.address = address
+        self.lost = threading.Event()  # the head stopped answering
+        self.closing = threading.Event()
         if address:
             host, port = split_address(address)
             why = answers(host, port)
@@ -202,11 +208,12 @@ class RayExecutor:
         )
         self.gcs = split_address(ray.get_runtime_context().gcs_address)
         self.last_probe = time.monotonic()
+        threading.Thread(target=self._watch, name="arena-ray-watchdog", daemon=True).start()
 
     def _init(self, workers: int | None) -> None:
         """``ray.init`` from the arena's own folder (see the module docstring), bounded in
         time: something that answers at the address but is not a Ray head must not hang us."""
-        options: dict = {"log_to_driver": False}
+        options: dict = {"log_to_driver": False, "logging_level": logging.ERROR}
         if self.address:
             options["address"] = self.address
         else:
@@ -238,13 +245,38 @@ class RayExecutor:
         """Whether the cluster's head still answers."""
         return answers(*self.gcs, timeout=2.0) is None
 
+    def lost_message(self) -> str:
+        where = self.address or "the local Ray"
+        return (
+            f"lost {where} (its head stopped answering): every match finished before this "
+            "is stored; run the same command again once the cluster is back"
+        )
+
     def _check_alive(self) -> None:
-        if not self.alive() and not self.alive():
-            where = self.address or "the local Ray"
-            raise ClusterLost(
-                f"lost {where} (its head stopped answering): every match finished before "
-                "this is stored; run the same command again once the cluster is back"
-            )
+        if self.lost.is_set() or (not self.alive() and not self.alive()):
+            self.lost.set()
+            raise ClusterLost(self.lost_message())
+
+    def _watch(self) -> None:
+        """Probe the head every PROBE_EVERY seconds. Once it is gone the driver's loop raises
+        ClusterLost at its next turn; if it cannot (stuck inside Ray, which ends the process
+        silently after 60 s), this thread says so and ends the process itself: the store
+        is safe at any instant, and the next driver takes the lease over."""
+        misses = 0
+        while not self.closing.wait(PROBE_EVERY):
+            misses = 0 if self.alive() else misses + 1
+            if misses < 3:
+                continue
+            self.lost.set()
+            if self.closing.wait(LOST_GRACE_SECONDS):
+                return
+            if sys.stdout.isatty():
+                sys.stdout.write("\x1b[?25h\n")  # the progress display hid the cursor
+            sys.stdout.write(f"error: {self.lost_message()}\n")
+            sys.stdout.flush()
+            if self.session is not None:
+                self.session.end()
+            os._exit(1)
 
     def run(self, tasks: Sequence[MatchTask], sink: Sink) -> None:
         pending = {self.remote.remote(task): task for task in tasks}
@@ -285,7 +317,8 @@ class RayExecutor:
 
     def close(self) -> None:
         """Leave (or stop) Ray, bounded in time: a lost cluster must not hang the driver."""
-        if self.started_here:
+        self.closing.set()
+        if self.started_here and not self.lost.is_set():
             thread = threading.Thread(target=self.ray.shutdown, daemon=True)
             thread.start()
             thread.join(10)

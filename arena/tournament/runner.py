@@ -113,7 +113,7 @@ class TournamentRunner:
         self.tournament_id = store.tournament(spec.name, spec.fingerprint, spec.to_json())
         self.standings = Standings()
         self.stored = 0  # matches stored by this run
-        self.failed = 0  # matches this run could not play
+        self.failed_count = 0  # matches this run could not play
         self.stopped = False  # should_stop() said stop before the end
         self.holder: Holder | None = None
         self.renewed = 0.0
@@ -230,7 +230,7 @@ class TournamentRunner:
 
     def failed(self, task: MatchTask, attempts: int, reason: str) -> None:
         self.store.record_failure(self.tournament_id, task.match.index, attempts, reason)
-        self.failed += 1
+        self.failed_count += 1
         self._advance()
 
     def tick(self) -> bool:
@@ -285,7 +285,7 @@ class TournamentRunner:
             self.bar,
             advance=1,
             rate=f"{self.stored / minutes:.0f}" if minutes else "-",
-            failed=f", {self.failed} failed" if self.failed else "",
+            failed=f", {self.failed_count} failed" if self.failed_count else "",
         )
         if self.live is not None:
             self.live.update(self._renderable())

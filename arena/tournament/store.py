@@ -248,6 +248,15 @@ def create_store_file(path: Path) -> None:
                 leftover.unlink()
 
 
+def integrity_problems(db: sqlite3.Connection, pragma: str = "integrity_check") -> list[str]:
+    """What SQLite's integrity check (or quick check) finds, one line per problem."""
+    found = []
+    for (text,) in db.execute(f"PRAGMA {pragma}(20)"):
+        lines = [" ".join(line.split()) for line in text.splitlines()]
+        found += [line for line in lines if line and line != "ok" and not line.startswith("***")]
+    return found
+
+
 class ResultsStore:
     """The results store ``results.sqlite`` in ``data_dir``.
 
@@ -305,7 +314,13 @@ class ResultsStore:
         try:
             create_store_file(self.path)
         except (sqlite3.Error, OSError) as error:
-            raise self.problem(error) from None
+            problem = self.problem(error)
+            if isinstance(problem, StoreFull):
+                problem = StoreFull(
+                    f"the disk holding {self.data_dir} is full, so no results store can be "
+                    "created there: free some space and run the same command again"
+                )
+            raise problem from None
 
     def _connect(self) -> sqlite3.Connection:
         if not self.read_only:
@@ -376,7 +391,8 @@ class ResultsStore:
                     f" WHERE m.id = {table}.match_id)"
                 )
             db.execute(f"UPDATE matches SET id = tournament_id * {MATCH_ID_STRIDE} + idx")
-            db.executescript(SCHEMA_V1.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS"))
+            for statement in SCHEMA_V1.split(";"):  # (executescript would commit)
+                db.execute(statement.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS"))
             planned = self._results_query("", ())
             db.executemany(
                 "INSERT INTO schedule (tournament_id, idx, seed, bots, planned_at)"
@@ -406,10 +422,10 @@ class ResultsStore:
     def check_integrity(self) -> list[str]:
         """SQLite's quick check; raises StoreDamaged with the first problem, if any."""
         try:
-            problems = [row[0] for row in self.db.execute("PRAGMA quick_check(20)")]
+            problems = integrity_problems(self.db, "quick_check")
         except sqlite3.Error as error:
             raise self.problem(error) from None
-        if problems != ["ok"]:
+        if problems:
             raise StoreDamaged(f"{self.path} is damaged ({problems[0]}): {CHECK_HINT}")
         return problems
 
@@ -438,6 +454,11 @@ class ResultsStore:
         if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
             return StoreError(f"{self.path} stayed locked by another process for 30 s; try again")
         if name == "SQLITE_CANTOPEN":
+            if not self.read_only and not os.access(self.data_dir, os.W_OK):
+                return StoreReadOnly(
+                    f"the folder {self.data_dir} is read-only, so results cannot be stored "
+                    "there: give --data-dir a writable folder (reading it still works)"
+                )
             return StoreError(f"cannot open {self.path} ({error}): check the folder's permissions")
         return StoreError(f"{self.path}: {error}")
 

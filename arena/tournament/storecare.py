@@ -28,6 +28,7 @@ from arena.tournament.store import (
     _uri,
     create_store_file,
     inspect_file,
+    integrity_problems,
 )
 
 RECOVER_SUFFIX = ".recover"
@@ -39,13 +40,25 @@ HIGHEST = 2**63 - 1
 @dataclass
 class CheckReport:
     path: Path
-    problems: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # what SQLite's check found
+    error: str | None = None  # why the store could not even be checked (one line)
     counts: dict[str, int] = field(default_factory=dict)
     size: int = 0
 
     @property
     def ok(self) -> bool:
-        return not self.problems
+        return not self.problems and self.error is None
+
+    def summary(self) -> str:
+        """One line: what is wrong and what to do."""
+        if self.error is not None:
+            return self.error
+        shown = "; ".join(self.problems[:3])
+        more = f" (+{len(self.problems) - 3} more)" if len(self.problems) > 3 else ""
+        return (
+            f"{self.path} is damaged: {shown}{more}; 'arena store recover' copies every "
+            "intact match into a new store"
+        )
 
 
 def check(data_dir: Path) -> CheckReport:
@@ -56,13 +69,11 @@ def check(data_dir: Path) -> CheckReport:
     try:
         store = ResultsStore.reader(data_dir)
     except StoreError as error:
-        report.problems.append(str(error))
+        report.error = str(error)
         return report
     report.size = path.stat().st_size
     try:
-        report.problems += [
-            row[0] for row in store.db.execute("PRAGMA integrity_check(20)") if row[0] != "ok"
-        ]
+        report.problems += integrity_problems(store.db)
         for table in ("tournaments", "matches", "seats", "logs", "failures", "bots"):
             report.counts[table] = store.db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
         partial = store.db.execute(
@@ -73,7 +84,7 @@ def check(data_dir: Path) -> CheckReport:
         if partial:
             report.problems.append(f"{partial} match(es) lack seats or their log")
     except sqlite3.DatabaseError as error:
-        report.problems.append(str(store.problem(error)))
+        report.problems.append(str(error))
     finally:
         store.close()
     return report
@@ -271,11 +282,11 @@ def backup(data_dir: Path, target: Path) -> tuple[Path, int]:
         copy = sqlite3.connect(partial)
         try:
             store.db.backup(copy)
-            problems = [row[0] for row in copy.execute("PRAGMA quick_check")]
+            problems = integrity_problems(copy, "quick_check")
             matches = copy.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
         finally:
             copy.close()
-        if problems != ["ok"]:
+        if problems:
             raise StoreDamaged(f"the copy failed its check ({problems[0]}); {target} not written")
         os.replace(partial, target)
     except sqlite3.Error as error:

@@ -439,6 +439,8 @@ class ResultsStore:
                 f"the disk holding {self.path} is full: {kept}; free some space and run the "
                 "same command again"
             )
+        if name.startswith("SQLITE_IOERR") and not os.access(self.data_dir, os.W_OK):
+            name = "SQLITE_READONLY"  # the folder became read-only under us
         if name.startswith("SQLITE_IOERR"):
             return StoreFull(
                 f"could not write {self.path} ({error}: is its disk full or failing?): {kept}; "
@@ -446,8 +448,8 @@ class ResultsStore:
             )
         if name.startswith("SQLITE_READONLY") or errno_name in (13, 30):
             return StoreReadOnly(
-                f"{self.path} cannot be written ({getattr(error, 'strerror', None) or error}): "
-                "give --data-dir a writable folder (reading it still works)"
+                f"{self.path} is read-only here ({getattr(error, 'strerror', None) or error}): "
+                "give --data-dir a writable folder to store results (reading it still works)"
             )
         if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
             return StoreDamaged(f"{self.path} is damaged ({error}): {CHECK_HINT}")

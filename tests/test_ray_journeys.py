@@ -44,10 +44,26 @@ def start(args: list[str], cwd: Path, marker: str) -> subprocess.Popen:
 
 def wait_stored(data: Path, count: int, driver: subprocess.Popen, timeout: float = 240) -> None:
     deadline = time.monotonic() + timeout
-    while not (data / "results.sqlite").exists() or stored_matches(data) < count:
-        assert driver.poll() is None, driver.communicate()[0]
-        assert time.monotonic() < deadline, f"fewer than {count} matches stored in time"
-        time.sleep(0.1)
+    try:
+        while not (data / "results.sqlite").exists() or stored_matches(data) < count:
+            assert driver.poll() is None, driver.communicate()[0]
+            assert time.monotonic() < deadline, f"fewer than {count} matches stored in time"
+            time.sleep(0.1)
+    except BaseException:
+        driver.kill()
+        raise
+
+
+def interrupt(driver: subprocess.Popen, signum: int) -> tuple[str, float]:
+    """Signal the driver's process group as a terminal does; its output and how long it took
+    to exit."""
+    try:
+        signalled = time.monotonic()
+        os.killpg(driver.pid, signum)
+        output, _ = driver.communicate(timeout=60)
+        return output, time.monotonic() - signalled
+    finally:
+        driver.kill()
 
 
 def session_folder(data: Path) -> str:
@@ -75,15 +91,9 @@ def test_a_local_ray_in_a_bot_authors_folder_stops_on_ctrl_c_and_is_cleaned_up_a
     args = two_bots("local", 4, "--ray", "--workers", "2")
     # Ctrl-C: stopped within 5 s, the local Ray and every bot gone, one line.
     driver = start(args, folder, marker)
-    try:
-        wait_stored(data, 2, driver)
-        first_ray = session_folder(data)
-        signalled = time.monotonic()
-        os.killpg(driver.pid, signal.SIGINT)
-        output, _ = driver.communicate(timeout=60)
-        took = time.monotonic() - signalled
-    finally:
-        driver.kill()
+    wait_stored(data, 2, driver)
+    first_ray = session_folder(data)
+    output, took = interrupt(driver, signal.SIGINT)
     assert took < 5, f"took {took:.1f} s"
     assert driver.returncode == 130, output
     assert "Traceback" not in output and "run the same command to resume" in output
@@ -117,14 +127,8 @@ def test_sigterm_stops_a_cluster_run_from_a_bot_authors_folder_and_it_resumes(
     marker = f"ray-cluster-{tmp_path.name}"
     args = two_bots("cluster", 4, "--ray", ray_cluster)
     driver = start(args, folder, marker)
-    try:
-        wait_stored(data, 2, driver)
-        signalled = time.monotonic()
-        os.killpg(driver.pid, signal.SIGTERM)
-        output, _ = driver.communicate(timeout=60)
-        took = time.monotonic() - signalled
-    finally:
-        driver.kill()
+    wait_stored(data, 2, driver)
+    output, took = interrupt(driver, signal.SIGTERM)
     assert took < 5, f"took {took:.1f} s"
     assert driver.returncode == 143 and "stopped by SIGTERM" in output, output
     time.sleep(1)

@@ -33,7 +33,7 @@ from arena.tournament.results import MatchResult
 
 MAX_ATTEMPTS = 3
 TICK_SECONDS = 0.25
-STOP_GRACE_SECONDS = 2.5  # a stopped worker's referee gets this long to reap its bots
+STOP_GRACE_SECONDS = 2.0  # a stopped match's referee gets this long to reap its bots
 
 
 class Sink(Protocol):

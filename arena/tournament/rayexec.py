@@ -171,6 +171,15 @@ class LocalSession:
             self.record.unlink()
 
 
+def failure_reason(error: Exception) -> str:
+    """One line on why a Ray task failed: the exception raised in the match, else Ray's
+    first line (a worker that died, a node that was lost)."""
+    cause = getattr(error, "cause", None)
+    if isinstance(cause, Exception):
+        return f"{type(cause).__name__}: {cause}"[:300]
+    return str(error).strip().splitlines()[0][:300]
+
+
 class RayExecutor:
     """Matches as Ray tasks: ``address=None`` starts a local Ray (``workers`` CPUs), else
     joins the cluster at ``address``."""
@@ -211,8 +220,10 @@ class RayExecutor:
         threading.Thread(target=self._watch, name="arena-ray-watchdog", daemon=True).start()
 
     def _init(self, workers: int | None) -> None:
-        """``ray.init`` from the arena's own folder (see the module docstring), bounded in
-        time: something that answers at the address but is not a Ray head must not hang us."""
+        """``ray.init`` from the arena's own folder (see the module docstring). Joining a
+        cluster is bounded in time (something that answers at the address but is not a Ray
+        head must not hang us), so it runs in a helper thread; starting a local Ray runs in
+        this thread, because Ray ties its processes' lives to the thread that starts them."""
         options: dict = {"log_to_driver": False, "logging_level": logging.ERROR}
         if self.address:
             options["address"] = self.address
@@ -225,20 +236,27 @@ class RayExecutor:
         def init() -> None:
             try:
                 self.ray.init(**options)
-            except BaseException as error:  # reported by the caller
+            except Exception as error:  # reported below
                 failure.append(error)
 
+        on_sigterm = signal.getsignal(signal.SIGTERM)  # ray.init installs its own
         with working_folder(PACKAGES_HOME):
-            thread = threading.Thread(target=init, daemon=True)
-            thread.start()
-            thread.join(INIT_TIMEOUT)
-        if thread.is_alive() or failure:
-            where = self.address or "a local Ray"
-            why = f"{type(failure[0]).__name__}: {failure[0]}" if failure else "no answer"
+            if self.address:
+                thread = threading.Thread(target=init, daemon=True)
+                thread.start()
+                thread.join(INIT_TIMEOUT)
+                failure += [TimeoutError("no answer")] if thread.is_alive() else []
+            else:
+                init()
+        signal.signal(signal.SIGTERM, on_sigterm)
+        if failure:
+            why = f"{type(failure[0]).__name__}: {failure[0]}".splitlines()[0]
             self.close()
             raise ClusterUnreachable(
-                f"could not join {where} within {INIT_TIMEOUT:.0f} s ({why.splitlines()[0]}): "
-                "check that a Ray head runs there"
+                f"could not join the Ray cluster at {self.address} ({why}): check that a Ray "
+                "head of the same version runs there"
+                if self.address
+                else f"could not start a local Ray ({why})"
             )
 
     def alive(self) -> bool:
@@ -289,8 +307,12 @@ class RayExecutor:
                         result = self.ray.get(ref)
                     except self.ray.exceptions.RayError as error:
                         self._check_alive()  # a lost cluster fails tasks too: not their fault
-                        reason = str(error).strip().splitlines()[0][:300]
-                        sink.failed(task, MAX_ATTEMPTS, f"{MAX_ATTEMPTS} attempts failed: {reason}")
+                        reason = failure_reason(error)
+                        sink.failed(
+                            task,
+                            MAX_ATTEMPTS,
+                            f"{MAX_ATTEMPTS} attempts failed; the last: {reason}",
+                        )
                         continue
                     sink.result(result)
                 if time.monotonic() - self.last_probe > PROBE_EVERY:
@@ -304,16 +326,16 @@ class RayExecutor:
     def _cancel(self, refs: list) -> None:
         """Cancel unfinished tasks: first by interrupting them, so that each referee reaps
         its bots, then (after a grace period) by killing their workers."""
-        if not refs or not self.alive():
+        if not refs or self.lost.is_set():
             return
-        for force in (False, True):
-            for ref in refs:
-                with contextlib.suppress(Exception):
-                    self.ray.cancel(ref, force=force)
+        for ref in refs:
             with contextlib.suppress(Exception):
-                _, refs = self.ray.wait(refs, num_returns=len(refs), timeout=STOP_GRACE_SECONDS)
-            if not refs:
-                return
+                self.ray.cancel(ref)
+        with contextlib.suppress(Exception):
+            _, refs = self.ray.wait(refs, num_returns=len(refs), timeout=STOP_GRACE_SECONDS)
+        for ref in refs:
+            with contextlib.suppress(Exception):
+                self.ray.cancel(ref, force=True)
 
     def close(self) -> None:
         """Leave (or stop) Ray, bounded in time: a lost cluster must not hang the driver."""

@@ -242,22 +242,29 @@ def test_backup_is_a_checked_copy_that_never_overwrites(tmp_path, calm):
     assert again.returncode == 1 and "exists already" in one_line(again)
 
 
-def test_a_full_disk_gives_one_line_keeps_every_match_and_the_same_command_resumes(tmp_path, calm):
-    _, calm_csv = calm
+def test_a_full_disk_gives_one_line_at_once_keeps_every_match_and_the_same_command_resumes(
+    tmp_path,
+):
+    args = (
+        "tournament", "run", "--name", "full", "--bot", "random", "--bot", "route-focus",
+        "--players", "2", "--games", "5", "--logs-dir", str(tmp_path / "logs"),
+    )  # fmt: skip
     with small_disk(tmp_path / "disk", "256k") as disk:
-        run = arena(*tournament("t", 3), data_dir=disk / "data")
+        run = arena(*args, data_dir=disk / "data")
         assert run.returncode == 1, run.stdout + run.stderr
         line = one_line(run)
         assert "is full" in line and "run the same command again" in line
         kept = stored_matches(disk / "data")
-        assert 0 < kept < 6
+        assert 0 < kept < 10
+        started = len(list((tmp_path / "logs" / "full").iterdir()))
+        assert started <= kept + 1, "it went on playing after the disk was full"
         resize(disk, "8m")
         check = arena("store", "check", data_dir=disk / "data")
         assert check.returncode == 0, check.stdout
         assert stored_matches(disk / "data") == kept, "every finished match was kept"
-        resumed = arena(*tournament("t", 3), data_dir=disk / "data")
+        resumed = arena(*args, data_dir=disk / "data")
         assert resumed.returncode == 0, resumed.stdout + resumed.stderr
-        assert seats_csv(disk / "data", tmp_path / "seats.csv") == calm_csv
+        assert f"{10 - kept} matches played now" in resumed.stdout
     with small_disk(tmp_path / "tiny", "8k") as tiny:
         (tiny / "filler").write_bytes(b"\0" * 8192)
         start = arena(*tournament("t", 3), data_dir=tiny / "data")

@@ -41,7 +41,6 @@ from pathlib import Path
 import arena
 from arena.tournament.executors import (
     MAX_ATTEMPTS,
-    STOP_GRACE_SECONDS,
     TICK_SECONDS,
     ExecutorError,
     Sink,
@@ -53,6 +52,7 @@ PACKAGES_HOME = Path(arena.__file__).resolve().parent.parent  # holds arena/, bo
 CONNECT_TIMEOUT = 5.0
 INIT_TIMEOUT = 60.0
 PROBE_EVERY = 2.0
+CANCEL_GRACE_SECONDS = 1.0  # for a cancelled match's referee to reap its bots
 LOST_GRACE_SECONDS = 5.0  # for the driver's loop to notice a lost cluster itself
 SESSIONS = "ray-sessions"  # under the data folder: one record per local Ray the arena started
 
@@ -332,7 +332,7 @@ class RayExecutor:
             with contextlib.suppress(Exception):
                 self.ray.cancel(ref)
         with contextlib.suppress(Exception):
-            _, refs = self.ray.wait(refs, num_returns=len(refs), timeout=STOP_GRACE_SECONDS)
+            _, refs = self.ray.wait(refs, num_returns=len(refs), timeout=CANCEL_GRACE_SECONDS)
         for ref in refs:
             with contextlib.suppress(Exception):
                 self.ray.cancel(ref, force=True)

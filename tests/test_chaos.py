@@ -150,18 +150,19 @@ def test_a_ladder_killed_at_random_moments_resumes_to_exactly_the_undisturbed_la
     """Each wave's plan is stored before it is played and drawn only from the earlier waves'
     results: after kill -9 in the middle of waves (with later matches of a wave finished
     before earlier ones), the resumed ladder is the ladder that would have run."""
-    run_cli(*LADDER, data_dir=tmp_path / "calm")
+    ladder = [*LADDER, "--in-process"]  # (the bots' processes are not the point here)
+    run_cli(*ladder, data_dir=tmp_path / "calm")
     hurt = tmp_path / "hurt"
     rng = random.Random(16)
     for target in (3, 10, 18):  # one kill inside each wave of 8
-        driver = start_driver(LADDER, hurt)
+        driver = start_driver(ladder, hurt)
         try:
             wait_for_matches(hurt, target)
             time.sleep(rng.uniform(0, 0.5))
             kill(driver)
         finally:
             driver.kill()
-    run_cli(*LADDER, data_dir=hurt)
+    run_cli(*ladder, data_dir=hurt)
     result = signature(hurt, "lad")
     assert sorted(set(result.idx)) == list(range(24)) and len(result) == 48
     pd.testing.assert_frame_equal(signature(tmp_path / "calm", "lad"), result)

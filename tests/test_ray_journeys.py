@@ -141,14 +141,21 @@ def test_sigterm_stops_a_cluster_run_from_a_bot_authors_folder_and_it_resumes(
 def test_a_lost_cluster_gives_one_line_and_the_store_resumes_elsewhere(tmp_path, ray_cluster):
     port = free_port()
     temp = tmp_path / "head"
-    subprocess.run(
+    # A head of our own, beside the session's cluster: every port its own.
+    ports = [
+        f"--{name}-port={free_port()}"
+        for name in ("ray-client-server", "dashboard-agent-listen", "dashboard-agent-grpc",
+                     "metrics-export", "runtime-env-agent", "node-manager", "object-manager")
+    ]  # fmt: skip
+    started = subprocess.run(
         [
             RAY, "start", "--head", f"--port={port}", "--include-dashboard=false",
             f"--temp-dir={temp}", "--node-ip-address=127.0.0.1", "--disable-usage-stats",
-            "--num-cpus=1",
+            "--num-cpus=1", *ports,
         ],
-        check=True, capture_output=True, timeout=120,
+        capture_output=True, text=True, timeout=120,
     )  # fmt: skip
+    assert started.returncode == 0, started.stdout + started.stderr
     data = tmp_path / "data"
     args = two_bots("lost", 6, "--ray", f"127.0.0.1:{port}")
     driver = start(args, tmp_path, f"ray-lost-{tmp_path.name}")

@@ -23,9 +23,10 @@ import signal
 import time
 from collections import Counter, deque
 from collections.abc import Sequence
-from dataclasses import replace
 from multiprocessing.connection import Connection, wait
 from typing import Protocol
+
+import msgspec
 
 from arena.referee.process import die_with_parent
 from arena.tournament.matchrun import MatchTask, play_match
@@ -171,7 +172,7 @@ class LocalExecutor:
         except Exception:  # the worker died while sending
             kind, payload = "died", None
         if kind == "ok":
-            sink.result(replace(payload, attempts=failures[task.match.index] + 1))
+            sink.result(msgspec.structs.replace(payload, attempts=failures[task.match.index] + 1))
             return
         if kind == "died":
             worker.process.join(5)

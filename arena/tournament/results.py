@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import os
 import socket
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 if TYPE_CHECKING:
     from arena.referee.referee import GameOutcome
@@ -28,9 +29,11 @@ def match_id(tournament_id: int, index: int) -> int:
     return tournament_id * MATCH_ID_STRIDE + index
 
 
-@dataclass(frozen=True)
-class MatchResult:
-    """A finished match: who sat where, what they scored, how it ranked, what went wrong."""
+class MatchResult(msgspec.Struct, frozen=True):
+    """A finished match: who sat where, what they scored, how it ranked, what went wrong.
+
+    A msgspec Struct: plain data that pickles (workers, Ray), and cheap to build by the
+    hundred thousand when the leaderboards read the store."""
 
     idx: int  # the match's index in its tournament's schedule
     variant: str

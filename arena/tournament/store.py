@@ -807,6 +807,7 @@ class ResultsStore:
 def _result(rows: list[tuple], details: bool) -> MatchResult:
     """One MatchResult from its rows of the results query (one row per seat)."""
     first = rows[0]
+    columns = list(zip(*rows, strict=True))
     return MatchResult(
         match_id=first[0],
         tournament=first[1],
@@ -818,11 +819,11 @@ def _result(rows: list[tuple], details: bool) -> MatchResult:
         attempts=first[7],
         worker=first[8],
         finished_at=first[9],
-        bots=tuple(r[10] for r in rows),
-        scores=tuple(r[11] for r in rows),
-        ranks=tuple(r[12] for r in rows),
-        engine_ranks=tuple(r[13] for r in rows),
-        faults=tuple(r[14] for r in rows),
-        fault_details=tuple(r[15] for r in rows) if details else (),
-        breakdown=tuple(json.loads(r[16]) for r in rows) if details else (),
+        bots=columns[10],
+        scores=columns[11],
+        ranks=columns[12],
+        engine_ranks=columns[13],
+        faults=columns[14],
+        fault_details=columns[15] if details else (),
+        breakdown=tuple(json.loads(b) for b in columns[16]) if details else (),
     )

@@ -66,6 +66,12 @@ def interrupt(driver: subprocess.Popen, signum: int) -> tuple[str, float]:
         driver.kill()
 
 
+def matches_begun(data: Path, name: str) -> set[str]:
+    """The matches whose bots were started (each has its log folder)."""
+    folder = data / "bot-logs" / name
+    return {p.name for p in folder.iterdir()} if folder.exists() else set()
+
+
 def session_folder(data: Path) -> str:
     (record,) = (data / SESSIONS).glob("*.json")
     return json.loads(record.read_text())["folder"]
@@ -93,7 +99,9 @@ def test_a_local_ray_in_a_bot_authors_folder_stops_on_ctrl_c_and_is_cleaned_up_a
     driver = start(args, folder, marker)
     wait_stored(data, 2, driver)
     first_ray = session_folder(data)
+    begun = matches_begun(data, "local")
     output, took = interrupt(driver, signal.SIGINT)
+    assert len(matches_begun(data, "local") - begun) <= 2, "matches started after Ctrl-C"
     assert took < 5, f"took {took:.1f} s"
     assert driver.returncode == 130, output
     assert "Traceback" not in output and "run the same command to resume" in output
@@ -128,7 +136,9 @@ def test_sigterm_stops_a_cluster_run_from_a_bot_authors_folder_and_it_resumes(
     args = two_bots("cluster", 4, "--ray", ray_cluster)
     driver = start(args, folder, marker)
     wait_stored(data, 2, driver)
+    begun = matches_begun(data, "cluster")
     output, took = interrupt(driver, signal.SIGTERM)
+    assert len(matches_begun(data, "cluster") - begun) <= 2, "matches started after SIGTERM"
     assert took < 5, f"took {took:.1f} s"
     assert driver.returncode == 143 and "stopped by SIGTERM" in output, output
     time.sleep(1)

@@ -259,6 +259,15 @@ def replace_with_recovered(data_dir: Path) -> Path:
     kept = path.with_name(FILE_NAME + ".damaged")
     if kept.exists():
         raise StoreError(f"{kept} exists already: move it away first")
+    running = []
+    # (a store too damaged to say has no driver)
+    with suppress(StoreError, sqlite3.Error), ResultsStore.reader(data_dir) as store:
+        running = [t for t in store.tournaments() if t.driver and not t.driver.is_gone()]
+    if running:
+        raise StoreError(
+            f"tournament '{running[0].name}' is being run by {running[0].driver.describe()}: "
+            "stop it before replacing the store under it"
+        )
     os.replace(path, kept)
     for suffix in ("-wal", "-shm"):
         with suppress(FileNotFoundError):

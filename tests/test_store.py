@@ -292,13 +292,17 @@ def test_a_second_driver_refuses_naming_the_first_and_takes_over_once_it_is_dead
     first = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
-        while not (data / "results.sqlite").exists() or stored_matches(data) < 1:
+        while not (data / "results.sqlite").exists() or not driving(data):
             assert time.monotonic() < deadline and first.poll() is None
-            time.sleep(0.05)
+            time.sleep(0.02)
+        first.send_signal(signal.SIGSTOP)  # alive, but making no progress (a busy driver)
         second = arena(*tournament("busy", 40), data_dir=data)
         assert second.returncode == 1
         line = one_line(second)
         assert f"already being run by pid {first.pid}" in line and "wait for it" in line
+        replaced = arena("store", "recover", "--replace", data_dir=data)
+        assert replaced.returncode == 1 and "stop it before replacing" in one_line(replaced)
+        assert not (data / "results.sqlite.recover").exists()
         first.send_signal(signal.SIGKILL)
         first.wait(30)
     finally:
@@ -309,6 +313,12 @@ def test_a_second_driver_refuses_naming_the_first_and_takes_over_once_it_is_dead
     assert taken.returncode == 0, taken.stdout + taken.stderr
     assert stored_matches(data) == 80
     assert "finished" in arena("tournament", "show", "busy", data_dir=data).stdout
+
+
+def driving(data_dir: Path) -> bool:
+    """Whether a driver holds a lease on a tournament of the store."""
+    with ResultsStore.reader(data_dir) as store:
+        return any(t.driver is not None for t in store.tournaments())
 
 
 def _create(args) -> int:

@@ -11,7 +11,13 @@ from rich.console import Console
 from rich.markup import escape
 
 from arena.tournament.store import FILE_NAME, StoreError
-from arena.tournament.storecare import backup, check, recover, replace_with_recovered
+from arena.tournament.storecare import (
+    backup,
+    check,
+    recover,
+    refuse_if_running,
+    replace_with_recovered,
+)
 
 app = typer.Typer(help="Check, recover and back up the results store.", no_args_is_help=True)
 console = Console()
@@ -51,6 +57,8 @@ def recover_command(
 ) -> None:
     """Copy every intact match of a damaged store into results.sqlite.recover."""
     try:
+        if replace:
+            refuse_if_running(data_dir)
         done = recover(data_dir)
         kept = replace_with_recovered(data_dir) if replace else None
     except StoreError as error:

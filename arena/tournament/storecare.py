@@ -252,15 +252,10 @@ def recover(data_dir: Path) -> Recovery:
     return report
 
 
-def replace_with_recovered(data_dir: Path) -> Path:
-    """Put ``results.sqlite.recover`` in place; the damaged file is kept as
-    ``results.sqlite.damaged`` (returned)."""
-    path = Path(data_dir) / FILE_NAME
-    kept = path.with_name(FILE_NAME + ".damaged")
-    if kept.exists():
-        raise StoreError(f"{kept} exists already: move it away first")
+def refuse_if_running(data_dir: Path) -> None:
+    """StoreError if a live driver is running a tournament on this store (a store too
+    damaged to say is taken to have none)."""
     running = []
-    # (a store too damaged to say has no driver)
     with suppress(StoreError, sqlite3.Error), ResultsStore.reader(data_dir) as store:
         running = [t for t in store.tournaments() if t.driver and not t.driver.is_gone()]
     if running:
@@ -268,6 +263,16 @@ def replace_with_recovered(data_dir: Path) -> Path:
             f"tournament '{running[0].name}' is being run by {running[0].driver.describe()}: "
             "stop it before replacing the store under it"
         )
+
+
+def replace_with_recovered(data_dir: Path) -> Path:
+    """Put ``results.sqlite.recover`` in place; the damaged file is kept as
+    ``results.sqlite.damaged`` (returned)."""
+    path = Path(data_dir) / FILE_NAME
+    kept = path.with_name(FILE_NAME + ".damaged")
+    if kept.exists():
+        raise StoreError(f"{kept} exists already: move it away first")
+    refuse_if_running(data_dir)
     os.replace(path, kept)
     for suffix in ("-wal", "-shm"):
         with suppress(FileNotFoundError):

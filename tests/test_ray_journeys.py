@@ -10,6 +10,7 @@ import os
 import shutil
 import signal
 import subprocess
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -150,7 +151,7 @@ def test_sigterm_stops_a_cluster_run_from_a_bot_authors_folder_and_it_resumes(
 
 def test_a_lost_cluster_gives_one_line_and_the_store_resumes_elsewhere(tmp_path, ray_cluster):
     port = free_port()
-    temp = tmp_path / "head"
+    temp = Path(tempfile.mkdtemp(prefix="arena-head-"))  # short: Ray's socket paths live below
     # A head of our own, beside the session's cluster: every port its own.
     ports = [
         f"--{name}-port={free_port()}"

@@ -216,7 +216,6 @@ class RayExecutor:
             play_match
         )
         self.gcs = split_address(ray.get_runtime_context().gcs_address)
-        self.last_probe = time.monotonic()
         threading.Thread(target=self._watch, name="arena-ray-watchdog", daemon=True).start()
 
     def _init(self, workers: int | None) -> None:
@@ -315,9 +314,8 @@ class RayExecutor:
                         )
                         continue
                     sink.result(result)
-                if time.monotonic() - self.last_probe > PROBE_EVERY:
-                    self.last_probe = time.monotonic()
-                    self._check_alive()
+                if self.lost.is_set():  # the watchdog's verdict
+                    raise ClusterLost(self.lost_message())
                 if not sink.tick():
                     break
         finally:

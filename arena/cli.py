@@ -280,7 +280,6 @@ def replay_command(
 
 tournament_app = typer.Typer(help="Run tournaments.", no_args_is_help=True)
 app.add_typer(tournament_app, name="tournament")
-tournament_app.command("show")(tournament_show)
 DATA_DIR = Path("arena-data")
 
 
@@ -360,6 +359,9 @@ def tournament_run(
                 f"see 'arena tournament show {spec.name}'; the same command retries them"
             )
         )
+
+
+tournament_app.command("show")(tournament_show)
 
 
 def stop(error: RunError) -> typer.Exit:

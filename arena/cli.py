@@ -14,6 +14,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from arena.commands.serve import serve, view
 from arena.engine.errors import VariantUnavailableError
 from arena.engine.result import GameResult
 from arena.referee.faults import TimeControl
@@ -180,10 +181,23 @@ def play(
     bot_logs: Annotated[Path, typer.Option(help="where bots' stdout and stderr are kept")] = Path(
         "arena-data/bot-logs"
     ),
+    human: Annotated[
+        bool, typer.Option("--human", help="take a seat yourself, in the browser (--bot: rivals)")
+    ] = False,
+    human_seat: Annotated[int, typer.Option(help="your seat, with --human")] = 0,
+    port: Annotated[int, typer.Option(help="the play page's port, with --human (0: any)")] = 8765,
+    open_browser: Annotated[
+        bool, typer.Option("--open/--no-open", help="open the browser, with --human")
+    ] = True,
 ) -> None:
     """Play games through the referee (each bot its own process) and print the results."""
     try:
         chosen = get_variant(variant)
+        if human:
+            from arena.commands.human import play_as_person
+
+            rivals = bot or ["random"] * (players - 1)
+            return play_as_person(chosen, rivals, seed, human_seat, port, open_browser, match_log)
         entries = [BotEntry.parse(name) for name in (bot or ["random"] * players)]
     except (KeyError, ValueError) as error:
         raise fail(str(error.args[0])) from None
@@ -467,6 +481,10 @@ def site(
     except ValueError as error:
         raise fail(str(error)) from None
     console.print(f"site written: {index.resolve()}")
+
+
+app.command()(serve)
+app.command()(view)
 
 
 def main() -> None:

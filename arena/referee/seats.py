@@ -20,6 +20,8 @@ from protocols.messages import Act, Bye, Error, GameOver, GameStart
 class InProcessSeat:
     """A trusted Python bot called directly: no sockets, no clocks."""
 
+    person = False  # see RemoteSeat.person
+
     def __init__(self, bot: Bot, name: str, version: str = "1") -> None:
         self.bot = bot
         self.name = name
@@ -53,6 +55,8 @@ class InProcessSeat:
 
 class RemoteSeat:
     """A bot process on the other end of the hub."""
+
+    person = False  # a person's seat (arena.human): no clock, illegal actions never forfeit
 
     def __init__(self, hub: Hub, seat: int, process: BotProcess | None, name: str) -> None:
         self.hub = hub

@@ -19,7 +19,7 @@ from arena.engine.scoring import components, connected
 from arena.referee.matchlog import MatchLog, replay
 from arena.variants import get_variant
 
-WIDTH, HEIGHT, MARGIN = 1000, 640, 40
+WIDTH, MAX_HEIGHT, MARGIN = 1000, 760, 40
 MISSING = object()
 
 
@@ -46,10 +46,12 @@ def board_drawing(variant_name: str) -> dict[str, Any]:
     squash = math.cos(math.radians(mean_lat))
     xs = [c["lon"] * squash for c in cities]
     ys = [-c["lat"] for c in cities]
-    scale = min(
-        (WIDTH - 2 * MARGIN) / (max(xs) - min(xs) or 1),
-        (HEIGHT - 2 * MARGIN) / (max(ys) - min(ys) or 1),
-    )
+    # As wide as the page allows and as tall as the map's shape needs (a tall city map
+    # such as Manhattan is not squeezed into a landscape box).
+    span_x, span_y = (max(xs) - min(xs)) or 1, (max(ys) - min(ys)) or 1
+    scale = min((WIDTH - 2 * MARGIN) / span_x, (MAX_HEIGHT - 2 * MARGIN) / span_y)
+    width = round(span_x * scale + 2 * MARGIN)
+    height = round(span_y * scale + 2 * MARGIN)
     placed = [
         {
             "id": c["id"],
@@ -82,7 +84,7 @@ def board_drawing(variant_name: str) -> dict[str, Any]:
     doubles = {key for key, count in pairs.items() if count > 1}
     for route in routes:
         route["double"] = (route["a"], route["b"]) in doubles
-    return {**base, "height": HEIGHT, "cities": placed, "routes": routes}
+    return {**base, "width": width, "height": height, "cities": placed, "routes": routes}
 
 
 # ---------------------------------------------------------------------------- patches

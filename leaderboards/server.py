@@ -237,6 +237,7 @@ class Handler(BaseHTTPRequestHandler):
             .render(
                 root="/",
                 live=False,
+                served=True,
                 nav_variants=list(self.server.site.snapshot.by_variant),
                 generated=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
                 **context,

@@ -34,11 +34,19 @@
   }
 
   async function send(action) {
+    if (state.status === "sending") return;
     if (state.status !== "to-move") { say("It is not your turn yet."); return; }
-    say(`sent: ${action}`, true);
+    say(null);
+    state.status = "sending";  // no second click until the referee has answered
+    $("status").dataset.status = "sending";
+    $("status").textContent = `sent: ${action}`;
     const response = await fetch(`${base}/action`, { method: "POST",
       headers: { "Content-Type": "application/json" }, body: JSON.stringify({ action }) });
-    if (!response.ok) say((await response.json()).error || "not sent");
+    if (!response.ok) {
+      state.status = "to-move";
+      $("status").dataset.status = "to-move";
+      say((await response.json()).error || "not sent");
+    }
   }
 
   function choose(title, actions) {
@@ -98,6 +106,7 @@
     }[state.status] || state.status;
     $("status").textContent = status + (state.status === "to-move" ? ` (${state.legal.length} legal actions)` : "");
     $("status").dataset.status = state.status;
+    $("status").dataset.version = state.version;
     if (state.message) say(state.message);
     if (!obs) return;
     const observations = [];

@@ -137,15 +137,17 @@ class Referee:
                 think[s] += seconds
             state.apply(action)
             decisions += 1
-            log.actions.append(
-                {
-                    "n": decisions,
-                    "seat": s,
-                    "action": str(action),
-                    "ms": round(seconds * 1000, 3),
-                    "by": by,
-                }
-            )
+            line = {
+                "n": decisions,
+                "seat": s,
+                "action": str(action),
+                "ms": round(seconds * 1000, 3),
+                "by": by,
+            }
+            stderr = self.seats[s].new_stderr() if by == "bot" else []
+            if stderr:
+                line["stderr"] = stderr  # shown at this step by the replay viewer
+            log.actions.append(line)
         result = state.result()
         ranks = ranks_with_forfeits(result.ranks, list(forfeits))
         forfeit_codes = {str(s): f.code for s, f in sorted(forfeits.items())}

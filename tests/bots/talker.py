@@ -28,4 +28,5 @@ class Talker(Bot):
 
 
 crash_after = int(sys.argv[1]) if len(sys.argv) > 1 else 0
-sys.exit(run_bot(Talker(crash_after), os.environ["ARENA_CONNECT"], os.environ["ARENA_TOKEN"], "talker"))
+endpoint, token = os.environ["ARENA_CONNECT"], os.environ["ARENA_TOKEN"]
+sys.exit(run_bot(Talker(crash_after), endpoint, token, "talker"))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 import threading
 import time
 import uuid
@@ -90,6 +91,14 @@ class ArenaServer(ThreadingHTTPServer):
                 return self.site.render(path)
             finally:
                 store.close()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A browser that goes away mid-answer is normal; anything else is one line on
+        stderr, never a traceback."""
+        error = sys.exc_info()[1]
+        if isinstance(error, ConnectionError | TimeoutError):
+            return
+        print(f"arena serve: a request failed: {type(error).__name__}: {error}", file=sys.stderr)
 
     def shutdown(self) -> None:
         self.stopping.set()

@@ -51,7 +51,7 @@
 
   function choose(title, actions) {
     $("choices").replaceChildren(h("strong", {}, title + " "),
-      actions.map((a) => h("button", { type: "button", class: "choice", "data-action": a, onclick: () => send(a) }, words(a))),
+      ...actions.map((a) => h("button", { type: "button", class: "choice", "data-action": a, onclick: () => send(a) }, words(a))),
       h("button", { type: "button", onclick: () => $("choices").replaceChildren() }, "cancel"));
   }
 
@@ -71,12 +71,20 @@
     return colours.length ? colours[0][0] : "red";
   }
 
+  function claimsOf(id) {
+    return state.legal.filter((a) => a.startsWith(`claim ${id} `));
+  }
+
   function clickRoute(id) {
-    const options = state.legal.filter((a) => a.startsWith(`claim ${id} `));
+    // The two tracks of a double route lie close together: a click on either offers the
+    // track that can be claimed.
+    const route = board.routes.find((r) => r.id === id);
+    const twins = board.routes.filter((r) => r.a === route.a && r.b === route.b && r.id !== id);
+    let options = claimsOf(id);
+    if (!options.length) options = twins.flatMap((r) => claimsOf(r.id));
     if (options.length === 1) return send(options[0]);
     if (options.length > 1) return choose(`Claim route ${id}:`, options);
     // Not claimable now: ask the referee anyway, so the person reads the rule that forbids it.
-    const route = board.routes.find((r) => r.id === id);
     const colour = route && route.color !== "gray" ? route.color : mostHeldColour();
     send(`claim ${id} ${colour}`);
   }
@@ -95,7 +103,7 @@
     const others = state.legal.filter((a) => /^(pay|withdraw|pass|play|token|place)\b/.test(a));
     if (!others.length) { $("choices").replaceChildren(); return; }
     $("choices").replaceChildren(h("strong", {}, "You may: "),
-      others.map((a) => h("button", { type: "button", class: "choice", "data-action": a, onclick: () => send(a) }, a)));
+      ...others.map((a) => h("button", { type: "button", class: "choice", "data-action": a, onclick: () => send(a) }, a)));
   }
 
   function render() {

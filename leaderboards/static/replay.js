@@ -131,7 +131,11 @@
     else if (e.key === " ") { e.preventDefault(); play(); }
     else return;
   });
-  const fromHash = Number((location.hash.match(/step=(\d+)/) || [])[1]);
-  show(Number.isFinite(fromHash) ? fromHash : 0);
+  const fromHash = () => {
+    const n = Number((location.hash.match(/step=(\d+)/) || [])[1]);
+    return Number.isFinite(n) ? n : 0;
+  };
+  window.addEventListener("hashchange", () => show(fromHash()));
+  show(fromHash());
   window.REPLAY = { show, get step() { return step; }, last };
 })();

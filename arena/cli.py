@@ -416,41 +416,49 @@ def leaderboard(
     out: Annotated[Path | None, typer.Option(help="write here instead of the terminal")] = None,
     data_dir: Annotated[Path, typer.Option(help="where the results store lives")] = DATA_DIR,
 ) -> None:
-    """The TrueSkill leaderboard of a variant, ranked by mu - 3 sigma."""
-    from leaderboards.tables import leaderboard as make_leaderboard  # pandas: only when needed
+    """The TrueSkill leaderboard of a variant, ranked by mu - 3 sigma: all player counts, then
+    each count rated on its own (as a table; exports give one board, --players picks it)."""
+    from leaderboards.data import stored_matches  # pandas: only when needed
+    from leaderboards.tables import leaderboards_by_players
 
     if format not in ("table", "csv", "json", "md"):
         raise fail("--format is table, csv, json or md")
-    frame = make_leaderboard(ResultsStore(data_dir), variant, players)
+    matches = stored_matches(ResultsStore(data_dir), variant, players)
+    boards = leaderboards_by_players(matches)
+    frame = boards[None]
     if format == "table":
         if frame.empty:
             console.print(f"no stored matches of '{variant}' yet")
             return
-        table = Table(
-            title=f"{variant} leaderboard (TrueSkill, μ − 3σ)",
-            box=box.SIMPLE_HEAD,
-            pad_edge=False,
-            caption="score: mean score · rank: mean rank · ff: forfeits",
-        )
-        for column in ("#", "bot", "rating", "μ", "σ", "games", "win%", "score", "rank", "ff"):
-            if column == "bot":
-                table.add_column(column, no_wrap=True)
-            else:
-                table.add_column(column, justify="right")
-        for row in frame.itertuples():
-            table.add_row(
-                str(row.rank),
-                row.bot,
-                f"{row.rating:.2f}",
-                f"{row.mu:.2f}",
-                f"{row.sigma:.2f}",
-                str(row.games),
-                f"{100 * row.win_rate:.0f}",
-                f"{row.mean_score:.1f}",
-                f"{row.mean_rank:.2f}",
-                str(row.forfeits),
+        for count, board in boards.items():
+            if players is not None and count is None:
+                continue  # the one count asked for is shown under its own title
+            title = "all player counts" if count is None else f"{count} players"
+            table = Table(
+                title=f"{variant} leaderboard, {title} (TrueSkill, μ − 3σ)",
+                box=box.SIMPLE_HEAD,
+                pad_edge=False,
+                caption="score: mean score · rank: mean rank · ff: forfeits",
             )
-        console.print(table)
+            for column in ("#", "bot", "rating", "μ", "σ", "games", "win%", "score", "rank", "ff"):
+                if column == "bot":
+                    table.add_column(column, no_wrap=True)
+                else:
+                    table.add_column(column, justify="right")
+            for row in board.itertuples():
+                table.add_row(
+                    str(row.rank),
+                    row.bot,
+                    f"{row.rating:.2f}",
+                    f"{row.mu:.2f}",
+                    f"{row.sigma:.2f}",
+                    str(row.games),
+                    f"{100 * row.win_rate:.0f}",
+                    f"{row.mean_score:.1f}",
+                    f"{row.mean_rank:.2f}",
+                    str(row.forfeits),
+                )
+            console.print(table)
         return
     frame["last_played"] = frame["last_played"].dt.strftime("%Y-%m-%d %H:%M:%S")
     text = {

@@ -157,12 +157,19 @@ def played_site(tmp_path_factory):
 
 
 def test_site_files(played_site):
-    _, out, index = played_site
+    store, out, index = played_site
     assert index == out / "index.html"
     for bot in ("random", "claim-first"):
         assert (out / "bots" / f"{slug(bot)}.html").is_file()
         assert (out / "bots" / f"{slug(bot)}-usa.png").stat().st_size > 5000
     assert len(list((out / "matches").glob("*.html"))) == 4
+    for page in (out / "matches").glob("*.html"):
+        match_id = int(page.stem)
+        assert f"<title>Match {match_id} · site, game " in page.read_text(), "titled as named"
+        assert (out / "matches" / f"{match_id}.jsonl").read_bytes() == store.match_log(match_id)
+        assert (out / "matches" / f"{match_id}.js").stat().st_size > 10_000
+    variant_page = (out / "usa" / "index.html").read_text()
+    assert 'id="leaderboard"' in variant_page and 'id="leaderboard-2"' in variant_page
     assert (out / "usa" / "h2h.html").is_file()
     for page in out.rglob("*.html"):
         assert "http://" not in page.read_text().replace("http://www.w3.org", ""), page

@@ -34,20 +34,7 @@ from arena.referee.hub import Hub, Reply
 from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.process import ProcessLimits
 from arena.referee.seats import RemoteSeat
-from protocols.messages import (
-    MAX_REFEREE_MESSAGE,
-    Act,
-    Bye,
-    Error,
-    GameOver,
-    GameStart,
-    Hello,
-    ProtocolError,
-    Welcome,
-    decode_from_referee,
-    encode,
-)
-from protocols.messages import Action as ActionMessage
+from protocols import messages as wire
 
 POLL_MS = 50
 
@@ -112,9 +99,11 @@ class HumanBridge(threading.Thread):
         context = zmq.Context()
         socket = context.socket(zmq.DEALER)
         socket.setsockopt(zmq.LINGER, 0)
-        socket.setsockopt(zmq.MAXMSGSIZE, MAX_REFEREE_MESSAGE)
+        socket.setsockopt(zmq.MAXMSGSIZE, wire.MAX_REFEREE_MESSAGE)
         socket.connect(self.endpoint)
-        socket.send(encode(Hello(token=self.token, name=self.person, bot_version="person")))
+        socket.send(
+            wire.encode(wire.Hello(token=self.token, name=self.person, bot_version="person"))
+        )
         poller = zmq.Poller()
         poller.register(socket, zmq.POLLIN)
         try:
@@ -127,7 +116,7 @@ class HumanBridge(threading.Thread):
                         action = self.outbox.get_nowait()
                     except queue.Empty:
                         break
-                    socket.send(encode(ActionMessage(seq=self._seq, action=action)))
+                    socket.send(wire.encode(wire.Action(seq=self._seq, action=action)))
                     self._seq = None
                     self._update(status="waiting", message=None, sent=action)
         finally:
@@ -138,13 +127,13 @@ class HumanBridge(threading.Thread):
     def _handle(self, data: bytes) -> bool:
         """React to one message from the referee; False once the connection is over."""
         try:
-            message = decode_from_referee(data)
-        except ProtocolError as error:
+            message = wire.decode_from_referee(data)
+        except wire.ProtocolError as error:
             self._update(message=f"ignored a bad message from the referee: {error}")
             return True
-        if isinstance(message, Welcome):
+        if isinstance(message, wire.Welcome):
             self._update(status="waiting", seat=message.seat)
-        elif isinstance(message, GameStart):
+        elif isinstance(message, wire.GameStart):
             self._update(
                 status="waiting",
                 seat=message.seat,
@@ -153,17 +142,17 @@ class HumanBridge(threading.Thread):
                 observation=message.observation,
                 board=message.board,
             )
-        elif isinstance(message, Act):
+        elif isinstance(message, wire.Act):
             self._seq = message.seq
             self._update(status="to-move", observation=message.observation, legal=message.legal)
-        elif isinstance(message, Error):
+        elif isinstance(message, wire.Error):
             # An illegal click: the referee's message says which rule; a new act follows.
             self._update(message=message.message, error_code=message.code)
-        elif isinstance(message, GameOver):
+        elif isinstance(message, wire.GameOver):
             self._update(
                 status="over", observation=message.observation, legal=[], result=message.result()
             )
-        elif isinstance(message, Bye):
+        elif isinstance(message, wire.Bye):
             if self.state["status"] != "over":
                 self._update(status="over", message=f"the referee ended the game: {message.reason}")
             return False
@@ -182,13 +171,13 @@ class HumanSeat(RemoteSeat):
     def alive(self) -> bool:
         return not self.bridge.resigned.is_set() and not self.bridge.closed.is_set()
 
-    def ask(self, act: Act, legal, deadline: float) -> Reply:
+    def ask(self, act: wire.Act, legal, deadline: float) -> Reply:
         reply = super().ask(act, legal, deadline)
         if reply.fault and self.bridge.resigned.is_set():
             reply = Reply(fault="resigned", detail="the person resigned", elapsed=reply.elapsed)
         return reply
 
-    def close(self, message: Bye | None = None) -> None:
+    def close(self, message: wire.Bye | None = None) -> None:
         super().close(message)
         self.bridge.closed.set()
 

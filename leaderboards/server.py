@@ -28,7 +28,8 @@ from urllib.parse import parse_qs, urlsplit
 from arena.human import HumanGame
 from arena.referee.process import ProcessLimits
 from arena.tournament.bots import resolve
-from arena.tournament.store import MatchRecord, ResultsStore
+from arena.tournament.matchrun import match_record
+from arena.tournament.store import ResultsStore
 from arena.variants import all_variants, get_variant
 from leaderboards.data import stored_matches
 from leaderboards.replay import board_drawing
@@ -158,25 +159,8 @@ class ArenaServer(ThreadingHTTPServer):
         try:
             tid = store.tournament(HUMAN_TOURNAMENT, HUMAN_TOURNAMENT, {"kind": "person vs bots"})
             index = max(store.done_indices(tid), default=-1) + 1
-            result = outcome.result
-            store.record(
-                tid,
-                MatchRecord(
-                    index=index,
-                    variant=game.variant.name,
-                    seed=game.seed,
-                    bots=tuple(entry.name for entry in game.entries),
-                    scores=tuple(result.scores),
-                    ranks=tuple(outcome.ranks),
-                    engine_ranks=tuple(result.ranks),
-                    breakdown=tuple(dict(row) for row in result.breakdown),
-                    faults={f.seat: (f.code, f.detail) for f in outcome.faults},
-                    decisions=outcome.decisions,
-                    seconds=outcome.seconds,
-                    log=outcome.log.to_jsonl(),
-                    worker="person",
-                ),
-            )
+            bots = tuple(entry.name for entry in game.entries)
+            store.record(tid, match_record(outcome, index, game.variant.name, bots, "person"))
             found = [
                 m.match_id
                 for m in stored_matches(store, game.variant.name)

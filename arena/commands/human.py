@@ -25,15 +25,9 @@ def play_as_person(
 ) -> None:
     """Serve the play page, wait until the game is over, print and store its result."""
     from arena.cli import console, fail, result_table
-    from leaderboards.server import ArenaServer
+    from arena.commands.serve import open_server
 
-    try:
-        server = ArenaServer(DATA_DIR, port)
-    except OSError as error:
-        raise fail(
-            f"cannot listen on 127.0.0.1:{port}: {error.strerror or error}; "
-            "choose another --port (0 picks a free one)"
-        ) from None
+    server = open_server(DATA_DIR, port)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:

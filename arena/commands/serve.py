@@ -15,6 +15,22 @@ import typer
 DATA_DIR = Path("arena-data")
 
 
+def open_server(data_dir: Path, port: int, max_replays: int | None = None):
+    """The site's HTTP server on 127.0.0.1:``port``, or a one-line error (exit 2)."""
+    from arena.cli import fail
+    from leaderboards.server import ArenaServer
+
+    if not 0 <= port <= 65535:
+        raise fail("--port is 0 to 65535")
+    try:
+        return ArenaServer(data_dir, port, max_replays)
+    except OSError as error:
+        raise fail(
+            f"cannot listen on 127.0.0.1:{port}: {error.strerror or error}; "
+            "choose another --port (0 picks a free one)"
+        ) from None
+
+
 def serve(
     port: Annotated[int, typer.Option(help="port on 127.0.0.1 (0: any free port)")] = 8765,
     data_dir: Annotated[Path, typer.Option(help="where the results store lives")] = DATA_DIR,
@@ -26,18 +42,9 @@ def serve(
     ] = False,
 ) -> None:
     """Serve the site on localhost, live as matches land; /play seats you against bots."""
-    from arena.cli import console, fail
-    from leaderboards.server import ArenaServer
+    from arena.cli import console
 
-    if not 0 <= port <= 65535:
-        raise fail("--port is 0 to 65535")
-    try:
-        server = ArenaServer(data_dir, port, max_replays)
-    except OSError as error:
-        raise fail(
-            f"cannot listen on 127.0.0.1:{port}: {error.strerror or error}; "
-            "choose another --port (0 picks a free one)"
-        ) from None
+    server = open_server(data_dir, port, max_replays)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     print(f"serving {data_dir} at {server.url} (Ctrl-C stops)", flush=True)
     if open_browser:

@@ -64,7 +64,7 @@
 
   function renderEvents(current) {
     const parts = [];
-    if (current.ms !== undefined) parts.push(h("div", { class: "muted" }, `decided in ${current.ms} ms`));
+    if (current.ms !== undefined && current.by !== "fallback") parts.push(h("div", { class: "muted" }, `decided in ${current.ms} ms`));
     for (const f of current.faults || []) {
       const seatInfo = (match.seat_logs || [])[f.seat] || {};
       const links = Object.entries(seatInfo).map(([kind, href]) => h("a", { href, class: "log-link" }, `${kind} log`));

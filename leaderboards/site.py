@@ -40,6 +40,7 @@ RECENT = 20
 WORST = 5
 STATIC = ("style.css", "board.js", "replay.js", "live.js", "play.js")
 LOG_CAP = 256 * 1024  # bytes of a bot's log copied into the site
+LOG_SUFFIXES = (".stderr", ".stdout", ".log", ".txt")
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
     ".css": "text/css; charset=utf-8",
@@ -80,15 +81,23 @@ def fault_reason(detail: str | None) -> str:
 
 def seat_log_paths(seat_entry: dict[str, Any]) -> dict[str, Path]:
     """The bot's own log files named in a match-log header's seat entry, where they exist:
-    ``{"stderr": PATH, "stdout": PATH}`` or ``{"logs": {"stderr": PATH, ...}}``."""
-    named = dict(seat_entry.get("logs") or {})
+    ``{"stderr": PATH, "stdout": PATH}`` or ``{"logs": {"stderr": PATH, ...}}`` (also
+    ``stderr_log``/``stderr_path`` and the same for stdout)."""
+    logs = seat_entry.get("logs")
+    named = dict(logs) if isinstance(logs, dict) else {}
     for kind in ("stderr", "stdout"):
-        if isinstance(seat_entry.get(kind), str):
-            named[kind] = seat_entry[kind]
+        for key in (kind, f"{kind}_log", f"{kind}_path"):
+            if isinstance(seat_entry.get(key), str):
+                named[kind] = seat_entry[key]
     found = {}
     for kind, text in named.items():
-        if kind in ("stderr", "stdout") and isinstance(text, str) and Path(text).is_file():
-            found[kind] = Path(text)
+        if kind not in ("stderr", "stdout") or not isinstance(text, str):
+            continue
+        path = Path(text)
+        # Only a bot's own log files, as the referee names them: a header that names any
+        # other file (a hand-edited log) copies nothing into the site.
+        if path.suffix in LOG_SUFFIXES and path.is_file():
+            found[kind] = path
     return found
 
 

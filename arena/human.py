@@ -78,8 +78,10 @@ class HumanBridge(threading.Thread):
         action = " ".join(str(action).split())[:200]
         if not action:
             return "empty action"
-        if self.state["status"] != "to-move":
-            return "it is not your turn"
+        with self.changed:
+            if self.state["status"] != "to-move":
+                return "it is not your turn"
+            self.state["status"] = "sending"  # a second click before the answer is refused
         self.outbox.put(action)
         return None
 

@@ -15,6 +15,8 @@ from collections import defaultdict
 from itertools import product
 from typing import Any
 
+import msgspec
+
 from arena.engine.scoring import components, connected
 from arena.referee.matchlog import MatchLog, replay
 from arena.variants import get_variant
@@ -97,12 +99,21 @@ def json_patch(old: Any, new: Any) -> Any:
     ``{"$l": {index: patch}}`` a list of the same length, ``{"$v": value}``
     replaces. ``static/replay.js`` applies them (``applyPatch``).
     """
-    if old == new:
+    if _same(old, new):
         return MISSING
     if isinstance(old, dict) and isinstance(new, dict):
         changed = {}
         for key, value in new.items():
-            patch = json_patch(old.get(key, MISSING), value)
+            if key not in old:
+                changed[key] = {"$v": value}
+                continue
+            before = old[key]
+            if type(before) is type(value) and not isinstance(value, dict | list):
+                if before == value:
+                    continue  # an unchanged number or text: most of a step's state
+                changed[key] = {"$v": value}
+                continue
+            patch = json_patch(before, value)
             if patch is not MISSING:
                 changed[key] = patch
         out: dict[str, Any] = {"$d": changed}
@@ -118,6 +129,21 @@ def json_patch(old: Any, new: Any) -> Any:
                 changed_items[str(index)] = patch
         return {"$l": changed_items}
     return {"$v": new}
+
+
+_encode = msgspec.json.Encoder().encode
+
+
+def _same(old: Any, new: Any) -> bool:
+    """Equal as JSON (so 1, 1.0 and true differ), compared in C: most of a step's state is
+    unchanged, and this is the hot path of building a replay."""
+    if old is MISSING:
+        return False
+    if type(old) is not type(new):
+        return False
+    if isinstance(new, dict | list):
+        return bool(old == new) and _encode(old) == _encode(new)
+    return bool(old == new)
 
 
 def apply_patch(old: Any, patch: Any) -> Any:
@@ -227,14 +253,20 @@ def longest_trail_routes(facts: BoardFacts, routes: list[int]) -> list[int]:
     return best[1]
 
 
-def organiser_extras(facts: BoardFacts, observations: list[dict[str, Any]]) -> dict[str, Any]:
-    """The organiser's extra facts at one step: score so far and connected tickets."""
+def organiser_extras(
+    facts: BoardFacts, observations: list[dict[str, Any]], known: dict[tuple, list[bool]]
+) -> dict[str, Any]:
+    """The organiser's extra facts at one step: score so far and connected tickets
+    (``known`` remembers ticket statuses: a seat's routes change only when it claims)."""
     scores, statuses = [], []
     for seat, obs in enumerate(observations):
         own = obs["public"][seat]
         tickets = obs["tickets"]
         if facts.has_map:
-            done = ticket_status(facts, own["routes"], tickets)
+            key = (tuple(own["routes"]), tuple((t["a"], t["b"]) for t in tickets))
+            if key not in known:
+                known[key] = ticket_status(facts, own["routes"], tickets)
+            done = known[key]
             score = {"routes": own.get("route_points", 0)}
         else:  # the Card Game: tickets count once completed from the On-the-Track pile
             done = [False] * len(tickets)
@@ -374,12 +406,13 @@ def replay_steps(log: MatchLog) -> dict[str, Any]:
     previous_obs: list[Any] = []
     previous_org: Any = {}
     before: dict[str, Any] = {}
+    known: dict[tuple, list[bool]] = {}
     state = None
     for line, state in replay(log):
         if facts is None:
             facts = BoardFacts(state.board.public_json())
         observations = [state.observation(seat) for seat in range(header["players"])]
-        org = organiser_extras(facts, observations)
+        org = organiser_extras(facts, observations, known)
         step: dict[str, Any] = {"n": len(steps)}
         if line is None:
             step["text"] = "the deal"

@@ -22,6 +22,7 @@ from arena.referee.gamelog import replay as replay_text
 from arena.referee.matchlog import MatchLog, replay, verify
 from arena.tournament.store import MatchRecord, ResultsStore
 from arena.variants import all_variants, new_game
+from leaderboards.data import stored_matches
 from leaderboards.replay import MISSING, apply_patch, json_patch, replay_steps
 
 ARENA = Path(sys.executable).with_name("arena")
@@ -318,3 +319,60 @@ def test_leaderboard_cli_shows_every_player_count(tmp_path):
               cwd=tmp_path).stdout
     )  # fmt: skip
     assert {r["bot"]: r["games"] for r in rows} == {"a": 2, "b": 2}
+
+
+@pytest.fixture(scope="module")
+def play_server(tmp_path_factory):
+    """``arena serve``'s server in this process, on a free port."""
+    import threading
+
+    from leaderboards.server import ArenaServer
+
+    server = ArenaServer(tmp_path_factory.mktemp("play"), port=0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server
+    server.shutdown()
+    server.close()
+
+
+def post_json(port: int, path: str, data: dict) -> tuple[int, dict]:
+    status, body = get(port, path, "POST", json.dumps(data).encode(), {
+        "Content-Type": "application/json"
+    })  # fmt: skip
+    return status, json.loads(body)
+
+
+@pytest.mark.parametrize("variant", PLAYABLE)
+def test_a_person_can_play_every_playable_variant_to_the_end(play_server, variant):
+    """Through the play page's own requests: the state the page reads, the clicks it posts
+    (a random legal action each time, and one illegal one that the referee explains)."""
+    port = play_server.server_address[1]
+    game = play_server.new_game(variant, ["random"], human_seat=1, seed=7, person="ann")
+    rng = random.Random(7)
+    version, illegal = -1, None
+    for _ in range(2000):
+        _, body = get(port, f"/play/{game.game_id}/state?version={version}")
+        state = json.loads(body)
+        version = state["version"]
+        if state["status"] == "over" and state.get("match_id"):
+            break
+        if state["status"] != "to-move":
+            continue
+        if illegal is None:
+            wrong = {"action": "claim 999 red"}
+            assert post_json(port, f"/play/{game.game_id}/action", wrong)[0] == 200
+            while not (state.get("message") and state["status"] == "to-move"):
+                state = json.loads(get(port, f"/play/{game.game_id}/state?version={version}")[1])
+                version = state["version"]
+            illegal = state["message"]
+        status, answer = post_json(
+            port, f"/play/{game.game_id}/action", {"action": rng.choice(state["legal"])}
+        )
+        assert status == 200, answer
+    assert state["status"] == "over", state
+    assert "illegal action 'claim 999 red'" in illegal
+    assert state["final"]["scores"] == list(game.outcome.result.scores)
+    store = ResultsStore(play_server.data_dir)
+    (match,) = [m for m in stored_matches(store) if m.match_id == state["match_id"]]
+    assert match.tournament == "human-play" and match.bots[1] == "ann" and not match.faults[1]
+    store.close()

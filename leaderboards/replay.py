@@ -23,6 +23,8 @@ from arena.variants import get_variant
 
 WIDTH, MAX_HEIGHT, MARGIN = 1000, 760, 40
 MISSING = object()
+# The action line's own keys; any other key a referee records is shown with the step.
+ACTION_KEYS = {"n", "seat", "action", "ms", "by", "stderr"}
 
 
 # ---------------------------------------------------------------------------- the board
@@ -402,6 +404,10 @@ def replay_steps(log: MatchLog) -> dict[str, Any]:
     faults_at: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for fault in log.faults:
         faults_at[int(fault.get("decision", 0))].append(fault)
+    events_at: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for event in getattr(log, "events", None) or []:  # protocol events, where logged
+        if isinstance(event, dict):
+            events_at[int(event.get("decision", event.get("n", 0)) or 0)].append(event)
     steps: list[dict[str, Any]] = []
     previous_obs: list[Any] = []
     previous_org: Any = {}
@@ -429,6 +435,9 @@ def replay_steps(log: MatchLog) -> dict[str, Any]:
             for key in ("ms", "stderr"):
                 if key in line:
                     step[key] = line[key]
+            notes = {k: v for k, v in line.items() if k not in ACTION_KEYS}
+            if notes:  # what newer referees record (forgiven illegal actions...): shown as is
+                step["notes"] = notes
             step["obs"] = [
                 json_patch(old, new) for old, new in zip(previous_obs, observations, strict=True)
             ]
@@ -438,6 +447,8 @@ def replay_steps(log: MatchLog) -> dict[str, Any]:
                 step["org"] = {"$d": {}}
         if faults_at.get(len(steps)):
             step["faults"] = faults_at[len(steps)]
+        if events_at.get(len(steps)):
+            step["events"] = events_at[len(steps)]
         steps.append(step)
         previous_obs, previous_org, before = observations, org, observations[0]
     assert facts is not None and state is not None

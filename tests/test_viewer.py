@@ -123,6 +123,18 @@ def test_steps_are_named_in_words_with_city_names():
     assert all(t.startswith(("bot0 ", "bot1 ")) for t in texts[1:])
 
 
+def test_what_a_newer_referee_records_is_shown_and_what_is_missing_is_tolerated():
+    log, _ = random_log("usa", 2, seed=6)
+    log.header["future_field"] = {"anything": 1}
+    log.actions[2]["forgiven"] = ["claim 5 red: paying needs 2 red cards"]
+    for line in log.actions:
+        line.pop("seat")  # a text game log's lines name no seat
+    data = replay_steps(log)
+    assert data["steps"][3]["notes"] == {"forgiven": ["claim 5 red: paying needs 2 red cards"]}
+    assert all("notes" not in step for i, step in enumerate(data["steps"]) if i != 3)
+    assert data["final"]["scores"] == log.result["scores"]
+
+
 def test_a_repeated_bot_name_is_told_apart_by_seat():
     log, _ = random_log("newyork", 2, seed=1)
     for seat in log.header["seats"]:

@@ -13,8 +13,10 @@
       const seen = new Set([...document.querySelectorAll("[data-match]")].map((r) => r.dataset.match));
       const response = await fetch(location.href, { cache: "no-store" });
       if (!response.ok) return;
-      const fresh = new DOMParser().parseFromString(await response.text(), "text/html").getElementById("main");
+      const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+      const fresh = doc.getElementById("main"), nav = doc.querySelector("nav");
       if (!fresh) return;
+      if (nav) document.querySelector("nav").replaceWith(nav);  // a new variant's link
       fresh.querySelectorAll("img").forEach((img) => { img.src = img.src.split("?")[0] + "?t=" + Date.now(); });
       document.getElementById("main").replaceWith(fresh);
       fresh.querySelectorAll("[data-match]").forEach((row) => {

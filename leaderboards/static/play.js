@@ -116,6 +116,7 @@
     $("status").dataset.status = state.status;
     $("status").dataset.version = state.version;
     if (state.message) say(state.message);
+    if (state.error) say(`The game stopped: ${state.error}`);
     if (!obs) return;
     const observations = [];
     observations[game.seat] = obs;

@@ -73,6 +73,12 @@
         h("strong", {}, `${match.seats[f.seat]} forfeited: ${f.code}`),
         h("pre", { class: "reason" }, f.detail || "(no detail)"), h("div", {}, links)));
     }
+    const noted = Object.entries(current.notes || {}).map(([k, v]) => `${k.replace(/_/g, " ")}: ${typeof v === "string" ? v : JSON.stringify(v)}`);
+    for (const e of current.events || []) {
+      const what = e.kind || e.type || e.code || "event";
+      noted.push(`${what}: ${e.detail || e.message || JSON.stringify(e)}`);
+    }
+    if (noted.length) parts.push(h("ul", { class: "notes" }, noted.map((text) => h("li", {}, text))));
     if (current.stderr && current.stderr.length) {
       parts.push(h("details", { open: true }, h("summary", {}, "stderr of this decision"),
         h("pre", { class: "stderr" }, current.stderr.join("\n"))));

@@ -306,7 +306,8 @@ def test_the_live_page_shows_a_match_appearing_while_a_tournament_runs(tmp_path,
         )
         assert 1 <= first <= stored
         page.click("#matches a >> nth=0")
-        assert page.locator("#map").count() == 1, "a live match opens in the replay viewer"
+        page.wait_for_selector("#map", timeout=30_000)  # a live match opens in the viewer
+        assert page.inner_text("#step").startswith("step 0 / ")
     finally:
         for process in (tournament, server):
             if process is not None and process.poll() is None:

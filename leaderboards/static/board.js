@@ -57,12 +57,12 @@
       this.handlers = handlers || {};
       this.cities = Object.fromEntries(board.cities.map((c) => [c.id, c]));
       board.cities.forEach((c) => { CITY[c.id] = c.name; });
-      Object.keys(board.big_cities || {}).forEach((id) => {
-        CITY[id] = id.split("-").map((w) => w[0].toUpperCase() + w.slice(1)).join(" ");
-      });
       this.routes = Object.fromEntries(board.routes.map((r) => [String(r.id), r]));
       this.container = container;
       this.hasMap = board.routes.length > 0;
+      // The Card Game has no map: its yards and piles take the whole width.
+      container.classList.toggle("no-map", !this.hasMap);
+      if (container.parentNode) container.parentNode.classList.toggle("no-map", !this.hasMap);
       if (this.hasMap) this.drawMap(container);
     }
 
@@ -268,8 +268,9 @@
     container.replaceChildren(...lines);
   }
 
-  function cards(hand) {
-    return Object.entries(hand || {}).filter(([, n]) => n).map(([c, n]) => cardChip(c, n));
+  function cards(hand, onclick) {
+    return Object.entries(hand || {}).filter(([, n]) => n).map(([c, n]) => cardChip(c, n,
+      onclick ? { "data-colour": c, role: "button", tabindex: 0, onclick: () => onclick(c) } : {}));
   }
 
   function ticketItem(t, status, handlers, index, offered) {
@@ -306,7 +307,8 @@
       if (p.stations !== undefined) stats.push(`stations ${p.stations.length}`);
       if (p.tourist_tokens && p.tourist_tokens.length) stats.push(`tourist tokens ${p.tourist_tokens.join(" ")}`);
       rows.push(h("div", { class: "stats" }, stats.join(" · ")));
-      if (own) rows.push(h("div", { class: "hand", "data-hand-seat": seat }, h("span", { class: "label" }, "hand "), cards(p.hand)));
+      if (own) rows.push(h("div", { class: "hand", "data-hand-seat": seat }, h("span", { class: "label" }, "hand "),
+        cards(p.hand, handlers && handlers.handCard)));
       if (p.track) rows.push(h("div", { class: "track" }, h("span", { class: "label" }, "On the Track "), cards(p.track)));
       if (p.yard && Object.keys(p.yard).length) {
         rows.push(h("div", { class: "yard" }, h("span", { class: "label" }, "Train Yard "),

@@ -19,12 +19,22 @@
       const i = Number(e.target.dataset.offer);
       if (e.target.checked) offered.add(i); else offered.delete(i);
     },
+    handCard: (colour) => {  // the Card Game: the plays that use this colour
+      const plays = state.legal.filter((a) => a.startsWith("play ") &&
+        (a.split(" ").includes(colour) || (colour === "wild" && / w\d/.test(a))));
+      if (plays.length) choose(`Play ${colour}:`, plays);
+      else say(`No play with ${colour} now.`);
+    },
     keep: () => {
       const picked = [...offered].sort((a, b) => a - b);
       send(picked.length ? `keep ${picked.join(" ")}` : "keep none");
     },
   };
   const map = new Board(board, $("board"), handlers);
+  if (!map.hasMap) {
+    $("hint").textContent = "Click a face-up card or the deck to draw, the ticket pile to draw " +
+      "tickets, a card of your hand to play it; tick the tickets to keep. Keys: d draws from the deck.";
+  }
 
   function say(text, ok) {
     const box = $("message");
@@ -100,9 +110,11 @@
 
   // Actions with nothing to click on the map or the cards get buttons.
   function otherChoices() {
-    const others = state.legal.filter((a) => /^(pay|withdraw|pass|play|token|place)\b/.test(a));
-    if (!others.length) { $("choices").replaceChildren(); return; }
-    $("choices").replaceChildren(h("strong", {}, "You may: "),
+    const others = state.legal.filter((a) => /^(pay|withdraw|pass|token|place)\b/.test(a));
+    const plays = state.legal.some((a) => a.startsWith("play "));
+    if (!others.length && !plays) { $("choices").replaceChildren(); return; }
+    $("choices").replaceChildren(h("strong", {}, others.length ? "You may: " : ""),
+      plays ? h("span", { class: "muted" }, "Click a card of your hand to play it into your Train Yard. ") : null,
       ...others.map((a) => h("button", { type: "button", class: "choice", "data-action": a, onclick: () => send(a) }, a)));
   }
 

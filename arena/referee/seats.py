@@ -20,6 +20,8 @@ from protocols.messages import Act, Bye, Error, GameOver, GameStart
 class InProcessSeat:
     """A trusted Python bot called directly: no sockets, no clocks."""
 
+    logs: dict[str, str] = {}  # noqa: RUF012 - no process, no log files
+
     def __init__(self, bot: Bot, name: str, version: str = "1") -> None:
         self.bot = bot
         self.name = name
@@ -60,6 +62,7 @@ class RemoteSeat:
         self.process = process
         self.name = name
         self.version = "?"
+        self.logs: dict[str, str] = {}  # "stdout"/"stderr" -> the process's log files
 
     def alive(self) -> bool:
         return self.process is None or self.process.exited() is None

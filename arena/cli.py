@@ -229,7 +229,7 @@ def play(
     bot: Annotated[
         list[str] | None,
         typer.Option(
-            help="a bot per seat, in seat order: a registered name[@N], a plugin, or "
+            help="a bot per seat, in seat order: a registered name\\[@N], a plugin, or "
             "'cmd:COMMAND LINE'",
             show_default="--players random bots",
         ),
@@ -391,7 +391,7 @@ def tournament_run(
     ] = None,
     bot: Annotated[
         list[str] | None,
-        typer.Option(help="a bot, repeatable: registered name[@N], plugin, [LABEL=]cmd:..."),
+        typer.Option(help="a bot, repeatable: registered name\\[@N], plugin, [LABEL=]cmd:..."),
     ] = None,
     format: Annotated[str, typer.Option(help="round-robin, duplicate or ladder")] = "round-robin",
     games: Annotated[int, typer.Option(help="rounds, deals, or ladder matches", min=1)] = 1,
@@ -491,16 +491,20 @@ def _check_startable(
     left to fill a game, nothing is played."""
     broken = {}
     for text, entry in zip(texts, entries, strict=True):
+        if in_process and entry.plugin is None:
+            raise fail(f"'{text}' is a command-line bot: --in-process plays only plugin bots")
         if not in_process and (problem := cannot_start(entry)):
             broken[text] = problem
-    for text, problem in broken.items():
-        warn(f"bot '{text}' cannot be started ({problem}): it forfeits every game")
     able = len(entries) - len(broken)
     if broken and "*" not in spec.bots and able < min(spec.players):
+        reasons = "; ".join(f"'{text}': {problem}" for text, problem in broken.items())
         raise fail(
-            f"nothing can be played: only {able} of {len(entries)} bots can be started",
+            f"nothing can be played: only {able} of {len(entries)} bots can be started "
+            f"({reasons})",
             RUNTIME,
         )
+    for text, problem in broken.items():
+        warn(f"bot '{text}' cannot be started ({problem}): it forfeits every game")
 
 
 def _standings_table(runner: TournamentRunner) -> Table:

@@ -24,6 +24,7 @@ import matplotlib.pyplot as plt
 from arena.referee.matchlog import MatchLog
 from arena.tournament.store import ResultsStore
 from arena.variants import get_variant
+from leaderboards.botlogs import forfeit_links
 from leaderboards.data import StoredMatch, stored_matches
 from leaderboards.replay import board_drawing, replay_steps
 from leaderboards.tables import head_to_head_from, leaderboard_from, rate_with_history
@@ -182,8 +183,12 @@ class SiteBuilder:
     def _replays(self, name: str, title: str, matches: list[StoredMatch]) -> None:
         chosen = matches if self.max_replays is None else matches[-self.max_replays :]
         for match in chosen:
-            log = MatchLog.from_jsonl(self.store.match_log(match.match_id))
+            raw = self.store.match_log(match.match_id)
+            log = MatchLog.from_jsonl(raw)
             data = replay_steps(log)
+            (self.out / "matches").mkdir(parents=True, exist_ok=True)
+            (self.out / "matches" / f"{match.match_id}.jsonl").write_bytes(raw)
+            forfeits = forfeit_links(log.header, log.faults, self.store.data_dir, self.out)
             self.render(
                 "match.html",
                 self.out / "matches" / f"{match.match_id}.html",
@@ -192,6 +197,8 @@ class SiteBuilder:
                 variant_title=title,
                 seed=data["seed"],
                 faults=data["faults"],
+                forfeits=forfeits,
+                match_log=f"{match.match_id}.jsonl",
                 match_json=_safe_json(data),
             )
 
@@ -200,6 +207,7 @@ def build_site(store: ResultsStore, out: Path, max_replays: int | None = None) -
     """Write the whole site under ``out``; returns the path of its index page."""
     if out.exists() and not out.is_dir():
         raise ValueError(f"{out} exists and is not a folder")
-    if (out / "matches").is_dir():
-        shutil.rmtree(out / "matches")  # replays of matches no longer stored must go
+    for stale in ("matches", "logs"):  # replays and logs of matches no longer stored must go
+        if (out / stale).is_dir():
+            shutil.rmtree(out / stale)
     return SiteBuilder(store, out, max_replays).build()

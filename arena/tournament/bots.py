@@ -36,7 +36,8 @@ def bot_limits(data_dir: Path, limits: ProcessLimits | None = None) -> ProcessLi
 
 
 def entry_for_record(record: dict[str, Any], data_dir: Path) -> BotEntry:
-    """The bot of a registration (a row of ``ResultsStore.bot``), named ``name@version``.
+    """The bot of a registration (a row of ``ResultsStore.bot``), named ``name@version``
+    (whatever name its hello gives).
 
     A file bot's stored copy lives in the protected data folder (``target`` is
     relative to it): its own version folder, and only that, is granted to its sandbox."""
@@ -49,10 +50,9 @@ def entry_for_record(record: dict[str, Any], data_dir: Path) -> BotEntry:
         if not code.exists() and Path(target).exists():
             code = Path(target).resolve()  # registered before targets were data-relative
         own = str(code.parent)  # data/bots/NAME/HASH: this version's copy alone
-        return BotEntry(
-            label, (PYTHON, "-m", "bots.filebot", str(code)), version=version, own_files=(own,)
-        )
-    return BotEntry(label, tuple(shlex.split(target)), version=version)
+        command = (PYTHON, "-m", "bots.filebot", str(code))
+        return BotEntry(label, command, version=version, labelled=True, own_files=(own,))
+    return BotEntry(label, tuple(shlex.split(target)), version=version, labelled=True)
 
 
 def resolve(text: str, store: ResultsStore | None) -> BotEntry:

@@ -55,10 +55,15 @@ def _hash_files(root: Path) -> str:
     return digest.hexdigest()
 
 
-def _chosen_variants(variants: list[str] | None, claimed: list[str]) -> list[str]:
+def _chosen_variants(variants: list[str] | None, claimed) -> list[str]:
+    """The variants to validate: those asked for (``*``: every playable one), else what
+    the bot claims (``claimed``: a list of names, or a plugin's ``supports``)."""
+    playable = [v for v, variant in all_variants().items() if variant.playable]
+    if variants and "*" in variants:
+        return playable
+    if not variants and callable(claimed):
+        return [v for v in playable if claimed(v)]
     chosen = list(variants or claimed)
-    if "*" in chosen:
-        return [v for v, variant in all_variants().items() if variant.playable]
     for name in chosen:
         variant = get_variant(name)  # KeyError: no such variant, with the installed ones
         if not variant.playable:
@@ -94,7 +99,7 @@ def submit(
         spec = get_bot(plugin)
         kind, target = "plugin", plugin
         content_hash = _hash_files(Path(inspect.getfile(type(spec.factory(0)))))
-        claimed = list(spec.variants)
+        claimed = spec.supports  # '*': every board variant, 'any': every variant
     elif path is not None:
         path = Path(path).resolve()
         if not path.exists():
@@ -132,7 +137,8 @@ def submit(
     except BaseException:
         if copied is not None:  # nothing half-written: the copy goes with the rejection
             shutil.rmtree(copied, ignore_errors=True)
-            _remove_empty(copied.parent)
+            _remove_empty(copied.parent)  # bots/NAME
+            _remove_empty(copied.parent.parent)  # bots/
         raise
     version = store.register_bot(name, kind, target, list(chosen), content_hash)
     where = str(stored.resolve()) if kind == "file" else target

@@ -101,7 +101,7 @@ def variants(
         return
     table = Table(title="Variants", box=box.SIMPLE_HEAD)
     for column in ("name", "title", "players", "status", "notes"):
-        table.add_column(column)
+        table.add_column(column, no_wrap=column in ("name", "players", "status"))
     for row in rows:
         playable = not row["missing"]
         notes = row["description"] if playable else "missing: " + "; ".join(row["missing"])
@@ -499,8 +499,7 @@ def _check_startable(
     if broken and "*" not in spec.bots and able < min(spec.players):
         reasons = "; ".join(f"'{text}': {problem}" for text, problem in broken.items())
         raise fail(
-            f"nothing can be played: only {able} of {len(entries)} bots can be started "
-            f"({reasons})",
+            f"nothing can be played: only {able} of {len(entries)} bots can be started ({reasons})",
             RUNTIME,
         )
     for text, problem in broken.items():

@@ -336,8 +336,16 @@ def run_bad_input(tmp_path: Path, name: str) -> None:
 
 
 def test_every_bad_input_gets_one_line_the_right_status_and_stores_nothing(tmp_path):
+    def check(name: str) -> str | None:
+        try:
+            run_bad_input(tmp_path, name)
+        except AssertionError as error:
+            return f"{name}: {str(error).splitlines()[0]}"
+        return None
+
     with ThreadPoolExecutor(4) as pool:  # each case its own process and folder
-        list(pool.map(lambda name: run_bad_input(tmp_path, name), BAD_INPUTS))
+        failed = [problem for problem in pool.map(check, BAD_INPUTS) if problem]
+    assert not failed, "\n".join(failed)
 
 
 def test_a_damaged_store_is_one_line_and_debug_shows_the_traceback(tmp_path):

@@ -111,7 +111,7 @@ def _when(stamp: float) -> str:
 def _long_table(plugins: list[dict], registered: list[dict]) -> Table:
     table = Table(box=box.SIMPLE_HEAD, title="Bots")
     for column in ("bot", "version", "source", "variants", "details"):
-        table.add_column(column, overflow="fold")
+        table.add_column(column, overflow="fold", no_wrap=column in ("bot", "version"))
     for p in plugins:
         table.add_row(p["name"], p["version"], "plugin", _variants(p["variants"]), p["description"])
     for r in registered:

@@ -81,7 +81,7 @@ def test_bots_submitted_from_a_folder_a_plugin_and_a_command_play_their_tourname
     assert game.code == 0 and "my-bot@1" in game.out and "forfeited" not in game.out, game.text
 
 
-def test_a_bot_that_cannot_read_its_own_code_is_rejected_by_submit(tmp_path):
+def test_submit_validates_under_the_tournament_sandbox_with_the_data_folder_protected(tmp_path):
     """Validation runs under the tournament's sandbox and data-folder protection: a bot
     that reads a file of the data folder other than its own code fails validation."""
     arena = Journey(tmp_path)
@@ -227,6 +227,11 @@ BAD_INPUTS = {
         "bot 'cmd:/nonexistent' cannot be started: /nonexistent: no such file",
     ),
     "play an unknown bot": (("play", "--bot", "nosuch", "--bot", "random"), 2, "no bot named"),
+    "play an escaping label": (
+        ("play", "--bot", "../../x=cmd:ls", "--bot", "random"),
+        2,
+        "bot label '../../x' is not allowed",
+    ),
     "play an unknown variant": (("play", "--variant", "narnia"), 2, "no variant named 'narnia'"),
     "play too many players": (("play", "--players", "7"), 2, "usa is played by 2-5 players"),
     "play a zero clock": (("play", "--move-ms", "0"), 2, "--move-ms"),

@@ -16,7 +16,7 @@ from typing import Any
 
 from arena.referee.launch import PYTHON, BotEntry, split_label
 from arena.referee.process import ProcessLimits
-from arena.tournament.names import split_ref
+from arena.tournament.names import check_name, split_ref
 from arena.tournament.store import ResultsStore
 from bots import all_bots, get_bot
 
@@ -60,7 +60,10 @@ def resolve(text: str, store: ResultsStore | None) -> BotEntry:
 
     A registered name wins over a plugin of the same name (it was registered on
     purpose); ``store`` may be None where no store exists yet."""
-    if split_label(text)[1] is not None:
+    label, command = split_label(text)
+    if command is not None:
+        if label is not None:
+            check_name(label, "bot label")  # it names the bot's log files
         return BotEntry.parse(text)
     name, version = split_ref(text)
     record = store.bot(name, version) if store is not None else None

@@ -19,6 +19,7 @@ from typing import Annotated
 import typer
 from rich import box
 from rich.table import Table
+from rich.text import Text
 
 from arena.commands import bots as bots_commands
 from arena.commands import tournaments as tournament_commands
@@ -105,7 +106,7 @@ def variants(
     for row in rows:
         playable = not row["missing"]
         notes = row["description"] if playable else "missing: " + "; ".join(row["missing"])
-        shown = f"[green]{status[True]}[/]" if playable else f"[yellow]{status[False]}[/]"
+        shown = Text(status[playable], style="green" if playable else "yellow")
         table.add_row(row["name"], row["title"], row["players"], shown, notes)
     console.print(table)
 
@@ -184,7 +185,9 @@ def _print_outcome(outcome, names: list[str], title: str, data_dir: Path) -> Non
         why = reason(fault.code, fault.detail, read_tail(log))
         where = f" (stderr: {log})" if log else ""
         console.print(
-            f"[yellow]seat {fault.seat} ({names[fault.seat]}) forfeited:[/] {why}{where}",
+            Text.assemble(
+                (f"seat {fault.seat} ({names[fault.seat]}) forfeited:", "yellow"), f" {why}{where}"
+            ),
             soft_wrap=True,
             highlight=False,
         )
@@ -543,7 +546,8 @@ def _print_forfeits(store: ResultsStore, tournament: str, data_dir: Path) -> Non
         why = reason(last["code"], last["detail"] or "", read_tail(log))
         where = f" — stderr: {log}" if log and log.exists() else ""
         console.print(
-            f"[yellow]{bot} forfeited {summary}:[/] {why}{where}", soft_wrap=True, highlight=False
+            Text.assemble((f"{bot} forfeited {summary}:", "yellow"), f" {why}{where}"),
+            soft_wrap=True,
         )
 
 
@@ -620,7 +624,7 @@ def submit(
         except (ValueError, KeyError) as error:
             raise fail(str(error.args[0] if error.args else error)) from None
     console.print(
-        f"registered [bold]{done.name}@{done.version}[/] ({done.kind}) for "
+        f"registered {done.name}@{done.version} ({done.kind}) for "
         f"{', '.join(done.variants)} after {done.validation_games} validation games"
     )
 

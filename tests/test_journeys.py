@@ -443,3 +443,14 @@ def test_help_shows_the_defaults(tmp_path):
     assert "[default: round-robin]" in help_text and "[default: arena-data]" in help_text
     play_help = arena("play", "--help").out
     assert "name[@N]" in play_help and "[default: (--players random bots)]" in play_help
+
+
+def test_parquet_export_without_pyarrow_says_which_extra_to_install(tmp_path):
+    """``make run`` installs no pyarrow (it is the ``parquet`` extra)."""
+    blocker = tmp_path / "no-pyarrow" / "pyarrow"
+    blocker.mkdir(parents=True)
+    (blocker / "__init__.py").write_text("raise ImportError('pyarrow is not installed')\n")
+    arena = Journey(tmp_path / "work")
+    arena.env["PYTHONPATH"] = str(blocker.parent)
+    done = arena("results", "--out", "x.parquet", "--format", "parquet")
+    assert done.code == 1 and "pip install 'ttr-arena[parquet]'" in done.one_line_error()

@@ -18,11 +18,14 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.segment import Segment
 from rich.table import Table
+from rich.text import Text
 
 from arena.tournament.store import ResultsStore
 
-console = Console()
-errors = Console(stderr=True)
+# No console markup: names, reasons and paths come from users and bots, and a '[x]' in
+# them is text (styles are given as Text styles instead).
+console = Console(markup=False)
+errors = Console(stderr=True, markup=False)
 DATA_DIR = Path("arena-data")
 USAGE, RUNTIME = 2, 1
 
@@ -31,12 +34,12 @@ DataDir = Annotated[Path, typer.Option(help="the data folder: results store, bot
 
 def fail(message: str, code: int = USAGE) -> typer.Exit:
     """Print ``error: message`` (one line, never wrapped) and return the Exit to raise."""
-    errors.print(f"[bold red]error:[/] {message}", soft_wrap=True, highlight=False, markup=True)
+    errors.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True)
     return typer.Exit(code=code)
 
 
 def warn(message: str) -> None:
-    errors.print(f"[yellow]warning:[/] {message}", soft_wrap=True, highlight=False)
+    errors.print(Text.assemble(("warning:", "yellow"), " ", message), soft_wrap=True)
 
 
 def existing_store(data_dir: Path) -> ResultsStore | None:

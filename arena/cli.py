@@ -12,7 +12,6 @@ import os
 import signal
 import sqlite3
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import Annotated
 
@@ -23,6 +22,7 @@ from rich.text import Text
 
 from arena.commands import bots as bots_commands
 from arena.commands import tournaments as tournament_commands
+from arena.commands.botargs import bot_entries, check_startable
 from arena.commands.common import (
     DATA_DIR,
     RUNTIME,
@@ -33,20 +33,21 @@ from arena.commands.common import (
     existing_store,
     fail,
     fitted_table,
-    warn,
+    reading_store,
+    writable,
     writing_store,
 )
+from arena.commands.report import print_faults, print_forfeits, standings_table
 from arena.engine.errors import VariantUnavailableError
 from arena.engine.result import GameResult
 from arena.referee.faults import TimeControl
 from arena.referee.gamelog import GameLog, LogError, replay
-from arena.referee.launch import BotEntry, ProcessMatch, in_process_referee
+from arena.referee.launch import ProcessMatch, in_process_referee
 from arena.referee.matchlog import MatchLog
 from arena.referee.matchlog import verify as verify_match
 from arena.referee.process import ProcessLimits
-from arena.tournament.bots import UnknownBot, bot_limits, cannot_start, resolve
+from arena.tournament.bots import bot_limits
 from arena.tournament.executors import LocalExecutor, MatchFailed, RayExecutor
-from arena.tournament.forfeits import read_tail, reason
 from arena.tournament.names import BadName, check_name
 from arena.tournament.runner import TournamentRunner
 from arena.tournament.spec import SpecError, TournamentSpec
@@ -172,54 +173,9 @@ def result_table(
     return table
 
 
-def seat_stderr(header: dict, seat: int, data_dir: Path) -> Path | None:
-    """The stderr log of ``seat`` named in a match log's header (relative to ``data_dir``)."""
-    name = header["seats"][seat].get("stderr")
-    return Path(data_dir) / name if name else None
-
-
 def _print_outcome(outcome, names: list[str], title: str, data_dir: Path) -> None:
     console.print(result_table(outcome.result, names, title, outcome.ranks))
-    for fault in outcome.faults:
-        log = seat_stderr(outcome.log.header, fault.seat, data_dir)
-        why = reason(fault.code, fault.detail, read_tail(log))
-        where = f" (stderr: {log})" if log else ""
-        console.print(
-            Text.assemble(
-                (f"seat {fault.seat} ({names[fault.seat]}) forfeited:", "yellow"), f" {why}{where}"
-            ),
-            soft_wrap=True,
-            highlight=False,
-        )
-
-
-def _writable(path: Path | None, option: str) -> None:
-    """Refuse, before playing, an output file that could not be written afterwards."""
-    if path is None:
-        return
-    if path.is_dir():
-        raise fail(f"{option} {path}: is a folder; give a file name")
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise fail(f"{option} {path}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK):
-        raise fail(f"{option} {path}: the folder {folder} is not writable")
-
-
-def _entries(texts: list[str], data_dir: Path, check_start: bool = True) -> list[BotEntry]:
-    """The bots named on the command line: registered, plugin or ``cmd:``; each startable."""
-    store = existing_store(data_dir)
-    try:
-        entries = [resolve(text, store) for text in texts]
-    except (UnknownBot, KeyError, BadName, ValueError) as error:
-        raise fail(str(error.args[0])) from None
-    finally:
-        if store is not None:
-            store.close()
-    for text, entry in zip(texts, entries, strict=True):
-        if check_start and (problem := cannot_start(entry)):
-            raise fail(f"bot '{text}' cannot be started: {problem}")
-    return entries
+    print_faults(outcome, names, data_dir)
 
 
 @app.command()
@@ -273,9 +229,9 @@ def play(
             f"{chosen.name} is played by {chosen.min_players}-{chosen.max_players} players, "
             f"not {count}"
         )
-    _writable(log, "--log")
-    _writable(match_log, "--match-log")
-    entries = _entries(bot or ["random"] * players, data_dir)
+    writable(log, "--log")
+    writable(match_log, "--match-log")
+    entries = bot_entries(bot or ["random"] * players, data_dir)
     for entry in entries:
         if entry.spec is not None and not entry.spec.supports(chosen.name):
             raise fail(f"bot '{entry.name}' does not support variant '{chosen.name}'")
@@ -443,7 +399,7 @@ def tournament_run(
         raise fail(str(error)) from None
     # Every check that needs no game runs before anything is stored.
     named = [b for b in spec.bots if b != "*"]
-    _check_startable(spec, named, _entries(named, data_dir, check_start=False), in_process)
+    check_startable(spec, named, bot_entries(named, data_dir, check_start=False), in_process)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     with writing_store(data_dir) as store:
         _run_tournament(spec, store, data_dir, workers, ray, progress, in_process)
@@ -479,76 +435,12 @@ def _run_tournament(
             raise fail(str(error.args[0] if error.args else error), RUNTIME) from None
     finally:
         executor.close()
-    console.print(_standings_table(runner))
-    _print_forfeits(store, spec.name, data_dir)
+    console.print(standings_table(runner))
+    print_forfeits(store, spec.name, data_dir)
     console.print(
         f"tournament '{spec.name}': {stored} matches played now, results in {store.path}",
         soft_wrap=True,
     )
-
-
-def _check_startable(
-    spec: TournamentSpec, texts: list[str], entries: list[BotEntry], in_process: bool
-) -> None:
-    """Bots whose program cannot start forfeit every game (said now, once); with too few
-    left to fill a game, nothing is played."""
-    broken = {}
-    for text, entry in zip(texts, entries, strict=True):
-        if in_process and entry.plugin is None:
-            raise fail(f"'{text}' is a command-line bot: --in-process plays only plugin bots")
-        if not in_process and (problem := cannot_start(entry)):
-            broken[text] = problem
-    able = len(entries) - len(broken)
-    if broken and "*" not in spec.bots and able < min(spec.players):
-        reasons = "; ".join(f"'{text}': {problem}" for text, problem in broken.items())
-        raise fail(
-            f"nothing can be played: only {able} of {len(entries)} bots can be started ({reasons})",
-            RUNTIME,
-        )
-    for text, problem in broken.items():
-        warn(f"bot '{text}' cannot be started ({problem}): it forfeits every game")
-
-
-def _standings_table(runner: TournamentRunner) -> Table:
-    """The final standings, once, fitted to the terminal."""
-    standings = runner.standings
-    order = sorted(standings.games, key=lambda b: (-standings.wins[b] / standings.games[b], b))
-    rows = [
-        [
-            bot,
-            str(standings.games[bot]),
-            str(standings.wins[bot]),
-            f"{100 * standings.wins[bot] / standings.games[bot]:.0f}",
-            f"{standings.rank_sum[bot] / standings.games[bot]:.2f}",
-            str(standings.forfeits[bot]),
-        ]
-        for bot in order
-    ]
-    headers = ("bot", "games", "wins", "win %", "mean rank", "forfeits")
-    return fitted_table(
-        headers, rows, shrink=0, right=range(1, 6), title=f"{runner.spec.name}: standings"
-    )
-
-
-def _print_forfeits(store: ResultsStore, tournament: str, data_dir: Path) -> None:
-    """Per bot: how many forfeits, of which kinds, and why the last one happened."""
-    by_bot: dict[str, list[dict]] = {}
-    for forfeit in store.forfeits(tournament):
-        by_bot.setdefault(forfeit["bot"], []).append(forfeit)
-    for bot, forfeits in by_bot.items():
-        last = forfeits[-1]
-        header = MatchLog.from_jsonl(store.match_log(last["match_id"])).header
-        log = seat_stderr(header, last["seat"], data_dir)
-        kinds = Counter(f["code"] for f in forfeits)
-        counted = ", ".join(f"{code} ×{n}" for code, n in kinds.most_common())
-        games = f"{len(forfeits)} game{'s' if len(forfeits) > 1 else ''}"
-        summary = f"{games} ({counted}); the last" if len(kinds) > 1 else games
-        why = reason(last["code"], last["detail"] or "", read_tail(log))
-        where = f" — stderr: {log}" if log and log.exists() else ""
-        console.print(
-            Text.assemble((f"{bot} forfeited {summary}:", "yellow"), f" {why}{where}"),
-            soft_wrap=True,
-        )
 
 
 @app.command()
@@ -564,7 +456,7 @@ def results(
     """Export results from the store as CSV or Parquet."""
     if format not in ("csv", "parquet") or table not in ("seats", "matches"):
         raise fail("--format is csv or parquet; --table is seats or matches")
-    _writable(out, "--out")
+    writable(out, "--out")
     if format == "parquet":
         try:
             import pyarrow  # noqa: F401 - pandas writes Parquet through it
@@ -573,7 +465,7 @@ def results(
                 "Parquet export needs pyarrow: pip install 'ttr-arena[parquet]' (or use CSV)",
                 RUNTIME,
             ) from None
-    store = _reading_store(data_dir)
+    store = reading_store(data_dir)
     if tournament is not None and tournament not in {t["name"] for t in store.tournaments()}:
         raise fail(f"no tournament named '{tournament}' (see 'arena tournament list')")
     from arena.tournament.frames import matches_frame, seats_frame  # pandas: only when needed
@@ -584,13 +476,6 @@ def results(
     else:
         frame.to_parquet(out, index=False)
     console.print(f"{len(frame)} rows written to {out}")
-
-
-def _reading_store(data_dir: Path) -> ResultsStore:
-    store = existing_store(data_dir)
-    if store is None:
-        raise fail(f"no results store in {data_dir}: run a tournament first", RUNTIME)
-    return store
 
 
 @app.command()
@@ -644,7 +529,7 @@ def leaderboard(
         raise fail("--format is table, csv, json or md")
     if out is not None and format == "table":
         raise fail("--out writes csv, json or md: add --format csv (or json, md)")
-    _writable(out, "--out")
+    writable(out, "--out")
     try:
         chosen = get_variant(variant)
     except KeyError as error:
@@ -721,7 +606,7 @@ def site(
     """Write the static HTML site: leaderboards, head-to-head, bot pages, replays."""
     from leaderboards.site import build_site
 
-    store = _reading_store(data_dir)
+    store = reading_store(data_dir)
     try:
         index = build_site(store, out, max_replays)
     except ValueError as error:

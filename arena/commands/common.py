@@ -8,6 +8,7 @@ status 2 for input that cannot be used and 1 for a failure while running.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Annotated
@@ -47,6 +48,26 @@ def existing_store(data_dir: Path) -> ResultsStore | None:
     if not (Path(data_dir) / "results.sqlite").is_file():
         return None
     return ResultsStore(data_dir)
+
+
+def writable(path: Path | None, option: str) -> None:
+    """Refuse, before playing, an output file that could not be written afterwards."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise fail(f"{option} {path}: is a folder; give a file name")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise fail(f"{option} {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise fail(f"{option} {path}: the folder {folder} is not writable")
+
+
+def reading_store(data_dir: Path) -> ResultsStore:
+    store = existing_store(data_dir)
+    if store is None:
+        raise fail(f"no results store in {data_dir}: run a tournament first", RUNTIME)
+    return store
 
 
 @contextlib.contextmanager

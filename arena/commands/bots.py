@@ -20,6 +20,7 @@ from arena.commands.common import (
     RUNTIME,
     DataDir,
     console,
+    errors,
     existing_store,
     fail,
     fitted_table,
@@ -161,7 +162,8 @@ def confirm(question: str, yes: bool) -> None:
     if not sys.stdin.isatty():
         raise fail(f"{question.rstrip('?')}: confirm with --yes (no terminal to ask on)")
     if not typer.confirm(question, default=False):
-        raise fail("nothing removed", RUNTIME)
+        errors.print("nothing changed")
+        raise typer.Exit(RUNTIME)
 
 
 def _delete_code(store: ResultsStore, removed: list[dict[str, Any]]) -> None:

@@ -80,7 +80,7 @@ def bots() -> None:
     """List the installed bots."""
     table = Table(title="Bots")
     for column in ("name", "version", "variants", "description"):
-        table.add_column(column)
+        table.add_column(column, no_wrap=column == "name")  # a name is typed: show it whole
     for name, spec in all_bots().items():
         table.add_row(name, spec.version, ", ".join(spec.variants), spec.description)
     console.print(table)
@@ -123,7 +123,7 @@ def result_table(
     table = Table(title=title, box=box.SIMPLE_HEAD, caption=", ".join(legend))
     table.add_column("#", justify="right")
     table.add_column("seat", justify="right")
-    table.add_column("bot")
+    table.add_column("bot", overflow="fold")  # a long name wraps, never cut
     for category in result.categories:
         table.add_column(HEADINGS.get(category, category.replace("_", " ")), justify="right")
     table.add_column("total", justify="right", style="bold")

@@ -80,6 +80,7 @@ class Row:
     games: int
     wins: int
     mean_score: float
+    mean_failed: float  # points lost to failed tickets, a game
 
     @property
     def rate(self) -> float:
@@ -111,9 +112,10 @@ def rows(seats: pd.DataFrame, bots: tuple[str, ...]) -> list[Row]:
     return [
         Row(
             bot,
-            int((seats.bot == bot).sum()),
-            int(seats[seats.bot == bot].won.sum()),
-            float(seats[seats.bot == bot].score.mean()),
+            int((mine := seats[seats.bot == bot]).shape[0]),
+            int(mine.won.sum()),
+            float(mine.score.mean()),
+            float(mine.score_tickets_failed.mean()),
         )
         for bot in bots
     ]
@@ -150,8 +152,9 @@ def swap_fixed(rotations: int, workers: int) -> list[str]:
     """Each agent replaced by its -fixed variant, the other three as published."""
     lines = [
         f"\nWhat the quirks cost: 4 players, {4 * rotations} games each, one agent fixed\n",
-        "| agent | win % as published (95% CI) | win % fixed (95% CI) | mean score, fixed |",
-        "|---|---:|---:|---:|",
+        "| agent | win % as published (95% CI) | win % fixed (95% CI) "
+        "| mean score, published → fixed | failed-ticket points, published → fixed |",
+        "|---|---:|---:|---:|---:|",
     ]
     baseline = {r.bot: r for r in play("fdg-published", AGENTS, 4, rotations, workers)}
     for bot in AGENTS:
@@ -162,7 +165,8 @@ def swap_fixed(rotations: int, workers: int) -> list[str]:
         lines.append(
             f"| {bot} | {100 * base.rate:.1f} ({percent(*wilson(base.wins, base.games))}) "
             f"| {100 * row.rate:.1f} ({percent(*wilson(row.wins, row.games))}) "
-            f"| {row.mean_score:.1f} |"
+            f"| {base.mean_score:.1f} → {row.mean_score:.1f} "
+            f"| {base.mean_failed:.1f} → {row.mean_failed:.1f} |"
         )
     return lines
 

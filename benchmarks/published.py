@@ -171,14 +171,23 @@ def swap_fixed(rotations: int, workers: int) -> list[str]:
     return lines
 
 
+def count(text: str) -> int:
+    """A whole number of games, 0 or more (argparse reports anything else in one line)."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"expected a whole number, 0 or more, not '{text}'")
+    return int(text)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games4", type=int, default=250, help="rotations of 4 games")
-    parser.add_argument("--games2", type=int, default=84, help="rounds of 12 games")
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--swap-fixed", type=int, default=0, help="rotations per agent")
+    parser.add_argument("--games4", type=count, default=250, help="rotations of 4 games")
+    parser.add_argument("--games2", type=count, default=84, help="rounds of 12 games")
+    parser.add_argument("--workers", type=count, default=2)
+    parser.add_argument("--swap-fixed", type=count, default=0, help="rotations per agent")
     parser.add_argument("--out", type=Path, default=None, help="also write the tables here")
     args = parser.parse_args()
+    if args.out and not args.out.parent.is_dir():
+        parser.error(f"--out: no folder {args.out.parent} to write {args.out.name} in")
     lines: list[str] = []
     for players, games in ((4, args.games4), (2, args.games2)):
         if games:

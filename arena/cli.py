@@ -153,7 +153,7 @@ def result_table(
     table = Table(title=title, box=box.SIMPLE_HEAD, caption=", ".join(legend))
     table.add_column("#", justify="right")
     table.add_column("seat", justify="right")
-    table.add_column("bot")
+    table.add_column("bot", overflow="fold")  # a long name wraps, never cut
     for category in result.categories:
         table.add_column(HEADINGS.get(category, category.replace("_", " ")), justify="right")
     table.add_column("total", justify="right", style="bold")

@@ -186,7 +186,7 @@ def test_a_person_plays_a_game_to_the_end_by_clicking(tmp_path, page):
     game ends, its result is printed and stored."""
     process = subprocess.Popen(
         [str(ARENA), "play", "--human", "--variant", "newyork", "--bot", "random",
-         "--bot", "route-focus", "--seed", "5", "--no-open", "--port", "0"],
+         "--bot", "ticket-by-ticket", "--seed", "5", "--no-open", "--port", "0"],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     try:
@@ -242,7 +242,7 @@ def test_a_person_plays_a_game_to_the_end_by_clicking(tmp_path, page):
     assert "stored as match" in out
     store = ResultsStore(tmp_path / "arena-data")
     (match,) = stored_matches(store)
-    assert match.tournament == "human-play" and match.bots == ("you", "random", "route-focus")
+    assert match.tournament == "human-play" and match.bots == ("you", "random", "ticket-by-ticket")
     assert list(match.scores) == shown
     assert not match.faults[0], "the person never forfeits for a slow or illegal click"
 
@@ -259,7 +259,7 @@ def test_the_live_page_shows_a_match_appearing_while_a_tournament_runs(tmp_path,
         assert page.locator("#matches tr[data-match]").count() == 0
         tournament = subprocess.Popen(
             [str(ARENA), "tournament", "run", "--name", "live", "--bot", "random",
-             "--bot", "one-step", "--players", "2", "--games", "2", "--no-progress"],
+             "--bot", "greedy-claims", "--players", "2", "--games", "2", "--no-progress"],
             cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         page.wait_for_selector("#matches tr.new-match", timeout=90_000)

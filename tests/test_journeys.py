@@ -55,7 +55,7 @@ def test_bots_submitted_from_a_folder_a_plugin_and_a_command_play_their_tourname
     greedy = PYTHON_BOT / "greedy.py"
     for args in (
         ("my-bot", "--file", PYTHON_BOT),
-        ("rf", "--plugin", "route-focus"),
+        ("rf", "--plugin", "ticket-by-ticket"),
         ("greedy", "--cmd", f"{sys.executable} -m bots.filebot {greedy}"),
     ):
         done = arena("submit", *args)
@@ -194,11 +194,11 @@ def test_a_js_style_crash_is_explained_by_its_error_line(tmp_path):
 
 def test_a_bot_that_cannot_start_forfeits_and_the_tournament_goes_on(tmp_path):
     arena = Journey(tmp_path)
-    done = arena("tournament", "run", "--name", "t", "--bot", "random", "--bot", "route-focus",
+    done = arena("tournament", "run", "--name", "t", "--bot", "random", "--bot", "ticket-by-ticket",
                  "--bot", "cmd:/nonexistent/bot", "--players", "2", "--in-process")  # fmt: skip
     # --in-process refuses command-line bots: a usage error, nothing stored.
     assert done.code == 2 and "command-line bot" in done.one_line_error()
-    done = arena("tournament", "run", "--name", "t", "--bot", "random", "--bot", "route-focus",
+    done = arena("tournament", "run", "--name", "t", "--bot", "random", "--bot", "ticket-by-ticket",
                  "--bot", "cmd:/nonexistent/bot", "--players", "2")  # fmt: skip
     assert done.code == 0, done.text
     assert "warning: bot 'cmd:/nonexistent/bot' cannot be started" in done.err
@@ -214,11 +214,11 @@ def test_a_bot_that_cannot_start_forfeits_and_the_tournament_goes_on(tmp_path):
 
 def tournament_file(tmp_path: Path, body: str) -> Path:
     path = tmp_path / "t.toml"
-    path.write_text('name = "t"\nvariant = "usa"\nbots = ["random", "route-focus"]\n' + body)
+    path.write_text('name = "t"\nvariant = "usa"\nbots = ["random", "ticket-by-ticket"]\n' + body)
     return path
 
 
-RUN = ("tournament", "run", "--bot", "random", "--bot", "route-focus", "--players", "2")
+RUN = ("tournament", "run", "--bot", "random", "--bot", "ticket-by-ticket", "--players", "2")
 BAD_INPUTS = {
     # name: (args (a "{toml:BODY}" argument writes a tournament file), exit code, message part)
     "play a missing program": (
@@ -275,7 +275,7 @@ BAD_INPUTS = {
     "flags: a negative clock": ((*RUN, "--bank-ms", "-1"), 2, "--bank-ms"),
     "flags: a zero move clock": ((*RUN, "--move-ms", "0"), 2, "--move-ms"),
     "flags: too many players": (
-        ("tournament", "run", "--bot", "random", "--bot", "route-focus", "--players", "7"),
+        ("tournament", "run", "--bot", "random", "--bot", "ticket-by-ticket", "--players", "7"),
         2,
         "usa is played by 2-5 players, not 7",
     ),
@@ -370,7 +370,7 @@ def test_list_and_remove_bots_list_and_delete_tournaments(tmp_path):
     arena = Journey(tmp_path)
     quick = ("--variant", "usa", "--games", "1")
     for _ in range(2):
-        assert arena("submit", "rf", "--plugin", "route-focus", *quick).code == 0
+        assert arena("submit", "rf", "--plugin", "ticket-by-ticket", *quick).code == 0
     assert arena("submit", "mine", "--file", PYTHON_BOT, *quick).code == 0
     code = list((arena.data / "bots" / "mine").iterdir())
     assert len(code) == 1, "the stored copy of mine@1"
@@ -411,9 +411,9 @@ def test_list_and_remove_bots_list_and_delete_tournaments(tmp_path):
 def test_output_fits_80_columns_and_the_standings_are_printed_once(tmp_path):
     arena = Journey(tmp_path, columns=80)
     long_name = "a-bot-with-a-name-much-longer-than-any-column-has-room-for"
-    assert arena("submit", long_name, "--plugin", "destination-hungry").code == 0
+    assert arena("submit", long_name, "--plugin", "ticket-collector").code == 0
     done = arena("tournament", "run", "--name", "t", "--bot", long_name, "--bot",
-                 "destination-hungry", "--bot", "route-focus", "--players", "2",
+                 "ticket-collector", "--bot", "ticket-by-ticket", "--players", "2",
                  "--in-process")  # fmt: skip
     assert done.code == 0, done.text
     assert done.out.count("standings") == 1, done.out

@@ -7,58 +7,49 @@ import contextlib
 import os
 import shutil
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-BIN = Path(sys.executable).parent
-# The console script a user runs (its sys.path starts with its own folder, not the cwd).
-ARENA = (
-    [str(BIN / "arena")] if (BIN / "arena").exists() else [sys.executable, "-P", "-m", "arena.cli"]
-)
+from tests.journey import ARENA, Journey, Outcome
+
+__all__ = ["ARENA", "arena", "one_line"]
+
 IS_ROOT = os.geteuid() == 0 and shutil.which("mount") is not None
 
 
 def arena(
     *args, data_dir: Path | None = None, cwd: Path | None = None, timeout: float = 600, env=None
-):
-    """Run ``arena ARGS`` (with ``--data-dir`` and, for a tournament, ``--no-progress``)."""
+) -> Outcome:
+    """Run ``arena ARGS`` as a user does (with ``--data-dir`` and, for a tournament,
+    ``--no-progress``) in ``cwd``."""
     extra = ["--data-dir", str(data_dir)] if data_dir is not None else []
     if args[:2] == ("tournament", "run"):
         extra.append("--no-progress")
-    return subprocess.run(
-        [*ARENA, *args, *extra],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-    )
+    journey = Journey(cwd or Path.cwd())
+    journey.env.update(env or {})
+    return journey(*args, *extra, timeout=timeout)
 
 
-def one_line(out: subprocess.CompletedProcess) -> str:
-    """What the user sees of a failed command: exactly one line, and never a traceback."""
-    text = (out.stdout + out.stderr).strip()
-    assert "Traceback" not in text, text
-    assert len(text.splitlines()) == 1, text
-    return text
+def one_line(out: Outcome) -> str:
+    """The one ``error: ...`` line of a failed command (and never a traceback)."""
+    return out.one_line_error()
 
 
 def tournament(name: str, games: int = 3, *extra: str) -> tuple[str, ...]:
     """A small round robin of two built-in bots, played in process (fast; the store is the
     point of these tests)."""
     return (
-        "tournament", "run", "--name", name, "--bot", "random", "--bot", "route-focus",
+        "tournament", "run", "--name", name, "--bot", "random", "--bot", "ticket-by-ticket",
         "--players", "2", "--games", str(games), "--seed", "3", "--in-process", *extra,
     )  # fmt: skip
 
 
 def seats_csv(data_dir: Path, out: Path) -> bytes:
     result = arena("results", "--out", str(out), data_dir=data_dir)
-    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.code == 0, result.text
     return out.read_bytes()
 
 

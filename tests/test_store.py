@@ -6,11 +6,13 @@ holding folders named like the arena's packages."""
 from __future__ import annotations
 
 import csv
+import http.client
 import io
 import json
 import multiprocessing
 import os
 import pty
+import re
 import signal
 import sqlite3
 import subprocess
@@ -22,6 +24,7 @@ import pytest
 
 from arena.tournament.results import match_id
 from arena.tournament.store import APPLICATION_ID, SCHEMA_VERSION, ResultsStore
+from tests.journey import Journey
 from tests.referee_helpers import processes_with
 from tests.store_helpers import (
     ARENA,
@@ -61,7 +64,7 @@ def calm(tmp_path_factory):
     """An undisturbed run of the small tournament: its folder and its seats export."""
     folder = tmp_path_factory.mktemp("calm")
     out = arena(*tournament("t", 3), data_dir=folder / "data")
-    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.code == 0, out.out + out.err
     return folder / "data", seats_csv(folder / "data", folder / "seats.csv")
 
 
@@ -125,11 +128,11 @@ def test_an_unversioned_store_is_migrated_on_open_and_its_tournament_resumes(tmp
     # A reader reads it as it is (migrating a copy in memory) and leaves the file alone.
     before = folder_state(old)
     listed = arena("leaderboard", data_dir=old)
-    assert listed.returncode == 0 and "route-focus" in listed.stdout
+    assert listed.code == 0 and "ticket-by-ticket" in listed.out
     assert folder_state(old) == before
     out = arena(*tournament("t", 3), data_dir=old)
-    assert out.returncode == 0, out.stdout + out.stderr
-    assert "3 matches played now" in out.stdout
+    assert out.code == 0, out.out + out.err
+    assert "3 matches played now" in out.out
     assert seats_csv(old, tmp_path / "old.csv") == calm_csv
     with ResultsStore(old) as store:
         assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
@@ -141,6 +144,21 @@ def db_fingerprint(data_dir: Path) -> str:
         return store.db.execute("SELECT fingerprint FROM tournaments").fetchone()[0]
 
 
+def serve_page(data: Path, folder: Path, path: str) -> int:
+    """The status of one page of ``arena serve`` on ``data`` (the server stopped after)."""
+    server = Journey(folder).start("serve", "--port", "0", "--data-dir", data)
+    try:
+        line = server.stdout.readline()
+        port = int(re.search(r"127\.0\.0\.1:(\d+)/", line).group(1))
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        connection.request("GET", path)
+        return connection.getresponse().status
+    finally:
+        server.terminate()
+        _, err = server.communicate(timeout=30)
+        assert server.returncode == 0 and "Traceback" not in err, err
+
+
 def test_readers_work_on_a_read_only_archive_and_a_run_there_says_why_it_cannot(tmp_path, calm):
     calm_dir, calm_csv = calm
     archive = tmp_path / "archive"
@@ -150,16 +168,17 @@ def test_readers_work_on_a_read_only_archive_and_a_run_there_says_why_it_cannot(
     before = folder_state(archive)
     with read_only(archive):
         board = arena("leaderboard", "--format", "csv", data_dir=archive)
-        assert board.returncode == 0 and board.stdout.count("\n") == 3, board.stdout + board.stderr
+        assert board.code == 0 and board.out.count("\n") == 3, board.out + board.err
         assert seats_csv(archive, tmp_path / "seats.csv") == calm_csv
         site = arena("site", str(tmp_path / "site"), data_dir=archive)
-        assert site.returncode == 0, site.stdout + site.stderr
+        assert site.code == 0, site.out + site.err
         shown = arena("tournament", "show", "t", data_dir=archive)
-        assert shown.returncode == 0 and "6 of 6 planned matches played" in shown.stdout
+        assert shown.code == 0 and "6 of 6 planned matches played" in shown.out
         check = arena("store", "check", data_dir=archive)
-        assert check.returncode == 0 and "healthy" in check.stdout
+        assert check.code == 0 and "healthy" in check.out
+        assert serve_page(archive, tmp_path, "/") == 200
         run = arena(*tournament("t", 3), data_dir=archive)
-        assert run.returncode == 1
+        assert run.code == 1
         assert "read-only" in one_line(run)
         assert folder_state(archive) == before, "a reader wrote to the archive"
     assert len(list((tmp_path / "site" / "matches").glob("*.html"))) == 6
@@ -171,7 +190,7 @@ def test_an_emptied_store_is_refused_never_taken_for_a_new_one(tmp_path, calm):
     (data / "results.sqlite").write_bytes(b"")
     for command in (tournament("t", 3), ("leaderboard",), ("results", "--out", "x.csv")):
         out = arena(*command, data_dir=data, cwd=tmp_path)
-        assert out.returncode == 1
+        assert out.code == 1
         line = one_line(out)
         assert "is empty (0 bytes)" in line and "backup" in line
     assert (data / "results.sqlite").stat().st_size == 0, "nothing was replayed into it"
@@ -192,18 +211,18 @@ def test_damaged_pages_are_refused_and_recover_saves_every_intact_match(tmp_path
         file.seek(offset)
         file.write(b"\xa5garbage" * (page // 8))
     run = arena(*tournament("t", 3), data_dir=data)
-    assert run.returncode == 1
+    assert run.code == 1
     assert "is damaged" in one_line(run) and "arena store recover" in one_line(run)
     check = arena("store", "check", data_dir=data)
-    assert check.returncode == 1 and "is damaged" in one_line(check)
+    assert check.code == 1 and "is damaged" in one_line(check)
     recovered = arena("store", "recover", "--replace", data_dir=data)
-    assert recovered.returncode == 0, recovered.stdout + recovered.stderr
-    assert "intact match" in recovered.stdout
+    assert recovered.code == 0, recovered.out + recovered.err
+    assert "intact match" in recovered.out
     assert (data / "results.sqlite.damaged").exists()
-    assert arena("store", "check", data_dir=data).returncode == 0
+    assert arena("store", "check", data_dir=data).code == 0
     # Whatever the damage took is played again: the same results as the undisturbed run.
     resumed = arena(*tournament("t", 3), data_dir=data)
-    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert resumed.code == 0, resumed.out + resumed.err
     assert seats_csv(data, tmp_path / "seats.csv") == calm_csv
 
 
@@ -220,14 +239,15 @@ def test_foreign_newer_and_non_sqlite_files_are_refused(tmp_path):
         db.executescript(sql)
         db.close()
         out = arena("leaderboard", data_dir=data)
-        assert out.returncode == 1 and expected in one_line(out), name
+        assert out.code == 1 and expected in one_line(out), name
     text = tmp_path / "text"
     text.mkdir()
     (text / "results.sqlite").write_text("my notes, not a database\n")
     out = arena(*tournament("t", 1), data_dir=text)
-    assert out.returncode == 1 and "not a results store" in one_line(out)
+    assert out.code == 1 and "not a results store" in one_line(out)
     missing = arena("leaderboard", data_dir=tmp_path / "nothing-here")
-    assert missing.returncode == 1 and "no results store" in one_line(missing)
+    assert missing.code == 0 and "no stored matches" in missing.out
+    assert not (tmp_path / "nothing-here").exists(), "a reader creates nothing"
     assert not (tmp_path / "nothing-here").exists(), "a reader created a folder"
 
 
@@ -236,22 +256,22 @@ def test_backup_is_a_checked_copy_that_never_overwrites(tmp_path, calm):
     copy = tmp_path / "copy"
     copy.mkdir()
     out = arena("store", "backup", str(copy), data_dir=calm_dir)
-    assert out.returncode == 0 and "backed up 6 match(es)" in out.stdout, out.stdout + out.stderr
+    assert out.code == 0 and "backed up 6 match(es)" in out.out, out.out + out.err
     assert seats_csv(copy, tmp_path / "seats.csv") == calm_csv
     again = arena("store", "backup", str(copy / "results.sqlite"), data_dir=calm_dir)
-    assert again.returncode == 1 and "exists already" in one_line(again)
+    assert again.code == 1 and "exists already" in one_line(again)
 
 
 def test_a_full_disk_gives_one_line_at_once_keeps_every_match_and_the_same_command_resumes(
     tmp_path,
 ):
     args = (
-        "tournament", "run", "--name", "full", "--bot", "random", "--bot", "route-focus",
+        "tournament", "run", "--name", "full", "--bot", "random", "--bot", "ticket-by-ticket",
         "--players", "2", "--games", "5", "--logs-dir", str(tmp_path / "logs"),
     )  # fmt: skip
     with small_disk(tmp_path / "disk", "256k") as disk:
         run = arena(*args, data_dir=disk / "data")
-        assert run.returncode == 1, run.stdout + run.stderr
+        assert run.code == 1, run.out + run.err
         line = one_line(run)
         assert "is full" in line and "run the same command again" in line
         kept = stored_matches(disk / "data")
@@ -260,15 +280,15 @@ def test_a_full_disk_gives_one_line_at_once_keeps_every_match_and_the_same_comma
         assert started <= kept + 1, "it went on playing after the disk was full"
         resize(disk, "8m")
         check = arena("store", "check", data_dir=disk / "data")
-        assert check.returncode == 0, check.stdout
+        assert check.code == 0, check.out
         assert stored_matches(disk / "data") == kept, "every finished match was kept"
         resumed = arena(*args, data_dir=disk / "data")
-        assert resumed.returncode == 0, resumed.stdout + resumed.stderr
-        assert f"{10 - kept} matches played now" in resumed.stdout
+        assert resumed.code == 0, resumed.out + resumed.err
+        assert f"{10 - kept} matches played now" in resumed.out
     with small_disk(tmp_path / "tiny", "8k") as tiny:
         (tiny / "filler").write_bytes(b"\0" * 8192)
         start = arena(*tournament("t", 3), data_dir=tiny / "data")
-        assert start.returncode == 1 and "is full" in one_line(start)
+        assert start.code == 1 and "is full" in one_line(start)
         assert not (tiny / "data" / "results.sqlite").exists()
 
 
@@ -277,10 +297,10 @@ def test_bot_logs_that_cannot_be_written_cost_no_match(tmp_path):
     logs.mkdir()
     with read_only(logs):
         out = arena(
-            "tournament", "run", "--name", "logs", "--bot", "random", "--bot", "route-focus",
+            "tournament", "run", "--name", "logs", "--bot", "random", "--bot", "ticket-by-ticket",
             "--players", "2", "--games", "1", "--logs-dir", str(logs), data_dir=tmp_path / "data",
         )  # fmt: skip
-    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.code == 0, out.out + out.err
     with ResultsStore.reader(tmp_path / "data") as store:
         results = store.results("logs")
     assert len(results) == 2 and all(f is None for r in results for f in r.faults)
@@ -297,22 +317,22 @@ def test_a_second_driver_refuses_naming_the_first_and_takes_over_once_it_is_dead
             time.sleep(0.02)
         first.send_signal(signal.SIGSTOP)  # alive, but making no progress (a busy driver)
         second = arena(*tournament("busy", 40), data_dir=data)
-        assert second.returncode == 1
+        assert second.code == 1
         line = one_line(second)
         assert f"already being run by pid {first.pid}" in line and "wait for it" in line
         replaced = arena("store", "recover", "--replace", data_dir=data)
-        assert replaced.returncode == 1 and "stop it before replacing" in one_line(replaced)
+        assert replaced.code == 1 and "stop it before replacing" in one_line(replaced)
         assert not (data / "results.sqlite.recover").exists()
         first.send_signal(signal.SIGKILL)
         first.wait(30)
     finally:
         first.kill()
     shown = arena("tournament", "show", "busy", data_dir=data)
-    assert f"being run by pid {first.pid}" in shown.stdout  # its lease is left behind ...
+    assert f"being run by pid {first.pid}" in shown.out  # its lease is left behind ...
     taken = arena(*tournament("busy", 40), data_dir=data)  # ... and taken over: it is dead
-    assert taken.returncode == 0, taken.stdout + taken.stderr
+    assert taken.code == 0, taken.out + taken.err
     assert stored_matches(data) == 80
-    assert "finished" in arena("tournament", "show", "busy", data_dir=data).stdout
+    assert "finished" in arena("tournament", "show", "busy", data_dir=data).out
 
 
 def driving(data_dir: Path) -> bool:
@@ -359,7 +379,7 @@ def test_a_match_whose_worker_keeps_dying_is_an_arena_fault_and_the_rest_is_play
     data = tmp_path / "data"
     name = "dying"
     args = (
-        "tournament", "run", "--name", name, "--bot", "random", "--bot", "route-focus",
+        "tournament", "run", "--name", name, "--bot", "random", "--bot", "ticket-by-ticket",
         "--players", "2", "--games", "2", "--workers", "2",
     )  # fmt: skip
     stop = threading.Event()
@@ -375,19 +395,19 @@ def test_a_match_whose_worker_keeps_dying_is_an_arena_fault_and_the_rest_is_play
         stop.set()
         killer.join(10)
     assert len(killed) == 3, "match 1's worker was killed on every attempt"
-    assert out.returncode == 1, out.stdout + out.stderr
-    assert "1 match(es) could not be played" in out.stdout and "Traceback" not in out.stdout
-    assert "3 matches played now" in out.stdout, "the tournament went on"
+    assert out.code == 1, out.out + out.err
+    assert "1 match(es) could not be played" in one_line(out)
+    assert "3 matches played now" in out.out, "the tournament went on"
     shown = arena("tournament", "show", name, data_dir=data)
-    assert "3 of 4 planned matches played, 1 failed" in shown.stdout
-    assert "match 1 (" in shown.stdout and "3 attempts failed" in shown.stdout
-    assert "worker process died" in shown.stdout
+    assert "3 of 4 planned matches played, 1 failed" in shown.out
+    assert "match 1 (" in shown.out and "3 attempts failed" in shown.out
+    assert "worker process died" in shown.out
     board = arena("leaderboard", "--format", "csv", data_dir=data)
-    rows = list(csv.DictReader(io.StringIO(board.stdout)))
+    rows = list(csv.DictReader(io.StringIO(board.out)))
     assert [row["games"] for row in rows] == ["3", "3"], "the failed match is not rated"
     again = arena(*args, data_dir=data)  # the same command retries it
-    assert again.returncode == 0 and "1 matches played now" in again.stdout
-    assert "0 failed" in arena("tournament", "show", name, data_dir=data).stdout
+    assert again.code == 0 and "1 matches played now" in again.out
+    assert "0 failed" in arena("tournament", "show", name, data_dir=data).out
 
 
 def run_in_terminal(args, cwd, env):
@@ -424,8 +444,9 @@ def test_a_signal_stops_a_local_tournament_within_5_s_and_the_same_command_resum
     marker = f"signal-test-{tmp_path.name}"
     env = {**os.environ, "ARENA_TEST_MARKER": marker, "COLUMNS": "100"}
     args = [
-        *ARENA, "tournament", "run", "--name", "sig", "--bot", "random", "--bot", "route-focus",
-        "--players", "2", "--games", "6", "--workers", "2", "--data-dir", "data",
+        *ARENA, "tournament", "run", "--name", "sig", "--bot", "random",
+        "--bot", "ticket-by-ticket", "--players", "2", "--games", "6", "--workers", "2",
+        "--data-dir", "data",
     ]  # fmt: skip
     driver, output = run_in_terminal(args, tmp_path, env)
     started = tmp_path / "data" / "bot-logs" / "sig"
@@ -448,7 +469,7 @@ def test_a_signal_stops_a_local_tournament_within_5_s_and_the_same_command_resum
     text = b"".join(output).decode(errors="replace")
     assert took < 5, f"took {took:.1f} s to stop"
     assert driver.returncode == (130 if signum == signal.SIGINT else 143), text
-    assert "Traceback" not in text
+    assert "Traceback" not in text, text
     last = text.strip().splitlines()[-1]
     assert "stopped by" in last and "run the same command to resume" in last
     assert text.rfind("\x1b[?25h") > text.rfind("\x1b[?25l") >= 0, "the cursor was not restored"
@@ -456,7 +477,7 @@ def test_a_signal_stops_a_local_tournament_within_5_s_and_the_same_command_resum
     time.sleep(0.5)
     assert not processes_with(marker, where="environ"), "processes left behind"
     resumed = arena(*args[len(ARENA) : -2], data_dir=tmp_path / "data", cwd=tmp_path)
-    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    assert resumed.code == 0, resumed.out + resumed.err
     assert stored_matches(tmp_path / "data") == 12
 
 
@@ -476,13 +497,13 @@ def hostile_folder(root: Path) -> Path:
 def test_a_working_folder_holding_bots_arena_protocols_leaderboards_changes_nothing(tmp_path):
     folder = hostile_folder(tmp_path / "work")
     run = arena(
-        "tournament", "run", "--name", "home", "--bot", "random", "--bot", "route-focus",
+        "tournament", "run", "--name", "home", "--bot", "random", "--bot", "ticket-by-ticket",
         "--players", "2", "--games", "1", "--workers", "2", data_dir=Path("data"), cwd=folder,
     )  # fmt: skip
-    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.code == 0, run.out + run.err
     with ResultsStore.reader(folder / "data") as store:
         results = store.results("home")
     assert len(results) == 2 and all(f is None for r in results for f in r.faults)
     for command in (("leaderboard",), ("site", "site"), ("tournament", "show", "home")):
         out = arena(*command, data_dir=Path("data"), cwd=folder)
-        assert out.returncode == 0, out.stdout + out.stderr
+        assert out.code == 0, out.out + out.err

@@ -190,7 +190,8 @@ def test_identical_results_across_executors_and_worker_counts(tmp_path, ray_clus
         run_cli("results", "--out", str(out), data_dir=tmp_path / folder)
         exports.add(out.read_bytes())
         run_cli("site", str(tmp_path / f"{folder}-site"), data_dir=tmp_path / folder)
-        pages.add(frozenset(p.name for p in (tmp_path / f"{folder}-site" / "matches").iterdir()))
+        site = tmp_path / f"{folder}-site" / "matches"
+        pages.add(frozenset(p.name for p in site.glob("*.html")))
     assert len(exports) == 1 and len(pages) == 1 and len(next(iter(pages))) == 12
     store = ResultsStore(tmp_path / "ray")
     workers = set(matches_frame(store, "same").worker)
@@ -353,4 +354,4 @@ def test_submit_on_the_command_line(tmp_path):
         data_dir=tmp_path,
         check=False,
     )
-    assert out.returncode == 2 and "rejected" in out.stdout and "crash" in out.stdout
+    assert out.returncode == 2 and "rejected" in out.stderr and "crash" in out.stderr

@@ -1,1 +1,1 @@
-"""Command groups of the ``arena`` command line, one module each (registered in cli.py)."""
+"""The ``arena`` command's groups, one module each; ``arena/cli.py`` registers them."""

@@ -7,9 +7,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
+from arena.commands.common import DATA_DIR, RUNTIME, DataDir, console, fail
 from arena.tournament.store import FILE_NAME, StoreError
 from arena.tournament.storecare import (
     backup,
@@ -20,14 +19,10 @@ from arena.tournament.storecare import (
 )
 
 app = typer.Typer(help="Check, recover and back up the results store.", no_args_is_help=True)
-console = Console()
-DataDir = Annotated[Path, typer.Option(help="where the results store lives")]
-DATA_DIR = Path("arena-data")
 
 
 def _error(message: str) -> typer.Exit:
-    console.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
-    return typer.Exit(code=1)
+    return fail(message, RUNTIME)
 
 
 @app.command("check")

@@ -78,8 +78,8 @@ def _drain(stream, path: Path, cap: int) -> None:
             room = cap - out.tell() if out is not None else 0
             if room > 0:
                 try:
-                    out.write(chunk[:room])
-                except OSError:
+                    out.write(chunk[:room])  # unbuffered: the referee attaches new stderr
+                except OSError:  # lines to each decision as they come
                     out.close()
                     out = None
             dropped += max(0, len(chunk) - max(room, 0))
@@ -102,10 +102,12 @@ class BotProcess:
         limits: ProcessLimits,
         endpoint: str | None = None,
         own_network: bool = False,
+        own_files: Sequence[str] = (),
     ) -> None:
         """Start ``command``; with ``limits.sandbox`` and an ``endpoint`` (the referee's), in a
         Landlock sandbox whose scratch folder is ``<log_prefix>.tmp`` (its ``TMPDIR``); with
-        ``own_network``, in a new network namespace (``endpoint`` is then a Unix socket)."""
+        ``own_network``, in a new network namespace (``endpoint`` is then a Unix socket);
+        ``own_files`` are readable in the sandbox even inside a protected folder."""
         self.command = list(command)
         log_prefix.parent.mkdir(parents=True, exist_ok=True)
         policy, abi = None, 0
@@ -115,7 +117,7 @@ class BotProcess:
             scratch.mkdir(exist_ok=True)
             env = {**env, "TMPDIR": str(scratch.resolve())}
             policy = (
-                SandboxPolicy.for_bot(self.command, scratch, endpoint, limits.protected)
+                SandboxPolicy.for_bot(self.command, scratch, endpoint, limits.protected, own_files)
                 if abi
                 else None
             )

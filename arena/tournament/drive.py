@@ -18,7 +18,7 @@ from rich.console import Console
 
 from arena.tournament.executors import ExecutorError, LocalExecutor
 from arena.tournament.rayexec import sweep_sessions
-from arena.tournament.runner import Standings, TournamentRunner
+from arena.tournament.runner import TournamentRunner
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.store import Failure, ResultsStore, StoreError
 
@@ -66,8 +66,7 @@ class StopSignals:
 @dataclass
 class RunOutcome:
     stored: int  # matches stored by this run
-    store_path: Path
-    standings: Standings
+    runner: TournamentRunner  # its standings, its spec
     failures: list[Failure] = field(default_factory=list)  # matches the arena could not play
 
 
@@ -82,7 +81,7 @@ def make_executor(ray: str | None, workers: int, data_dir: Path):
 
 def run_tournament(
     spec: TournamentSpec,
-    data_dir: Path,
+    store: ResultsStore,
     *,
     workers: int = 1,
     ray: str | None = None,
@@ -91,15 +90,13 @@ def run_tournament(
     in_process: bool = False,
     console: Console | None = None,
 ) -> RunOutcome:
-    """Run or resume ``spec``; RunError (one line) for everything that stops it early."""
+    """Run or resume ``spec`` with results in ``store``; RunError (one line) for everything
+    that stops it early."""
+    data_dir = store.data_dir
     with StopSignals() as signals:
+        sweep_sessions(data_dir)  # a local Ray left behind by a driver that died
         try:
-            store = ResultsStore(data_dir, check=True)
-        except StoreError as error:
-            raise RunError(str(error)) from None
-        sweep_sessions(Path(data_dir))  # a local Ray left behind by a driver that died
-        try:
-            executor = make_executor(ray, workers, Path(data_dir))
+            executor = make_executor(ray, workers, data_dir)
             try:
                 runner = TournamentRunner(
                     spec,
@@ -115,9 +112,7 @@ def run_tournament(
                 runner.run()
             finally:
                 executor.close()
-            outcome = RunOutcome(
-                runner.stored, store.path, runner.standings, store.failures(runner.tournament_id)
-            )
+            outcome = RunOutcome(runner.stored, runner, store.failures(runner.tournament_id))
             if signals.received is not None:
                 name, status = SIGNALS[signals.received]
                 played = len(store.done_indices(runner.tournament_id))
@@ -128,6 +123,4 @@ def run_tournament(
                 )
         except (StoreError, ExecutorError) as error:
             raise RunError(str(error)) from None
-        finally:
-            store.close()
     return outcome

@@ -73,8 +73,10 @@ def _raise_exit(*_: object) -> None:
 def _worker_main(conn: Connection, parent: int) -> None:
     """A pool worker: play the matches the driver sends, one at a time, until told to stop.
 
-    SIGINT is ignored (a Ctrl-C reaches the whole process group; the driver decides),
-    SIGTERM unwinds the match so its referee reaps its bots."""
+    It runs in a session of its own, so a Ctrl-C or SIGTERM sent to the terminal's process
+    group reaches the driver only: the driver decides, and stops a worker with SIGTERM,
+    which unwinds the match so its referee reaps its bots. (SIGINT stays ignored.)"""
+    os.setsid()
     die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _raise_exit)

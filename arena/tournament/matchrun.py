@@ -30,6 +30,7 @@ class MatchTask:
     log_dir: str  # bot logs of this tournament: one folder per match index below it
     in_process: bool = False  # trusted plugin bots called directly: same games, no processes
     workdir: str = ""  # the driver's working folder: relative paths in bot commands start here
+    data_dir: str | None = None  # the match log names the bots' log files relative to it
 
 
 def tournament_folder(name: str) -> str:
@@ -62,9 +63,12 @@ def play_match(task: MatchTask) -> MatchResult:
     else:
         log_dir = writable_log_dir(Path(task.log_dir) / str(task.match.index))
         with ProcessMatch(
-            variant, list(task.entries), task.time_control, task.limits, log_dir
+            variant,
+            list(task.entries),
+            task.time_control,
+            task.limits,
+            log_dir,
+            logs_relative_to=Path(task.data_dir) if task.data_dir else None,
         ) as referee:
             outcome = referee.play(task.match.seed, game_id=game_id)
-    return MatchResult.from_outcome(
-        outcome, task.match.index, task.variant, task.match.seed, task.labels
-    )
+    return MatchResult.from_outcome(outcome, task.match.index, task.variant, task.labels)

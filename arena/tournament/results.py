@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -65,16 +66,22 @@ class MatchResult(msgspec.Struct, frozen=True):
 
     @classmethod
     def from_outcome(
-        cls, outcome: GameOutcome, idx: int, variant: str, seed: int, bots
+        cls,
+        outcome: GameOutcome,
+        idx: int,
+        variant: str,
+        bots: Sequence[str],
+        worker: str | None = None,
     ) -> MatchResult:
-        """The result of a game the referee played, with ``bots`` the stored names by seat."""
+        """The result of a game the referee played (a tournament's match, a person's game),
+        with ``bots`` the stored names by seat and ``worker`` who played it (this process)."""
         result = outcome.result
         by_seat = {fault.seat: fault for fault in outcome.faults}
         seats = range(len(bots))
         return cls(
             idx=idx,
             variant=variant,
-            seed=seed,
+            seed=outcome.log.header["seed"],
             bots=tuple(bots),
             scores=tuple(result.scores),
             ranks=tuple(outcome.ranks),
@@ -85,5 +92,5 @@ class MatchResult(msgspec.Struct, frozen=True):
             decisions=outcome.decisions,
             seconds=outcome.seconds,
             log=outcome.log.to_jsonl(),
-            worker=f"{socket.gethostname()}:{os.getpid()}",
+            worker=worker or f"{socket.gethostname()}:{os.getpid()}",
         )

@@ -14,7 +14,6 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console, Group
@@ -24,7 +23,7 @@ from rich.table import Table
 
 from arena.referee.process import ProcessLimits
 from arena.tournament import ladder
-from arena.tournament.bots import resolve, result_label
+from arena.tournament.bots import bot_limits, resolve, result_label
 from arena.tournament.lease import RENEW_SECONDS, Holder
 from arena.tournament.matchrun import MatchTask, tournament_folder
 from arena.tournament.ratings import rate
@@ -95,9 +94,8 @@ class TournamentRunner:
         self.executor = executor
         self.data_dir = Path(data_dir)
         self.logs_dir = Path(logs_dir or self.data_dir / "bot-logs").resolve()
-        limits = limits or ProcessLimits()
         # The results store is off limits to every bot, whatever its command line names.
-        self.limits = replace(limits, protected=(*limits.protected, str(self.data_dir.resolve())))
+        self.limits = bot_limits(self.data_dir, limits)
         self.console = console or Console()
         self.show_progress = show_progress
         self.should_stop = should_stop or (lambda: False)
@@ -144,6 +142,7 @@ class TournamentRunner:
             limits=self.limits,
             log_dir=str(self.logs_dir / tournament_folder(self.spec.name)),
             workdir=self.workdir,
+            data_dir=str(self.data_dir),
         )
 
     @property
@@ -264,7 +263,12 @@ class TournamentRunner:
         )
         self.started = time.monotonic()
         self.live = (
-            Live(self._renderable(), console=self.console, refresh_per_second=4)
+            Live(
+                self._renderable(),
+                console=self.console,
+                refresh_per_second=4,
+                transient=True,  # gone at the end: the command prints the final standings once
+            )
             if self.show_progress
             else None
         )

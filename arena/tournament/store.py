@@ -490,16 +490,19 @@ class ResultsStore:
     @_translated
     def tournament(self, name: str, fingerprint: str, spec: dict[str, Any]) -> int:
         """The id of tournament ``name``, created if new (idempotent: two drivers creating it
-        at once get the same one); refuses a changed description under one name."""
-        with self.transaction() as db:
-            db.execute(
-                "INSERT OR IGNORE INTO tournaments (name, fingerprint, spec, created_at)"
-                " VALUES (?, ?, ?, ?)",
-                (name, fingerprint, json.dumps(spec), time.time()),
-            )
-            tournament_id, stored = db.execute(
-                "SELECT id, fingerprint FROM tournaments WHERE name = ?", (name,)
-            ).fetchone()
+        at once get the same one); refuses a changed description under one name. An
+        existing tournament is only read (no write lock: a busy driver does not block it)."""
+        query = "SELECT id, fingerprint FROM tournaments WHERE name = ?"
+        row = self.db.execute(query, (name,)).fetchone()
+        if row is None:
+            with self.transaction() as db:
+                db.execute(
+                    "INSERT OR IGNORE INTO tournaments (name, fingerprint, spec, created_at)"
+                    " VALUES (?, ?, ?, ?)",
+                    (name, fingerprint, json.dumps(spec), time.time()),
+                )
+                row = db.execute(query, (name,)).fetchone()
+        tournament_id, stored = row
         if stored != fingerprint:
             raise ValueError(
                 f"a tournament named '{name}' exists with a different description; "
@@ -547,26 +550,30 @@ class ResultsStore:
 
     @_translated
     def take_lease(self, tournament_id: int, name: str) -> Holder:
-        """Become the one driver of a tournament; TournamentBusy names the running one."""
+        """Become the one driver of a tournament; TournamentBusy names the running one (found
+        by a read first, so a driver stopped in the middle of a write is named at once)."""
         me = Holder.me()
+        query = "SELECT host, pid, started, since, heartbeat FROM leases WHERE tournament_id = ?"
+        self._refuse_if_held(self.db.execute(query, (tournament_id,)).fetchone(), me, name)
         with self.transaction() as db:
-            row = db.execute(
-                "SELECT host, pid, started, since, heartbeat FROM leases WHERE tournament_id = ?",
-                (tournament_id,),
-            ).fetchone()
-            if row is not None:
-                holder = Holder(*row)
-                if not holder.same_process(me) and not holder.is_gone():
-                    raise TournamentBusy(
-                        f"tournament '{name}' is already being run by {holder.describe()}; "
-                        "wait for it to finish (or stop it), then run this command again"
-                    )
+            self._refuse_if_held(db.execute(query, (tournament_id,)).fetchone(), me, name)
             db.execute(
                 "INSERT OR REPLACE INTO leases (tournament_id, host, pid, started, since,"
                 " heartbeat) VALUES (?, ?, ?, ?, ?, ?)",
                 (tournament_id, me.host, me.pid, me.started, me.since, me.heartbeat),
             )
         return me
+
+    @staticmethod
+    def _refuse_if_held(row: tuple | None, me: Holder, name: str) -> None:
+        if row is None:
+            return
+        holder = Holder(*row)
+        if not holder.same_process(me) and not holder.is_gone():
+            raise TournamentBusy(
+                f"tournament '{name}' is already being run by {holder.describe()}; "
+                "wait for it to finish (or stop it), then run this command again"
+            )
 
     @_translated
     def renew_lease(self, tournament_id: int, holder: Holder) -> bool:
@@ -802,6 +809,79 @@ class ResultsStore:
     def bots(self) -> list[dict[str, Any]]:
         rows = self.db.execute("SELECT name, MAX(version) FROM bots GROUP BY name ORDER BY name")
         return [self.bot(name, version) for name, version in rows.fetchall()]
+
+    # ---------------------------------------------------------------- managing what is stored
+
+    @_translated
+    def registered_bots(self) -> list[dict[str, Any]]:
+        """Every registered version of every bot, by name then version."""
+        rows = self.db.execute(
+            "SELECT name, version, kind, target, variants, content_hash, created_at FROM bots"
+            " ORDER BY name, version"
+        ).fetchall()
+        keys = ("name", "version", "kind", "target", "variants", "content_hash", "created_at")
+        records = [dict(zip(keys, row, strict=True)) for row in rows]
+        for record in records:
+            record["variants"] = json.loads(record["variants"])
+        return records
+
+    @_translated
+    def remove_bot(self, name: str, version: int | None = None) -> list[dict[str, Any]]:
+        """Unregister ``name`` (one version, or all); returns the removed registrations.
+
+        Results it already played stay: they belong to their tournaments."""
+        removed = [
+            r
+            for r in self.registered_bots()
+            if r["name"] == name and version in (None, r["version"])
+        ]
+        if not removed:
+            raise KeyError(name if version is None else f"{name}@{version}")
+        with self.transaction() as db:
+            db.executemany(
+                "DELETE FROM bots WHERE name = ? AND version = ?",
+                [(r["name"], r["version"]) for r in removed],
+            )
+        return removed
+
+    @_translated
+    def delete_tournament(self, name: str) -> int:
+        """Delete tournament ``name`` with its matches, seats, logs, plan and failures in one
+        transaction; returns how many matches went. Ratings are recomputed from what
+        remains. TournamentBusy while a live driver runs it."""
+        with self.transaction() as db:
+            row = db.execute("SELECT id FROM tournaments WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                raise KeyError(name)
+            lease = db.execute(
+                "SELECT host, pid, started, since, heartbeat FROM leases WHERE tournament_id = ?",
+                row,
+            ).fetchone()
+            if lease is not None and not Holder(*lease).is_gone():
+                raise TournamentBusy(
+                    f"tournament '{name}' is being run by {Holder(*lease).describe()}; "
+                    "stop it first, then delete it"
+                )
+            matches = "SELECT id FROM matches WHERE tournament_id = ?"
+            db.execute(f"DELETE FROM logs WHERE match_id IN ({matches})", row)
+            db.execute(f"DELETE FROM seats WHERE match_id IN ({matches})", row)
+            count = db.execute("DELETE FROM matches WHERE tournament_id = ?", row).rowcount
+            for table in ("schedule", "failures", "leases"):
+                db.execute(f"DELETE FROM {table} WHERE tournament_id = ?", row)
+            db.execute("DELETE FROM tournaments WHERE id = ?", row)
+        return count
+
+    @_translated
+    def forfeits(self, tournament: str) -> list[dict[str, Any]]:
+        """Every forfeit of a tournament's stored matches, in schedule order."""
+        rows = self.db.execute(
+            "SELECT m.id, m.idx, s.seat, s.bot, s.fault, s.fault_detail FROM matches m"
+            " JOIN tournaments t ON t.id = m.tournament_id JOIN seats s ON s.match_id = m.id"
+            " WHERE t.name = ? AND s.fault IS NOT NULL ORDER BY m.idx, s.seat",
+            (tournament,),
+        ).fetchall()
+        keys = ("match_id", "idx", "seat", "bot", "code", "detail")
+        return [dict(zip(keys, row, strict=True)) for row in rows]
 
 
 def _result(rows: list[tuple], details: bool) -> MatchResult:

@@ -205,7 +205,7 @@ def test_full_disks_read_only_folders_and_damaged_files_in_a_loop_then_resume_eq
             refused = run_cli(*ladder, data_dir=hurt, check=False)
         finally:
             subprocess.run(["mount", "-o", "remount,rw", str(disk)], check=True)
-        assert refused.returncode == 1 and "read-only" in refused.stdout, refused.stdout
+        assert refused.returncode == 1 and "read-only" in refused.stderr, refused.stderr
         # 3. Stopped, then a page in the middle of the file is overwritten with garbage.
         driver = start_driver(ladder, hurt)
         try:
@@ -220,7 +220,7 @@ def test_full_disks_read_only_folders_and_damaged_files_in_a_loop_then_resume_eq
             file.seek(store_file.stat().st_size // 2 // 4096 * 4096)
             file.write(b"\x5agarbage" * 512)
         refused = run_cli(*ladder, data_dir=hurt, check=False)
-        assert refused.returncode == 1 and "is damaged" in refused.stdout, refused.stdout
+        assert refused.returncode == 1 and "is damaged" in refused.stderr, refused.stderr
         run_cli("store", "recover", "--replace", data_dir=hurt)
         run_cli(*ladder, data_dir=hurt)
         result = signature(hurt, "lad")

@@ -23,12 +23,12 @@ from arena.tournament.schedule import fixed_schedule
 from arena.tournament.spec import SpecError, TournamentSpec
 from arena.tournament.store import ResultsStore, StoreError
 from arena.tournament.submit import SubmissionRejected, submit
+from tests.journey import ARENA
 from tests.referee_helpers import HOSTILE, processes_with
 
 PLAYER = f"cmd:{sys.executable} {HOSTILE} play"
 JS = f"cmd:node {Path(__file__).parent.parent / 'examples' / 'js-bot' / 'bot.js'}"
 BOTS = ["random", PLAYER, f"cmd:{sys.executable} {HOSTILE} illegal"]
-ARENA = [sys.executable, "-m", "arena.cli"]
 
 
 def spec(name="t", **kw):
@@ -39,9 +39,8 @@ def spec(name="t", **kw):
 
 def signature(data_dir: Path, name: str):
     """Everything about the results that must not depend on how they were computed."""
-    store = ResultsStore(data_dir)
-    seats = seats_frame(store, name)
-    store.close()
+    with ResultsStore.reader(data_dir) as store:
+        seats = seats_frame(store, name)
     keep = ["idx", "seat", "bot", "score", "rank", "engine_rank", "fault"]
     return seats[keep].sort_values(["idx", "seat"]).reset_index(drop=True)
 

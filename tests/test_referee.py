@@ -8,6 +8,7 @@ import time
 import pytest
 
 from arena.referee.faults import TimeControl
+from arena.referee.keys import MatchKey
 from arena.referee.launch import BotEntry, ProcessMatch, in_process_referee
 from arena.referee.matchlog import MatchLog, verify
 from arena.variants import get_variant
@@ -17,9 +18,9 @@ USA = get_variant("usa")
 FAST = TimeControl(move_ms=300, bank_ms=700, handshake_ms=15000, retries=2)
 
 
-def play(bots, seed=1, tc=FAST, tmp_path=None, games=1):
+def play(bots, seed=1, tc=FAST, tmp_path=None, games=1, key=None, limits=None, variant=USA):
     entries = [BotEntry.parse(b) for b in bots]
-    with ProcessMatch(USA, entries, tc, log_dir=tmp_path) as referee:
+    with ProcessMatch(variant, entries, tc, limits, log_dir=tmp_path, key=key) as referee:
         outcomes = [referee.play(seed + g) for g in range(games)]
     assert not processes_with(str(HOSTILE)), "a bot process was left running"
     return outcomes if games > 1 else outcomes[0]
@@ -47,9 +48,10 @@ def test_a_full_game_with_four_bot_processes(tmp_path):
 
 
 def test_the_in_process_path_plays_the_same_game_as_the_zmq_path(tmp_path):
+    key = MatchKey(b"the same secret on both paths")
     for seed in (3, 11):
-        remote = play(["random"] * 4, seed=seed, tmp_path=tmp_path)
-        local = in_process_referee(USA, [BotEntry.parse("random")] * 4, FAST).play(seed)
+        remote = play(["random"] * 4, seed=seed, tmp_path=tmp_path, key=key)
+        local = in_process_referee(USA, [BotEntry.parse("random")] * 4, FAST, key).play(seed)
         assert [a["action"] for a in remote.log.actions] == [a["action"] for a in local.log.actions]
         assert remote.result == local.result and remote.ranks == local.ranks
 
@@ -132,9 +134,9 @@ def test_a_wrong_token_is_ignored_and_logged(tmp_path):
         tmp_path=tmp_path,
     )
     (fault,) = outcome.faults
-    assert (
-        fault.code == "no-show" and "1 connection(s) ignored: wrong or used token" in fault.detail
-    )
+    assert fault.code == "no-show" and "ignored: 1 bad-token" in fault.detail
+    (event,) = [e for e in outcome.log.events if e["seat"] == 1]
+    assert event["kind"] == "ignored" and event["counts"] == {"bad-token": 1}
 
 
 @pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM", "SIGKILL"])
@@ -162,9 +164,10 @@ def test_every_bot_process_is_reaped_when_the_referee_is_interrupted(signal_name
     referee = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         deadline = time.monotonic() + 20
+        # Two bots (each with its PID namespace's keeper, where the system gives one).
         while len(processes_with(str(HOSTILE), referee.pid)) < 2 and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert len(processes_with(str(HOSTILE), referee.pid)) == 2, "the bots did not start"
+        assert len(processes_with(str(HOSTILE), referee.pid)) >= 2, "the bots did not start"
         time.sleep(1.0)  # mid-game: the second bot hangs on its first decision
         referee.send_signal(getattr(signal, signal_name))
         referee.wait(30)

@@ -15,7 +15,8 @@ MALFORMED = "malformed"  # not JSON, or not a valid protocol message
 OVERSIZE = "oversize"  # a message over the size limit
 VERSION = "version"  # a protocol version the referee does not speak
 ILLEGAL = "illegal"  # illegal actions, after every retry was used
-FAULT_CODES = (CRASH, NO_SHOW, TIMEOUT, MALFORMED, OVERSIZE, VERSION, ILLEGAL)
+FLOOD = "flood"  # more messages, bytes or connections in one decision than the budget allows
+FAULT_CODES = (CRASH, NO_SHOW, TIMEOUT, MALFORMED, OVERSIZE, VERSION, ILLEGAL, FLOOD)
 
 
 @dataclass(frozen=True)
@@ -29,11 +30,23 @@ class TimeControl:
 
 
 @dataclass(frozen=True)
+class Budget:
+    """What one seat may send in one decision (from one ``act`` to its next): far more than a
+    bot needs (one answer), far less than would cost the referee memory or time. Everything
+    arriving on the seat's endpoint counts, from any of the bot's connections."""
+
+    messages: int = 32
+    bytes: int = 256 * 1024
+    connections: int = 4  # connections beyond the one that said hello
+
+
+@dataclass(frozen=True)
 class Fault:
     seat: int
     code: str
     detail: str
     decision: int  # how many actions the game had when it happened
+    counts: dict[str, int] | None = None  # what was counted (a flood's messages and bytes)
 
 
 def ranks_with_forfeits(engine_ranks: Sequence[int], forfeits: Sequence[int]) -> list[int]:

@@ -47,12 +47,12 @@ class InProcessSeat:
     def alive(self) -> bool:
         return True
 
-    def close(self, message: Bye | None = None) -> None:
+    def close(self, message: Bye | None = None, grace: float = 2.0) -> None:
         pass
 
 
 class RemoteSeat:
-    """A bot process on the other end of the hub."""
+    """A bot process on the other end of its own endpoint of the hub."""
 
     def __init__(self, hub: Hub, seat: int, process: BotProcess | None, name: str) -> None:
         self.hub = hub
@@ -65,18 +65,25 @@ class RemoteSeat:
         return self.process is None or self.process.exited() is None
 
     def start_game(self, start: GameStart) -> Reply | None:
+        self.hub.new_game(self.seat)
         self.hub.send(self.seat, start)
         return None
 
     def ask(self, act: Act, legal: Sequence[Action], deadline: float) -> Reply:
-        self.hub.send(self.seat, act)
-        return self.hub.wait_action(self.seat, act.seq, deadline, lambda _seat: self.alive())
+        self.hub.ask(self.seat, act.seq, act)
+        return self.hub.wait_action(self.seat, act.seq, deadline)
 
     def tell(self, message: Error | GameOver) -> None:
         self.hub.send(self.seat, message)
 
-    def close(self, message: Bye | None = None) -> None:
+    def close(self, message: Bye | None = None, grace: float = 2.0) -> None:
+        """Say ``message`` (if any), then stop the process: after ``grace`` seconds for it
+        to exit by itself, or at once (a forfeited bot has nothing left to say)."""
         if message is not None:
             self.hub.send(self.seat, message)
+        self.hub.unwatch(self.seat)  # its exit is expected from now on
+        if grace == 0:
+            self.hub.close_seat(self.seat)
         if self.process is not None:
-            self.process.stop()
+            self.process.stop(grace)
+        self.hub.close_seat(self.seat)

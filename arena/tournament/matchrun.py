@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.referee.faults import TimeControl
+from arena.referee.keys import MatchKey
 from arena.referee.launch import BotEntry, ProcessMatch, in_process_referee
 from arena.referee.process import ProcessLimits
 from arena.tournament.schedule import MatchSpec
@@ -28,25 +29,27 @@ class MatchTask:
     limits: ProcessLimits
     log_dir: str
     in_process: bool = False  # trusted plugin bots called directly: same games, no processes
+    secret: bytes = b""  # the tournament's key: the game's seed and all a bot is told
 
 
 def play_match(task: MatchTask) -> MatchRecord:
     """Run the match and return its record. The same task always gives the same game."""
     variant = get_variant(task.variant)
-    game_id = f"{task.tournament}-{task.match.index}"
+    key = MatchKey(task.secret) if task.secret else MatchKey.fresh(f"tournament:{task.tournament}")
+    seed = key.game_seed(task.match.seed)  # the schedule's seeds are public; this one is not
     if task.in_process:
-        referee = in_process_referee(variant, list(task.entries), task.time_control)
-        outcome = referee.play(task.match.seed, game_id=game_id)
+        referee = in_process_referee(variant, list(task.entries), task.time_control, key)
+        outcome = referee.play(seed)
     else:
         with ProcessMatch(
-            variant, list(task.entries), task.time_control, task.limits, Path(task.log_dir)
+            variant, list(task.entries), task.time_control, task.limits, Path(task.log_dir), key
         ) as referee:
-            outcome = referee.play(task.match.seed, game_id=game_id)
+            outcome = referee.play(seed)
     result = outcome.result
     return MatchRecord(
         index=task.match.index,
         variant=task.variant,
-        seed=task.match.seed,
+        seed=seed,
         bots=task.labels,
         scores=tuple(result.scores),
         ranks=tuple(outcome.ranks),

@@ -12,6 +12,7 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from arena.referee.keys import MatchKey
 from arena.referee.process import ProcessLimits
 from arena.tournament import ladder
 from arena.tournament.bots import resolve, result_label
@@ -78,7 +79,11 @@ class TournamentRunner:
         self.data_dir = Path(data_dir)
         limits = limits or ProcessLimits()
         # The results store is off limits to every bot, whatever its command line names.
-        self.limits = replace(limits, protected=(*limits.protected, str(self.data_dir.resolve())))
+        self.limits = replace(
+            limits,
+            protected=(*limits.protected, str(self.data_dir.resolve())),
+            env=(*limits.env, *spec.bot_env),  # the organiser's list, from the tournament file
+        )
         self.console = console or Console()
         self.show_progress = show_progress
         get_variant(spec.variant).new_game(min(spec.players), 0)  # fail early: unplayable
@@ -90,6 +95,8 @@ class TournamentRunner:
             if entry.spec is not None and not entry.spec.supports(spec.variant):
                 raise SpecError(f"bot '{name}' does not play variant '{spec.variant}'")
         self.tournament_id = store.tournament(spec.name, spec.fingerprint, spec.to_json())
+        fresh = MatchKey.fresh(f"tournament:{spec.name}").secret
+        self.secret = store.tournament_secret(self.tournament_id, fresh)
         self.standings = Standings()
         self.stored = 0
 
@@ -114,6 +121,7 @@ class TournamentRunner:
             time_control=self.spec.time_control,
             limits=self.limits,
             log_dir=str(self.data_dir / "bot-logs" / self.spec.name),
+            secret=self.secret,
         )
 
     def _stored_rows(self) -> list[tuple[int, list[str], list[int], set[int]]]:

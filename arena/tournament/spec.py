@@ -9,6 +9,7 @@ Described by a small TOML file or by command-line flags::
     format = "round-robin"        # round-robin | duplicate | ladder
     games = 2                     # rounds (round robin), deals (duplicate), matches (ladder)
     seed = 1
+    bot_env = ["OMP_NUM_THREADS=1"]  # optional: variables bots may see ("NAME" passes yours on)
     [time_control]
     move_ms = 1000
     bank_ms = 30000
@@ -43,8 +44,15 @@ class TournamentSpec:
     seed: int = 0
     time_control: TimeControl = field(default_factory=TimeControl)
     ladder_wave: int = 8  # ladder matches scheduled together from the same ratings
+    # Environment variables bots may see besides the arena's: "NAME" passes the organiser's
+    # value on, "NAME=VALUE" sets one (arena/referee/process.py, bot_environment).
+    bot_env: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        for item in self.bot_env:
+            name = item.partition("=")[0] if isinstance(item, str) else ""
+            if not name.isidentifier():
+                raise SpecError(f"bot_env: {item!r} is not NAME or NAME=VALUE")
         if self.format not in FORMATS:
             raise SpecError(f"format '{self.format}' is not one of {', '.join(FORMATS)}")
         if not self.bots:
@@ -63,6 +71,10 @@ class TournamentSpec:
         data = asdict(self)
         data["bots"] = list(self.bots)
         data["players"] = list(self.players)
+        if self.bot_env:
+            data["bot_env"] = list(self.bot_env)
+        else:
+            del data["bot_env"]  # so tournaments stored before it keep their fingerprint
         return data
 
     @property
@@ -83,6 +95,7 @@ class TournamentSpec:
             "seed",
             "time_control",
             "ladder_wave",
+            "bot_env",
         }
         unknown = set(data) - known
         if unknown:
@@ -100,6 +113,7 @@ class TournamentSpec:
                 seed=int(data.get("seed", 0)),
                 time_control=tc,
                 ladder_wave=int(data.get("ladder_wave", 8)),
+                bot_env=tuple(_string_list(data.get("bot_env", []), "bot_env")),
             )
         except KeyError as missing:
             raise SpecError(f"missing key: {missing.args[0]}") from None
@@ -112,3 +126,9 @@ class TournamentSpec:
             return cls.from_dict(tomllib.loads(path.read_text()))
         except tomllib.TOMLDecodeError as error:
             raise SpecError(f"{path}: {error}") from None
+
+
+def _string_list(value: Any, key: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise SpecError(f"{key}: expected a list of strings")
+    return value

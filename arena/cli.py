@@ -14,6 +14,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from arena.commands.doctor import doctor
 from arena.engine.errors import VariantUnavailableError
 from arena.engine.result import GameResult
 from arena.referee.faults import TimeControl
@@ -467,6 +468,9 @@ def site(
     except ValueError as error:
         raise fail(str(error)) from None
     console.print(f"site written: {index.resolve()}")
+
+
+app.command()(doctor)
 
 
 def main() -> None:

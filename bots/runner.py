@@ -56,29 +56,27 @@ def run_bot(bot: Bot, endpoint: str, token: str, name: str, version: str = "1") 
     socket = context.socket(zmq.DEALER)
     socket.setsockopt(zmq.LINGER, 1000)
     socket.setsockopt(zmq.MAXMSGSIZE, MAX_REFEREE_MESSAGE)
+    socket.setsockopt(zmq.RCVTIMEO, POLL_MS)
     monitor = socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
     socket.connect(endpoint)
     socket.send(encode(Hello(token=token, name=name, bot_version=version)))
-    poller = zmq.Poller()
-    poller.register(socket, zmq.POLLIN)
-    poller.register(monitor, zmq.POLLIN)
     parent = os.getppid()
     cache = ActionCache()
     idle = 0.0
     try:
         while True:
-            ready = dict(poller.poll(POLL_MS))
-            if monitor in ready:
-                print("the referee closed the connection: exiting", file=sys.stderr)
-                return 0
-            if socket not in ready:
+            try:
+                data = socket.recv()  # the hot path: one blocking call, no poller
+            except zmq.Again:
                 idle += POLL_MS / 1000
+                if monitor.poll(0):
+                    print("the referee closed the connection: exiting", file=sys.stderr)
+                    return 0
                 if os.getppid() != parent or idle > IDLE_SECONDS:
                     print("referee gone: exiting", file=sys.stderr)
                     return 0
                 continue
             idle = 0.0
-            data = socket.recv()
             try:
                 message = decode_from_referee(data)
             except ProtocolError as error:

@@ -64,6 +64,33 @@ def test_bad_messages_are_protocol_errors(data, code):
     assert error.value.code == code
 
 
+@pytest.mark.parametrize(
+    ("data", "path"),
+    [
+        (b'{"type": "action", "version": 1, "seq": "7", "action": "draw deck"}', "$.seq"),
+        (b'{"type": "action", "version": 1, "seq": 7, "action": ["draw deck"]}', "$.action"),
+        (b'{"type": "hello", "version": 1, "token": 12, "name": "me"}', "$.token"),
+        (b'{"type": "action", "version": "1", "seq": 7, "action": "pass"}', "$.version"),
+        (b'{"type": "draw", "version": 1}', "$.type"),
+    ],
+)
+def test_a_wrong_field_type_is_malformed_with_the_field_s_path(data, path):
+    """Valid JSON of the wrong shape says which field is wrong (it used to say "not valid
+    JSON", as if the bytes were the problem)."""
+    with pytest.raises(ProtocolError) as error:
+        decode_from_bot(data)
+    assert error.value.code == "malformed"
+    assert path in error.value.detail and "not valid JSON" not in error.value.detail
+
+
+def test_a_bot_sending_a_wrong_field_type_forfeits_with_the_path(tmp_path):
+    from tests.test_referee import play
+
+    outcome = play(["random", hostile("badtype")], tmp_path=tmp_path)
+    (fault,) = outcome.faults
+    assert fault.code == "malformed" and "$.seq" in fault.detail
+
+
 @given(st.binary(max_size=300))
 def test_decoding_arbitrary_bytes_never_crashes(data):
     with contextlib.suppress(ProtocolError):

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import random
+import threading
 import time
 
 import pytest
 
+from arena.referee.containment import PROCESS_GROUP, pid_namespace
 from arena.referee.faults import TimeControl
 from arena.referee.keys import MatchKey
 from arena.referee.launch import BotEntry, ProcessMatch, in_process_referee
@@ -126,6 +128,29 @@ def test_bot_output_is_captured_with_a_size_cap(tmp_path):
     assert len(text) < 10200
 
 
+def test_a_bot_s_log_is_written_as_it_comes_not_when_it_ends(tmp_path):
+    """While a bot hangs mid-game, what it wrote is already in its log file (it used to reach
+    the file only when the pipe closed: at the end, or never while a child held it open)."""
+    entries = [BotEntry.parse("random"), BotEntry.parse(hostile("hang"))]
+    outcomes = []
+
+    def run() -> None:
+        with ProcessMatch(USA, entries, TimeControl(4000, 0), log_dir=tmp_path) as referee:
+            outcomes.append(referee.play(1))
+
+    match = threading.Thread(target=run)
+    match.start()
+    text, deadline = "", time.monotonic() + 15
+    while "hostile hang started" not in text and time.monotonic() < deadline:
+        logs = list(tmp_path.rglob("seat1-*.stderr"))
+        text = logs[0].read_text() if logs else ""
+        time.sleep(0.05)
+    hanging = match.is_alive()
+    match.join()
+    assert hanging and "hostile hang started" in text, "the log was empty while the bot ran"
+    check_complete(outcomes[0], {1: "timeout"})
+
+
 def test_a_wrong_token_is_ignored_and_logged(tmp_path):
     outcome = play(
         ["random", hostile("wrong-token")],
@@ -145,6 +170,7 @@ def test_every_bot_process_is_reaped_when_the_referee_is_interrupted(signal_name
     import subprocess
     import sys
 
+    marker = f"ttr-arena-orphan-{random.randrange(10**9)}"  # a setsid grandchild
     command = [
         sys.executable,
         "-m",
@@ -160,6 +186,8 @@ def test_every_bot_process_is_reaped_when_the_referee_is_interrupted(signal_name
         hostile("slow", "0.05"),
         "--bot",
         hostile("hang"),
+        "--bot",
+        hostile("setsid", marker),
     ]
     referee = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
@@ -174,9 +202,11 @@ def test_every_bot_process_is_reaped_when_the_referee_is_interrupted(signal_name
     finally:
         referee.kill()
     deadline = time.monotonic() + 10
-    while processes_with(str(HOSTILE)) and time.monotonic() < deadline:
+    while (processes_with(str(HOSTILE)) or processes_with(marker)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not processes_with(str(HOSTILE)), f"bots survived the referee's {signal_name}"
+    if pid_namespace()[0] != PROCESS_GROUP:
+        assert not processes_with(marker), f"a setsid grandchild survived {signal_name}"
 
 
 @pytest.mark.parametrize(

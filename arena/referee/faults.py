@@ -31,9 +31,10 @@ class TimeControl:
 
 @dataclass(frozen=True)
 class Budget:
-    """What one seat may send in one decision (from one ``act`` to its next): far more than a
-    bot needs (one answer), far less than would cost the referee memory or time. Everything
-    arriving on the seat's endpoint counts, from any of the bot's connections."""
+    """What one seat may send: far more than a bot needs (one answer a decision, one
+    connection), far less than would cost the referee memory or time. Messages and bytes are
+    counted per decision (from one ``act`` to the seat's next), from any of the bot's
+    connections; extra connections to its endpoint over the whole match."""
 
     messages: int = 32
     bytes: int = 256 * 1024

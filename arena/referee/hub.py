@@ -23,6 +23,7 @@ kept in ``faults`` for the referee to collect.
 from __future__ import annotations
 
 import contextlib
+import math
 import secrets
 import select
 import shutil
@@ -53,6 +54,7 @@ SEND_QUEUE = 64  # messages queued for a bot that does not read them
 DRAIN_BATCH = 64  # messages handled per endpoint per poll, so no endpoint starves the others
 LOST_GRACE_S = 0.3  # a dropped connection whose process exits within this is a crash
 NO_PROCESS_SLICE_MS = 20  # poll slice for a seat whose process cannot be watched by a pidfd
+FULL_POLL_S = 0.01  # while waiting for one seat, how often everything else is looked at too
 MONITORED = zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED
 
 
@@ -95,11 +97,10 @@ class SeatLink:
     fd: int | None = None  # that connection's file descriptor (for the monitor's events)
     name: str = ""
     bot_version: str = "1"
-    connections: int = 0
+    connections: int = 0  # every connection ever made to this endpoint (budgeted per match)
     # The current decision's window (from the seat's last act): what the budget limits.
     window_messages: int = 0
     window_bytes: int = 0
-    window_connections: int = 0
     # Ignored traffic since the referee last collected it (for the match log).
     ignored: Counter[str] = field(default_factory=Counter)
     ignored_bytes: int = 0
@@ -118,8 +119,11 @@ class Hub:
         self.match_id = match_id
         self.budget = budget or Budget()
         self.context = zmq.Context()
-        self.poller = zmq.Poller()
         self.links: dict[int, SeatLink] = {}
+        self._items: list[tuple[zmq.Socket | int, int]] | None = None
+        self._waiting: dict[int, list[tuple[zmq.Socket | int, int]]] = {}
+        self._next_full = 0.0
+        self._unwatchable = False  # a watched process without a pidfd: polled in slices
         self._by_socket: dict[zmq.Socket, SeatLink] = {}
         self._by_monitor: dict[zmq.Socket, SeatLink] = {}
         self._watches: dict[int, ProcessWatch] = {}
@@ -150,8 +154,7 @@ class Hub:
         self.links[seat] = link
         self._by_socket[socket] = link
         self._by_monitor[monitor] = link
-        self.poller.register(socket, zmq.POLLIN)
-        self.poller.register(monitor, zmq.POLLIN)
+        self._changed()
         return endpoint, link.token
 
     def watch(self, seat: int, watch: ProcessWatch) -> None:
@@ -159,7 +162,8 @@ class Hub:
         self._watches[seat] = watch
         if watch.pidfd is not None:
             self._by_pidfd[watch.pidfd] = seat
-            self.poller.register(watch.pidfd, zmq.POLLIN)
+        self._unwatchable = any(w.pidfd is None for w in self._watches.values())
+        self._changed()
 
     def connected(self, seat: int) -> bool:
         link = self.links.get(seat)
@@ -171,9 +175,7 @@ class Hub:
         link = self.links.get(seat)
         if link is not None and not link.closed:
             link.closed = True
-            for sock in (link.socket, link.monitor):
-                with contextlib.suppress(KeyError):
-                    self.poller.unregister(sock)
+            self._changed()
             with contextlib.suppress(zmq.ZMQError):
                 link.socket.disable_monitor()
             link.monitor.close(linger=0)
@@ -184,8 +186,8 @@ class Hub:
         watch = self._watches.pop(seat, None)
         if watch is not None and watch.pidfd is not None:
             self._by_pidfd.pop(watch.pidfd, None)
-            with contextlib.suppress(KeyError):
-                self.poller.unregister(watch.pidfd)
+        self._unwatchable = any(w.pidfd is None for w in self._watches.values())
+        self._changed()
 
     def close(self) -> None:
         """Close every endpoint and the context at once (idempotent)."""
@@ -210,7 +212,7 @@ class Hub:
         """Start a new decision window for ``seat`` (a new game, a new request)."""
         link = self.links.get(seat)
         if link is not None:
-            link.window_messages = link.window_bytes = link.window_connections = 0
+            link.window_messages = link.window_bytes = 0
 
     def new_game(self, seat: int) -> None:
         link = self.links.get(seat)
@@ -274,20 +276,50 @@ class Hub:
                     detail=f"no action before the deadline{extra}",
                     elapsed=now - start,
                 )
-            self.pump(deadline - now)
+            if now >= self._next_full:
+                # Everything else (other seats' endpoints, every monitor) every FULL_POLL_S.
+                self._next_full = now + FULL_POLL_S
+                self.pump(0)
+                continue
+            self.pump(min(deadline, self._next_full) - now, self._waiting_items(seat))
 
     # ---------------------------------------------------------------- the poller
 
-    def pump(self, timeout_s: float) -> None:
-        """Wait up to ``timeout_s`` for anything (0: only what is ready) and handle it all."""
-        timeout_ms = max(0, int(timeout_s * 1000))
-        if any(w.pidfd is None for w in self._watches.values()):
+    def _all_items(self) -> list[tuple[zmq.Socket | int, int]]:
+        if self._items is None:
+            self._items = [
+                *((link.socket, zmq.POLLIN) for link in self.links.values() if not link.closed),
+                *((link.monitor, zmq.POLLIN) for link in self.links.values() if not link.closed),
+                *((fd, zmq.POLLIN) for fd in self._by_pidfd),
+            ]
+        return self._items
+
+    def _waiting_items(self, seat: int) -> list[tuple[zmq.Socket | int, int]]:
+        """What a wait for ``seat``'s answer watches between full polls: its endpoint and
+        every process (exits are cheap to watch and must be charged at once)."""
+        items = self._waiting.get(seat)
+        if items is None:
+            link = self.links[seat]
+            items = [(fd, zmq.POLLIN) for fd in self._by_pidfd]
+            if not link.closed:
+                items.insert(0, (link.socket, zmq.POLLIN))
+            self._waiting[seat] = items
+        return items
+
+    def _changed(self) -> None:
+        self._items = None
+        self._waiting.clear()
+
+    def pump(self, timeout_s: float, items: list | None = None) -> None:
+        """Wait up to ``timeout_s`` for anything (0: only what is ready) on ``items`` (by
+        default everything) and handle it all."""
+        timeout_ms = max(0, math.ceil(timeout_s * 1000))
+        if self._unwatchable:
             timeout_ms = min(timeout_ms, NO_PROCESS_SLICE_MS)
             self._check_unwatchable()
+        ready = zmq.zmq_poll(items if items is not None else self._all_items(), timeout_ms)
         # Exits first: an answer that arrives with its process's exit does not count.
-        ready = sorted(
-            self.poller.poll(timeout_ms), key=lambda event: not isinstance(event[0], int)
-        )
+        ready.sort(key=lambda event: not isinstance(event[0], int))
         for item, _ in ready:
             if isinstance(item, int):
                 seat = self._by_pidfd.get(item)
@@ -400,13 +432,13 @@ class Hub:
         counts = {
             "messages": link.window_messages,
             "bytes": link.window_bytes,
-            "connections": link.window_connections,
+            "connections": max(0, link.connections - 1),
         }
         detail = (
-            f"{link.window_messages} messages ({link.window_bytes} bytes) and "
-            f"{link.window_connections} extra connection(s) in one decision; the budget is "
-            f"{budget.messages} messages, {budget.bytes} bytes, {budget.connections} extra "
-            f"connections (ignored: {describe(link.ignored)})"
+            f"{link.window_messages} messages ({link.window_bytes} bytes) in one decision and "
+            f"{max(0, link.connections - 1)} extra connection(s); the budget is "
+            f"{budget.messages} messages and {budget.bytes} bytes a decision, {budget.connections}"
+            f" extra connections a match (ignored: {describe(link.ignored)})"
         )
         self._charge(link.seat, FLOOD, detail, counts)
 
@@ -420,9 +452,8 @@ class Hub:
             if kind == zmq.EVENT_ACCEPTED:
                 link.connections += 1
                 if link.connections > 1:
-                    link.window_connections += 1
                     link.ignored["extra-connection"] += 1
-                    if link.window_connections > self.budget.connections:
+                    if link.connections - 1 > self.budget.connections:
                         self._flood(link)
             elif kind == zmq.EVENT_DISCONNECTED:
                 if link.identity is not None and value == link.fd:

@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.referee.containment import containment_prefix
+from arena.referee.containment import PROCESS_GROUP, containment_prefix, pid_namespace
 from arena.referee.sandbox import (
     SandboxPolicy,
     confine_command,
@@ -199,6 +199,7 @@ class BotProcess:
             else None
         )
         prefix = containment_prefix(limits.pid_namespace)
+        self.containment = pid_namespace()[0] if prefix else PROCESS_GROUP
         argv = self.command
         if policy is not None and prefix:
             # PID 1 of the new namespace confines itself, then becomes the bot.
@@ -236,6 +237,15 @@ class BotProcess:
             limits.log_bytes,
         )
         self._drain.start()
+
+    def isolation(self) -> dict[str, object]:
+        """What isolates this bot: its processes' containment, its Landlock ABI (0: none),
+        whether it has a network namespace of its own."""
+        return {
+            "processes": self.containment,
+            "landlock": self.landlock_abi if self.sandboxed else 0,
+            "own_network": self.own_network,
+        }
 
     def exited(self) -> int | None:
         """The exit status if the process has ended, else None."""

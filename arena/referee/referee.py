@@ -120,7 +120,12 @@ class Referee:
                 "players": n,
                 "seed": seed,
                 "seats": [
-                    {"seat": s, "bot": seat.name, "version": seat.version}
+                    {
+                        "seat": s,
+                        "bot": seat.name,
+                        "version": seat.version,
+                        "isolation": seat.isolation(),
+                    }
                     for s, seat in enumerate(self.seats)
                 ],
                 "time_control": asdict(tc),

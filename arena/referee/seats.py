@@ -47,6 +47,9 @@ class InProcessSeat:
     def alive(self) -> bool:
         return True
 
+    def isolation(self) -> dict[str, object]:
+        return {"processes": "in-process"}
+
     def close(self, message: Bye | None = None, grace: float = 2.0) -> None:
         pass
 
@@ -63,6 +66,12 @@ class RemoteSeat:
 
     def alive(self) -> bool:
         return self.process is None or self.process.exited() is None
+
+    def isolation(self) -> dict[str, object]:
+        """How this seat's bot is isolated (recorded in the match log's header)."""
+        if self.process is None:
+            return {"processes": "external"}
+        return self.process.isolation()
 
     def start_game(self, start: GameStart) -> Reply | None:
         self.hub.new_game(self.seat)

@@ -15,7 +15,8 @@ process           crash-start; crash-mid N (exits after N answers); hang; slow S
                   setsid MARKER (a child that calls setsid() and sleeps, the bot plays on);
                   fork-exit N (the launched process forks, its child plays, and the
                   launched process exits after the child's N-th answer)
-messages          garbage; oversize BYTES (an action of that size); illegal;
+messages          garbage; badtype (its seq as a string); oversize BYTES (an action of
+                  that size); illegal;
                   wrong-token; wrong-seq (answers with a request id it was not given);
                   twice (answers every request twice); late (answers illegally, then,
                   given a new request, answers the old one again before the new one);
@@ -82,6 +83,12 @@ def dealer():
     return socket
 
 
+if mode == "flood":  # before the hello: the handshake's time, not the game's clock
+    chunk = b"y" * 65536
+    for _ in range(int(arg) // len(chunk)):
+        sys.stdout.buffer.write(chunk)
+        sys.stderr.buffer.write(chunk)
+    sys.stdout.flush()
 socket = dealer()
 if mode == "early":
     for junk in (b"junk before hello", b'{"type":"action","version":1,"seq":1,"action":"pass"}'):
@@ -114,12 +121,6 @@ if mode == "junk":
                     time.sleep(0.001)
 
     threading.Thread(target=spray, daemon=True).start()
-if mode == "flood":
-    chunk = b"y" * 65536
-    for _ in range(int(arg) // len(chunk)):
-        sys.stdout.buffer.write(chunk)
-        sys.stderr.buffer.write(chunk)
-    sys.stdout.flush()
 leaked = []
 if mode == "snoop":
     import socket as tcp
@@ -239,6 +240,9 @@ while True:
     if mode == "spin":
         while True:
             pass
+    if mode == "badtype":
+        socket.send_json({"type": "action", "version": 1, "seq": str(seq), "action": "pass"})
+        continue
     if mode == "garbage" or leaked:
         socket.send(b"\x00\xff this is not json {")
         continue

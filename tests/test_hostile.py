@@ -22,11 +22,16 @@ import pytest
 
 from arena.referee.containment import PROCESS_GROUP, pid_namespace
 from arena.referee.faults import TimeControl
+from arena.referee.keys import MatchKey
 from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.matchlog import MatchLog
 from arena.referee.process import ProcessLimits
 from arena.referee.sandbox import landlock_abi, network_namespace_available
-from arena.tournament.frames import seats_frame
+from arena.tournament.executors import LocalExecutor
+from arena.tournament.frames import matches_frame, seats_frame
+from arena.tournament.runner import TournamentRunner
+from arena.tournament.schedule import fixed_schedule
+from arena.tournament.spec import TournamentSpec
 from arena.tournament.store import ResultsStore
 from arena.variants import all_variants, get_variant
 from tests.referee_helpers import HOSTILE, hostile, processes_with, stderr_of
@@ -100,6 +105,30 @@ def test_a_bot_cannot_rebuild_a_tournament_deal_even_knowing_the_tournament_file
     faults = seats_frame(store, "open")["fault"]
     store.close()
     assert len(faults) == 4 and faults.isna().all(), "the spy played on: it learnt nothing"
+
+
+def test_a_tournament_keeps_its_secret_so_that_a_resume_plays_the_same_games(tmp_path, monkeypatch):
+    """Each new tournament draws its secret and keeps it in its store: a resume keys its
+    games the same way; another store (another tournament) gets another secret."""
+    monkeypatch.delenv("ARENA_SECRET", raising=False)
+    spec = TournamentSpec(
+        name="keyed", variant="usa", bots=("random", "one-step"), players=(2,), games=1, seed=5
+    )
+
+    def runner(folder: str) -> TournamentRunner:
+        store = ResultsStore(tmp_path / folder)
+        return TournamentRunner(
+            spec, store, LocalExecutor(1), tmp_path / folder, show_progress=False, in_process=True
+        )
+
+    first = runner("a")
+    first.run()
+    assert runner("a").secret == first.secret
+    assert runner("b").secret != first.secret
+    stored = matches_frame(first.store, "keyed")["seed"].tolist()
+    schedule = [match.seed for match in fixed_schedule(spec)]
+    assert sorted(stored) == sorted(MatchKey(first.secret).game_seed(s) for s in schedule)
+    assert not set(stored) & set(schedule), "a game's seed is never its public schedule seed"
 
 
 def test_bots_see_only_the_arena_s_variables_and_the_organiser_s_list(tmp_path, monkeypatch):

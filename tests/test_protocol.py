@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 
 import msgspec
 import pytest
@@ -21,6 +22,7 @@ from protocols.messages import (
     Hello,
     ProtocolError,
     decode_from_bot,
+    decode_from_referee,
     encode,
 )
 from tests.referee_helpers import hostile, recorded
@@ -31,6 +33,29 @@ def test_the_checked_in_schema_is_generated_from_messages_py():
     assert SCHEMA_PATH.read_text() == schema_text(), (
         "protocols/schema is stale: run 'python -m protocols.gen_schema'"
     )
+
+
+def test_the_transcript_in_protocol_md_is_what_the_referee_really_says():
+    """PROTOCOL.md's transcript is recorded from a real game (python -m protocols.transcript
+    --write); replaying it must give the same messages, the illegal claim rejected for the
+    reason shown, and every message valid for the schema's types."""
+    from protocols import transcript
+
+    def steady(text: str) -> str:  # the clocks are the only thing that may differ
+        return re.sub(r'"(deadline_ms|bank_ms)":\d+', r'"\1":N', text)
+
+    conversation = transcript.record()
+    assert steady(transcript.documented()) == steady(transcript.render(conversation)), (
+        "PROTOCOL.md's transcript is stale: run 'python -m protocols.transcript --write'"
+    )
+    for who, message in conversation:
+        raw = json.dumps(message).encode()
+        if who == "bot":
+            decode_from_bot(raw)
+        else:
+            decode_from_referee(raw)
+    (error,) = [m for _, m in conversation if m["type"] == "error"]
+    assert error["retry"] and "claim 99 red" in error["message"]
 
 
 def test_messages_round_trip():

@@ -56,6 +56,8 @@ LOST_GRACE_S = 0.3  # a dropped connection whose process exits within this is a 
 NO_PROCESS_SLICE_MS = 20  # poll slice for a seat whose process cannot be watched by a pidfd
 FULL_POLL_S = 0.01  # while waiting for one seat, how often everything else is looked at too
 MONITORED = zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED
+# Plain integers on the hot path (pyzmq's flag enums cost a call each time they combine).
+POLLIN, NOBLOCK, EVENTS = int(zmq.POLLIN), int(zmq.NOBLOCK), int(zmq.EVENTS)
 
 
 @dataclass
@@ -129,6 +131,7 @@ class Hub:
         self._watches: dict[int, ProcessWatch] = {}
         self._by_pidfd: dict[int, int] = {}
         self.faults: dict[int, Reply] = {}  # seats charged while the referee waited on another
+        self.noisy: set[int] = set()  # seats with ignored traffic not yet collected
         self._ipc_dir: str | None = None
 
     # ---------------------------------------------------------------- set-up
@@ -206,7 +209,7 @@ class Hub:
             return
         # A bot that does not read its messages fills its queue and times out instead.
         with contextlib.suppress(zmq.Again, zmq.ZMQError):
-            link.socket.send_multipart([link.identity, encode(message)], flags=zmq.NOBLOCK)
+            link.socket.send_multipart([link.identity, encode(message)], flags=NOBLOCK)
 
     def new_window(self, seat: int) -> None:
         """Start a new decision window for ``seat`` (a new game, a new request)."""
@@ -233,6 +236,7 @@ class Hub:
 
     def take_ignored(self, seat: int) -> tuple[dict[str, int], int]:
         """What ``seat`` sent that was ignored since the last call: counts by kind, bytes."""
+        self.noisy.discard(seat)
         link = self.links.get(seat)
         if link is None or not link.ignored:
             return {}, 0
@@ -300,9 +304,9 @@ class Hub:
         items = self._waiting.get(seat)
         if items is None:
             link = self.links[seat]
-            items = [(fd, zmq.POLLIN) for fd in self._by_pidfd]
+            items = [(fd, POLLIN) for fd in self._by_pidfd]
             if not link.closed:
-                items.insert(0, (link.socket, zmq.POLLIN))
+                items.insert(0, (link.socket, POLLIN))
             self._waiting[seat] = items
         return items
 
@@ -318,8 +322,8 @@ class Hub:
             timeout_ms = min(timeout_ms, NO_PROCESS_SLICE_MS)
             self._check_unwatchable()
         ready = zmq.zmq_poll(items if items is not None else self._all_items(), timeout_ms)
-        # Exits first: an answer that arrives with its process's exit does not count.
-        ready.sort(key=lambda event: not isinstance(event[0], int))
+        if len(ready) > 1:  # exits first: an answer arriving with its process's exit is void
+            ready.sort(key=lambda event: not isinstance(event[0], int))
         for item, _ in ready:
             if isinstance(item, int):
                 seat = self._by_pidfd.get(item)
@@ -352,16 +356,15 @@ class Hub:
             self.close_seat(seat)
 
     def _drain(self, link: SeatLink) -> None:
+        socket = link.socket
         for _ in range(DRAIN_BATCH):
-            if link.closed:
+            if link.closed or not socket.getsockopt(EVENTS) & POLLIN:
                 return
-            try:
-                frames = link.socket.recv_multipart(zmq.NOBLOCK, copy=False)
-            except zmq.Again:
-                return
+            # Frames (with their connection's descriptor) only until the hello is bound.
+            frames = socket.recv_multipart(NOBLOCK, copy=link.identity is not None)
             self._on_message(link, frames)
 
-    def _on_message(self, link: SeatLink, frames: list[zmq.Frame]) -> None:
+    def _on_message(self, link: SeatLink, frames: list) -> None:
         body = frames[1:]
         size = sum(len(frame) for frame in body)
         link.window_messages += 1
@@ -369,16 +372,17 @@ class Hub:
         if link.window_messages > self.budget.messages or link.window_bytes > self.budget.bytes:
             self._flood(link)
             return
-        identity = frames[0].bytes
-        if link.identity is not None and identity == link.identity:
+        identity = _bytes(frames[0])
+        if identity == link.identity:
             self._from_bot(link, body, size)
             return
         message = None
         if len(body) == 1:
+            data = _bytes(body[0])
             try:
-                message = decode_from_bot(body[0].bytes)
+                message = decode_from_bot(data)
             except ProtocolError as error:
-                if link.identity is None and _claims(body[0].bytes, link.token):
+                if link.identity is None and _claims(data, link.token):
                     # A hello with the right token that is wrong otherwise: charge it now.
                     self._charge(link.seat, error.code, error.detail, close=False)
                     return
@@ -403,11 +407,11 @@ class Hub:
         link.name, link.bot_version = hello.name, hello.bot_version
         self.send(link.seat, Welcome(seat=link.seat, match_id=self.match_id))
 
-    def _from_bot(self, link: SeatLink, body: list[zmq.Frame], size: int) -> None:
+    def _from_bot(self, link: SeatLink, body: list, size: int) -> None:
         try:
             if len(body) != 1:
                 raise ProtocolError(MALFORMED, f"expected one frame, got {len(body)}")
-            message = decode_from_bot(body[0].bytes)
+            message = decode_from_bot(_bytes(body[0]))
         except ProtocolError as error:
             self._charge(link.seat, error.code, error.detail, close=False)
             return
@@ -426,6 +430,7 @@ class Hub:
     def _ignore(self, link: SeatLink, kind: str, size: int) -> None:
         link.ignored[kind] += 1
         link.ignored_bytes += size
+        self.noisy.add(link.seat)
 
     def _flood(self, link: SeatLink) -> None:
         budget = self.budget
@@ -452,14 +457,14 @@ class Hub:
             if kind == zmq.EVENT_ACCEPTED:
                 link.connections += 1
                 if link.connections > 1:
-                    link.ignored["extra-connection"] += 1
+                    self._ignore(link, "extra-connection", 0)
                     if link.connections - 1 > self.budget.connections:
                         self._flood(link)
             elif kind == zmq.EVENT_DISCONNECTED:
                 if link.identity is not None and value == link.fd:
                     self._lost(link)
                 else:
-                    link.ignored["dropped-connection"] += 1
+                    self._ignore(link, "dropped-connection", 0)
 
     def _lost(self, link: SeatLink) -> None:
         """The connection that said hello is gone: ZeroMQ dropped it for an oversize frame,
@@ -476,6 +481,10 @@ class Hub:
             f"{MAX_BOT_MESSAGE} bytes (ZeroMQ closes a connection that sends one; a bot that "
             "closes its own connection before 'bye' is charged the same)",
         )
+
+
+def _bytes(part: zmq.Frame | bytes) -> bytes:
+    return part.bytes if isinstance(part, zmq.Frame) else part
 
 
 def _claims(data: bytes, token: str) -> bool:

@@ -219,12 +219,14 @@ class Referee:
 
     def _sweep(self, game: _Game) -> None:
         """Forfeit the seats the hub charged meanwhile; log what each seat had ignored."""
-        if self.hub is None:
+        hub = self.hub
+        if hub is None:
             return
-        for s, reply in sorted(self.hub.take_faults().items()):
-            if s not in game.forfeits:
-                self._forfeit(game, s, reply)
-        for s in range(len(self.seats)):
+        if hub.faults:
+            for s, reply in sorted(hub.take_faults().items()):
+                if s not in game.forfeits:
+                    self._forfeit(game, s, reply)
+        for s in sorted(hub.noisy):
             self._log_ignored(game, s)
 
     def _log_ignored(self, game: _Game, s: int) -> None:

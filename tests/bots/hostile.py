@@ -22,9 +22,9 @@ messages          garbage; badtype (its seq as a string); oversize BYTES (an act
                   given a new request, answers the old one again before the new one);
                   early (sends junk and an action before its hello);
                   others-seq (also answers request ids that could be other seats')
-connections       reconnect (a second socket says hello with the same token and answers
-                  too); sockets N (opens N more sockets, each saying hello);
-                  junk N (N more sockets sending junk without pause)
+connections       once welcomed: reconnect (a second socket says hello with the same
+                  token and answers too); sockets N (opens N more sockets, each saying
+                  hello); junk N (N more sockets sending junk without pause)
 output            flood BYTES (that much to stdout and to stderr, then plays)
 spying            snoop SECRET PORT [PID] (tries to read the file SECRET, to connect to the
                   TCP port PORT, to signal the process PID (default: its parent), to read
@@ -95,6 +95,10 @@ if mode == "early":
         socket.send(junk)
 token = "0" * 32 if mode == "wrong-token" else TOKEN
 socket.send_json({**HELLO, "token": token})
+pending = []
+if mode in ("reconnect", "sockets", "junk"):
+    # The seat is this connection's once welcomed; only then do the others join.
+    pending.append(socket.recv())
 extra = []
 if mode == "reconnect":
     twin = dealer()
@@ -208,7 +212,7 @@ def answer(seq, action, via=None):
 
 
 while True:
-    raw = socket.recv()
+    raw = pending.pop() if pending else socket.recv()
     message = json.loads(raw)
     if record:
         record.write(raw.decode() + "\n")

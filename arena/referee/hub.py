@@ -54,7 +54,7 @@ SEND_QUEUE = 64  # messages queued for a bot that does not read them
 DRAIN_BATCH = 64  # messages handled per endpoint per poll, so no endpoint starves the others
 LOST_GRACE_S = 0.3  # a dropped connection whose process exits within this is a crash
 NO_PROCESS_SLICE_MS = 20  # poll slice for a seat whose process cannot be watched by a pidfd
-FULL_POLL_S = 0.01  # while waiting for one seat, how often everything else is looked at too
+FULL_POLL_S = 0.005  # while waiting for one seat, how often everything else is looked at too
 MONITORED = zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED
 # Plain integers on the hot path (pyzmq's flag enums cost a call each time they combine).
 POLLIN, NOBLOCK, EVENTS = int(zmq.POLLIN), int(zmq.NOBLOCK), int(zmq.EVENTS)
@@ -112,6 +112,7 @@ class SeatLink:
     issued: set[int] = field(default_factory=set)
     answer: str | None = None
     closed: bool = False
+    timeout: int = -1  # the receive timeout set on the socket (ms)
 
 
 class Hub:
@@ -123,7 +124,6 @@ class Hub:
         self.context = zmq.Context()
         self.links: dict[int, SeatLink] = {}
         self._items: list[tuple[zmq.Socket | int, int]] | None = None
-        self._waiting: dict[int, list[tuple[zmq.Socket | int, int]]] = {}
         self._next_full = 0.0
         self._unwatchable = False  # a watched process without a pidfd: polled in slices
         self._by_socket: dict[zmq.Socket, SeatLink] = {}
@@ -285,7 +285,7 @@ class Hub:
                 self._next_full = now + FULL_POLL_S
                 self.pump(0)
                 continue
-            self.pump(min(deadline, self._next_full) - now, self._waiting_items(seat))
+            self._receive(link, min(deadline, self._next_full) - now)
 
     # ---------------------------------------------------------------- the poller
 
@@ -298,21 +298,22 @@ class Hub:
             ]
         return self._items
 
-    def _waiting_items(self, seat: int) -> list[tuple[zmq.Socket | int, int]]:
-        """What a wait for ``seat``'s answer watches between full polls: its endpoint and
-        every process (exits are cheap to watch and must be charged at once)."""
-        items = self._waiting.get(seat)
-        if items is None:
-            link = self.links[seat]
-            items = [(fd, POLLIN) for fd in self._by_pidfd]
-            if not link.closed:
-                items.insert(0, (link.socket, POLLIN))
-            self._waiting[seat] = items
-        return items
+    def _receive(self, link: SeatLink, timeout_s: float) -> None:
+        """The hot path: a blocking receive on the awaited seat's endpoint alone (everything
+        else is looked at by the full poll every FULL_POLL_S)."""
+        timeout = max(1, math.ceil(timeout_s * 1000))
+        if timeout != link.timeout:
+            link.socket.setsockopt(zmq.RCVTIMEO, timeout)
+            link.timeout = timeout
+        try:
+            frames = link.socket.recv_multipart(copy=link.identity is not None)
+        except zmq.Again:
+            return
+        self._on_message(link, frames)
+        self._drain(link)
 
     def _changed(self) -> None:
         self._items = None
-        self._waiting.clear()
 
     def pump(self, timeout_s: float, items: list | None = None) -> None:
         """Wait up to ``timeout_s`` for anything (0: only what is ready) on ``items`` (by

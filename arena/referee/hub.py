@@ -11,13 +11,15 @@ again, other connections, duplicate, stale or unknown answers) is counted by
 kind for the match log. A seat over its budget is charged ``flood`` at once
 and its endpoint closed, which frees whatever ZeroMQ had queued for it.
 
-Faults are seen as they happen, not when the seat is next asked: the poller
-also watches each bot's process (a pidfd: readable when the launched process
-exits, whatever its children do) and each endpoint's connections (a socket
-monitor: ZeroMQ silently drops a connection that sends a frame over
-``MAX_BOT_MESSAGE``, so a dropped connection whose process lives on is
-charged ``oversize``). Faults of seats other than the one being waited on are
-kept in ``faults`` for the referee to collect.
+Faults are seen as they happen, not when the seat is next asked: one poller
+watches every endpoint, each bot's process (a pidfd: readable when the
+launched process exits, whatever its children do) and each endpoint's
+connections (a socket monitor: ZeroMQ silently drops a connection that sends
+a frame over ``MAX_BOT_MESSAGE``, so a dropped connection whose process lives
+on is charged ``oversize``). While one seat thinks, the referee blocks on that
+seat's endpoint alone (the hot path) and runs the whole poller every
+``FULL_POLL_S``. Faults of seats other than the one being waited on are kept
+in ``faults`` for the referee to collect.
 """
 
 from __future__ import annotations
@@ -315,14 +317,14 @@ class Hub:
     def _changed(self) -> None:
         self._items = None
 
-    def pump(self, timeout_s: float, items: list | None = None) -> None:
-        """Wait up to ``timeout_s`` for anything (0: only what is ready) on ``items`` (by
-        default everything) and handle it all."""
+    def pump(self, timeout_s: float) -> None:
+        """Wait up to ``timeout_s`` for anything (0: only what is ready) on every endpoint,
+        monitor and process, and handle it all."""
         timeout_ms = max(0, math.ceil(timeout_s * 1000))
         if self._unwatchable:
             timeout_ms = min(timeout_ms, NO_PROCESS_SLICE_MS)
             self._check_unwatchable()
-        ready = zmq.zmq_poll(items if items is not None else self._all_items(), timeout_ms)
+        ready = zmq.zmq_poll(self._all_items(), timeout_ms)
         if len(ready) > 1:  # exits first: an answer arriving with its process's exit is void
             ready.sort(key=lambda event: not isinstance(event[0], int))
         for item, _ in ready:

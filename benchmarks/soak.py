@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))  # the hostile bots and their helpers live in the 
 from arena.referee.matchlog import MatchLog  # noqa: E402
 from tests.referee_helpers import processes_with  # noqa: E402
 
-NORMAL = ("random", "route-focus", "one-step")
+NORMAL = ("random", "ticket-by-ticket", "greedy-claims")
 # Hostile bots that must forfeit, with the fault(s) each may be charged with. The memory
 # hog fills pages until the address-space limit kills it, which under load can take
 # longer than its time control: whichever limit stops it first is the right fault.
@@ -50,7 +50,7 @@ FAULTING = {
     "garbler": ("garbage", ("malformed",)),
     "cheater": ("illegal", ("illegal",)),
     "hog": ("memory", ("crash", "timeout")),
-    "shouter": ("oversize 200000", ("oversize",)),
+    "shouter": ("oversize 1000000", ("oversize",)),
     "giant": ("oversize 2097152", ("oversize",)),
     "liar": ("wrong-seq", ("timeout",)),
     "quitter": ("fork-exit 3", ("crash",)),

@@ -67,6 +67,25 @@ def test_a_bot_cannot_rebuild_the_deal_from_what_it_receives(variant, tmp_path):
     check_complete(outcome, {})
 
 
+def test_arena_play_without_a_seed_deals_a_game_no_bot_can_guess(tmp_path):
+    """With no ``--seed``, ``arena play`` draws a keyed seed (it once played seed 0, the
+    spy's first guess); the printed seed is the game's, so ``--seed N`` replays it."""
+    spy = f"spy=cmd:{sys.executable} {HOSTILE} rebuild"
+    out = subprocess.run(
+        [*ARENA, "play", "--bot", "random", "--bot", spy, "--match-log", "game.jsonl"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    report = stderr_of(tmp_path / "arena-data" / "bot-logs", 1)
+    assert "rebuild: failed" in report and "REBUILT" not in report, report
+    log = MatchLog.from_jsonl((tmp_path / "game.jsonl").read_text())
+    assert log.header["seed"] >= 1000 and f"seed {log.header['seed']}" in out.stdout
+    assert not log.faults, log.faults
+
+
 def test_a_bot_cannot_rebuild_a_tournament_deal_even_knowing_the_tournament_file(
     tmp_path, monkeypatch
 ):
@@ -112,7 +131,7 @@ def test_a_tournament_keeps_its_secret_so_that_a_resume_plays_the_same_games(tmp
     games the same way; another store (another tournament) gets another secret."""
     monkeypatch.delenv("ARENA_SECRET", raising=False)
     spec = TournamentSpec(
-        name="keyed", variant="usa", bots=("random", "one-step"), players=(2,), games=1, seed=5
+        name="keyed", variant="usa", bots=("random", "greedy-claims"), players=(2,), games=1, seed=5
     )
 
     def runner(folder: str) -> TournamentRunner:

@@ -16,9 +16,10 @@ from typing import Annotated
 
 import typer
 from rich import box
-from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from arena.commands.common import console, fail
 from arena.referee.containment import PID_NAMESPACE, USER_PID_NAMESPACE, pid_namespace
 from arena.referee.keys import SECRET_ENV
 from arena.referee.process import ProcessLimits
@@ -133,13 +134,11 @@ def doctor(
 ) -> None:
     """Show what isolation this machine gives bots, and what is missing (SECURITY.md)."""
     if format not in ("table", "json"):
-        Console().print("[bold red]error:[/] --format is table or json")
-        raise typer.Exit(code=2)
+        raise fail(f"--format is table or json, not {format!r}")
     rows = checks()
     if format == "json":
         print(json.dumps([row.__dict__ for row in rows], indent=1))
         return
-    console = Console()
     table = Table(
         title=f"Bot isolation on {platform.node()} (Linux {platform.release()})",
         box=box.SIMPLE_HEAD,
@@ -147,7 +146,7 @@ def doctor(
     for column in ("", "protection", "here", "what it means"):
         table.add_column(column)
     for row in rows:
-        mark = "[green]yes[/]" if row.ok else "[yellow]no[/]"
+        mark = Text("yes", "green") if row.ok else Text("no", "yellow")
         table.add_row(mark, row.name, row.status, row.meaning)
     console.print(table)
     missing = [row.name for row in rows if not row.ok]

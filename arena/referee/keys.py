@@ -70,3 +70,9 @@ class MatchKey:
     def seq(self, game_id: str, request: int) -> int:
         """The number of the ``request``-th request of a game: unpredictable, never 0."""
         return self._number("seq", game_id, request) % MAX_SEQ + 1
+
+
+def play_seed(key: MatchKey) -> int:
+    """The game seed of an ``arena play`` run given none: keyed, so no bot can guess it (and
+    ``ARENA_SECRET`` reproduces it); 62 bits, so that ``--games N`` counts up from it."""
+    return key.game_seed(0) >> 1

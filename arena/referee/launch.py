@@ -8,6 +8,7 @@ its one-time token in ``ARENA_CONNECT`` and ``ARENA_TOKEN``.
 from __future__ import annotations
 
 import shlex
+import subprocess
 import sys
 import time
 import uuid
@@ -52,6 +53,9 @@ class BotEntry:
     plugin: str | None = None
     version: str = "1"
     labelled: bool = False  # named by whoever listed it, not by the bot's hello
+    # Files the sandbox lets it read even inside a protected folder: a registered bot's
+    # own stored code (named by the arena, never by a command line).
+    own_files: tuple[str, ...] = ()
 
     @classmethod
     def parse(cls, text: str) -> BotEntry:
@@ -104,8 +108,12 @@ class ProcessMatch:
         log_dir: Path | None = None,
         key: MatchKey | None = None,
         budget: Budget | None = None,
+        logs_relative_to: Path | None = None,
     ) -> None:
+        """``logs_relative_to`` (the data folder): the match log names each seat's stdout
+        and stderr files relative to it, so they are found again wherever it is moved."""
         self.variant = variant
+        self.logs_relative_to = logs_relative_to
         self.entries = entries
         self.time_control = time_control or TimeControl()
         self.limits = limits or ProcessLimits()
@@ -127,29 +135,26 @@ class ProcessMatch:
         hub = self.hub = Hub(match_id, self.budget)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         seats: list[RemoteSeat] = []
+        unstartable: dict[int, str] = {}
         folder = self.log_dir / f"{stamp}-{match_id}"
         self.bot_log_dir = folder
-        own_network = (
-            self.limits.sandbox and self.limits.network_namespace and network_namespace_available()
-        )
         for s, entry in enumerate(self.entries):
-            endpoint, token = hub.add_seat(s, private_network=own_network)
-            env = {"ARENA_CONNECT": endpoint, "ARENA_TOKEN": token}
-            process = BotProcess(
-                entry.argv(),
-                env,
-                folder / f"seat{s}-{entry.name}",
-                self.limits,
-                endpoint,
-                own_network,
-            )
-            hub.watch(s, ProcessWatch(process.pidfd, process.alive, process.status))
-            seats.append(RemoteSeat(hub, s, process, entry.name))
+            try:
+                seats.append(self._seat(hub, s, entry, folder))
+            except (OSError, subprocess.SubprocessError) as error:
+                # A program that cannot be started forfeits its seat; the others play.
+                unstartable[s] = f"could not start {entry.command[0]!r}: {error}"
+                seats.append(RemoteSeat(hub, s, None, entry.name))
+                hub.close_seat(s)
         self.referee = Referee(self.variant, seats, self.time_control, match_id, self.key, hub)
+        for s, detail in unstartable.items():
+            self.referee.dead[s] = Fault(s, CRASH, detail, 0)
         deadline = time.monotonic() + self.time_control.handshake_ms / 1000
-        hub.handshake(set(range(len(seats))), deadline)
+        hub.handshake(set(range(len(seats))) - set(unstartable), deadline)
         early = hub.take_faults()
         for s, seat in enumerate(seats):
+            if s in unstartable:
+                continue
             link = hub.links[s]
             if s not in early and hub.connected(s):
                 seat.version = link.bot_version
@@ -159,7 +164,7 @@ class ProcessMatch:
                 continue
             if s in early:
                 code, detail = early[s].fault or CRASH, early[s].detail
-                if code == CRASH:
+                if code == CRASH and seat.process is not None:
                     detail += f" before the handshake: {seat.process.tail()[-500:]}"
             else:
                 code = NO_SHOW
@@ -172,6 +177,39 @@ class ProcessMatch:
             )
             seat.close(grace=0)
         return self.referee
+
+    def _seat(self, hub: Hub, s: int, entry: BotEntry, folder: Path) -> RemoteSeat:
+        """Open seat ``s``'s endpoint and start its bot process (watched by the hub, so its
+        exit is a crash at once); ``arena.human`` seats a person instead."""
+        own_network = (
+            self.limits.sandbox and self.limits.network_namespace and network_namespace_available()
+        )
+        endpoint, token = hub.add_seat(s, private_network=own_network)
+        env = {"ARENA_CONNECT": endpoint, "ARENA_TOKEN": token}
+        process = BotProcess(
+            entry.argv(),
+            env,
+            folder / f"seat{s}-{entry.name}",
+            self.limits,
+            endpoint,
+            own_network,
+            entry.own_files,
+        )
+        hub.watch(s, ProcessWatch(process.pidfd, process.alive, process.status))
+        seat = RemoteSeat(hub, s, process, entry.name)
+        seat.logs = {
+            "stdout": self._log_name(process.stdout_path),
+            "stderr": self._log_name(process.stderr_path),
+        }
+        return seat
+
+    def _log_name(self, path: Path) -> str:
+        if self.logs_relative_to is not None:
+            try:
+                return str(path.resolve().relative_to(self.logs_relative_to.resolve()))
+            except ValueError:
+                pass
+        return str(path.resolve())
 
     def __exit__(self, *exc: object) -> None:
         try:

@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import functools
 import os
 import resource
 import selectors
+import shutil
 import signal
 import subprocess
 import threading
@@ -81,6 +83,16 @@ def bot_environment(
             env[name] = os.environ[name]
     env.update(arena)
     return env
+
+
+def check_runnable(program: str, path: str) -> None:
+    """Raise what ``Popen`` would if ``program`` cannot be run: a bot started through
+    ``unshare`` would otherwise only exit with a status, and a program that cannot start
+    is told apart from one that crashes (its seat's fault says "could not start")."""
+    if shutil.which(program, path=path) is None:
+        if os.path.exists(program) and "/" in program:
+            raise PermissionError(errno.EACCES, "not an executable file", program)
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
 
 
 def _child_setup(
@@ -183,18 +195,20 @@ class BotProcess:
         limits: ProcessLimits,
         endpoint: str | None = None,
         own_network: bool = False,
+        own_files: Sequence[str] = (),
     ) -> None:
         """Start ``command`` with the arena's variables ``env``; with ``limits.sandbox`` and an
         ``endpoint`` (the referee's), in a Landlock sandbox whose scratch folder is
         ``<log_prefix>.tmp`` (its ``TMPDIR`` and ``HOME``); with ``own_network``, in a new
-        network namespace (``endpoint`` is then a Unix socket)."""
+        network namespace (``endpoint`` is then a Unix socket); ``own_files`` are readable
+        in the sandbox even inside a protected folder."""
         self.command = list(command)
         log_prefix.parent.mkdir(parents=True, exist_ok=True)
         scratch = log_prefix.with_suffix(".tmp")
         scratch.mkdir(exist_ok=True)
         abi = landlock_abi() if limits.sandbox and endpoint is not None else 0
         policy = (
-            SandboxPolicy.for_bot(self.command, scratch, endpoint, limits.protected)
+            SandboxPolicy.for_bot(self.command, scratch, endpoint, limits.protected, own_files)
             if abi and endpoint is not None
             else None
         )
@@ -212,9 +226,11 @@ class BotProcess:
         self.stdout_path = log_prefix.with_suffix(".stdout")
         self.stderr_path = log_prefix.with_suffix(".stderr")
         in_child = None if prefix else policy
+        environment = bot_environment(env, scratch, limits.env)
+        check_runnable(self.command[0], environment["PATH"])
         self.popen = subprocess.Popen(
             argv,
-            env=bot_environment(env, scratch, limits.env),
+            env=environment,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

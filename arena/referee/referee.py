@@ -12,6 +12,7 @@ alone.
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 import uuid
@@ -125,6 +126,7 @@ class Referee:
                         "bot": seat.name,
                         "version": seat.version,
                         "isolation": seat.isolation(),
+                        **seat.logs,
                     }
                     for s, seat in enumerate(self.seats)
                 ],
@@ -167,15 +169,17 @@ class Referee:
                 think[s] += seconds
             state.apply(action)
             decisions += 1
-            log.actions.append(
-                {
-                    "n": decisions,
-                    "seat": s,
-                    "action": str(action),
-                    "ms": round(seconds * 1000, 3),
-                    "by": by,
-                }
-            )
+            line = {
+                "n": decisions,
+                "seat": s,
+                "action": str(action),
+                "ms": round(seconds * 1000, 3),
+                "by": by,
+            }
+            stderr = self.seats[s].new_stderr() if by == "bot" else []
+            if stderr:
+                line["stderr"] = stderr  # shown at this step by the replay viewer
+            log.actions.append(line)
             self._sweep(game)
         if self.hub is not None:
             self.hub.pump(0)  # a process that exited during the last decision is a crash
@@ -253,9 +257,11 @@ class Referee:
         observation = state.observation(s)
         move = tc.move_ms / 1000.0
         start = time.monotonic()
-        deadline = start + move + banks[s] if isinstance(seat, RemoteSeat) else math.inf
+        # A person (arena play --human) has no clock, and an illegal click never forfeits.
+        clocked = isinstance(seat, RemoteSeat) and not seat.person
+        deadline = start + move + banks[s] if clocked else math.inf
         reason = ""
-        for attempt in range(tc.retries + 1):
+        for attempt in itertools.count() if seat.person else range(tc.retries + 1):
             game.requests += 1
             seq = self.key.seq(game.game_id, game.requests)
             now = time.monotonic()
@@ -279,7 +285,7 @@ class Referee:
                     banks[s] = max(0.0, banks[s] - (elapsed - move))
                 return action, reply.elapsed if isinstance(seat, InProcessSeat) else elapsed
             reason = explain_illegal(state, reply.action)
-            retry = attempt < tc.retries
+            retry = seat.person or attempt < tc.retries
             seat.tell(Error(code=ILLEGAL, message=reason, retry=retry, seq=seq))
             if retry:
                 game.log.events.append(
@@ -289,7 +295,7 @@ class Referee:
                         "kind": "illegal",
                         "action": (reply.action or "")[:200],
                         "detail": reason[:500],
-                        "retries_left": tc.retries - attempt - 1,
+                        "retries_left": None if seat.person else tc.retries - attempt - 1,
                     }
                 )
         detail = f"after {tc.retries} retries: {reason}"

@@ -11,6 +11,7 @@ from arena.referee.faults import TimeControl
 from arena.referee.keys import MatchKey
 from arena.referee.launch import BotEntry, ProcessMatch, in_process_referee
 from arena.referee.process import ProcessLimits
+from arena.referee.referee import GameOutcome
 from arena.tournament.schedule import MatchSpec
 from arena.tournament.store import MatchRecord
 from arena.variants import get_variant
@@ -29,6 +30,7 @@ class MatchTask:
     limits: ProcessLimits
     log_dir: str
     in_process: bool = False  # trusted plugin bots called directly: same games, no processes
+    data_dir: str | None = None  # the match log names the bots' log files relative to it
     secret: bytes = b""  # the tournament's key: the game's seed and all a bot is told
 
 
@@ -42,15 +44,29 @@ def play_match(task: MatchTask) -> MatchRecord:
         outcome = referee.play(seed)
     else:
         with ProcessMatch(
-            variant, list(task.entries), task.time_control, task.limits, Path(task.log_dir), key
+            variant,
+            list(task.entries),
+            task.time_control,
+            task.limits,
+            Path(task.log_dir),
+            key,
+            logs_relative_to=Path(task.data_dir) if task.data_dir else None,
         ) as referee:
             outcome = referee.play(seed)
+    worker = f"{socket.gethostname()}:{os.getpid()}"
+    return match_record(outcome, task.match.index, task.variant, task.labels, worker)
+
+
+def match_record(
+    outcome: GameOutcome, index: int, variant: str, bots: tuple[str, ...], worker: str
+) -> MatchRecord:
+    """A referee's outcome as the store's record (a tournament's match, a person's game)."""
     result = outcome.result
     return MatchRecord(
-        index=task.match.index,
-        variant=task.variant,
-        seed=seed,
-        bots=task.labels,
+        index=index,
+        variant=variant,
+        seed=outcome.log.header["seed"],
+        bots=bots,
         scores=tuple(result.scores),
         ranks=tuple(outcome.ranks),
         engine_ranks=tuple(result.ranks),
@@ -59,5 +75,5 @@ def play_match(task: MatchTask) -> MatchRecord:
         decisions=outcome.decisions,
         seconds=outcome.seconds,
         log=outcome.log.to_jsonl(),
-        worker=f"{socket.gethostname()}:{os.getpid()}",
+        worker=worker,
     )

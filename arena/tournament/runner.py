@@ -15,7 +15,7 @@ from rich.table import Table
 from arena.referee.keys import MatchKey
 from arena.referee.process import ProcessLimits
 from arena.tournament import ladder
-from arena.tournament.bots import resolve, result_label
+from arena.tournament.bots import bot_limits, resolve, result_label
 from arena.tournament.matchrun import MatchTask
 from arena.tournament.ratings import rate
 from arena.tournament.schedule import MatchSpec, fixed_schedule
@@ -77,13 +77,10 @@ class TournamentRunner:
         self.store = store
         self.executor = executor
         self.data_dir = Path(data_dir)
-        limits = limits or ProcessLimits()
         # The results store is off limits to every bot, whatever its command line names.
-        self.limits = replace(
-            limits,
-            protected=(*limits.protected, str(self.data_dir.resolve())),
-            env=(*limits.env, *spec.bot_env),  # the organiser's list, from the tournament file
-        )
+        limits = bot_limits(self.data_dir, limits)
+        # The organiser's list of variables bots may see, from the tournament file.
+        self.limits = replace(limits, env=(*limits.env, *spec.bot_env))
         self.console = console or Console()
         self.show_progress = show_progress
         get_variant(spec.variant).new_game(min(spec.players), 0)  # fail early: unplayable
@@ -121,6 +118,7 @@ class TournamentRunner:
             time_control=self.spec.time_control,
             limits=self.limits,
             log_dir=str(self.data_dir / "bot-logs" / self.spec.name),
+            data_dir=str(self.data_dir),
             secret=self.secret,
         )
 
@@ -168,7 +166,10 @@ class TournamentRunner:
 
         live = (
             Live(
-                Group(progress, self.standings.table()), console=self.console, refresh_per_second=4
+                Group(progress, self.standings.table()),
+                console=self.console,
+                refresh_per_second=4,
+                transient=True,  # gone at the end: the command prints the final standings once
             )
             if self.show_progress
             else None

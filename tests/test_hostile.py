@@ -170,6 +170,33 @@ def test_bots_see_only_the_arena_s_variables_and_the_organiser_s_list(tmp_path, 
     }
 
 
+@pytest.mark.parametrize(
+    ("line", "error"),
+    [
+        (
+            'bot_env = "OMP_NUM_THREADS=1"',
+            "bot_env: expected a list, got a string 'OMP_NUM_THREADS=1'",
+        ),
+        ("bot_env = [1]", "bot_env[0]: expected a string, got a whole number 1"),
+        ('bot_env = ["OK", "MY VAR=1"]', "bot_env[1]: 'MY VAR=1' is not NAME or NAME=VALUE"),
+    ],
+)
+def test_a_clumsy_bot_env_is_refused_in_one_line(line, error, tmp_path):
+    spec = tmp_path / "t.toml"
+    spec.write_text(
+        f'name = "t"\nvariant = "usa"\nplayers = 2\nbots = ["random", "planner"]\n{line}\n'
+    )
+    out = subprocess.run(
+        [*ARENA, "tournament", "run", str(spec), "--data-dir", "data"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 2 and out.stderr.strip() == f"error: {spec}: {error}", out.stderr
+    assert not (tmp_path / "data" / "results.sqlite").exists()
+
+
 # ---------------------------------------------------------------- nothing outlives its bot
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.referee.faults import TimeControl
+from arena.referee.keys import MatchKey
 from arena.referee.launch import BotEntry, ProcessMatch, in_process_referee
 from arena.referee.process import ProcessLimits
 from arena.tournament.results import MatchResult
@@ -31,6 +32,7 @@ class MatchTask:
     in_process: bool = False  # trusted plugin bots called directly: same games, no processes
     workdir: str = ""  # the driver's working folder: relative paths in bot commands start here
     data_dir: str | None = None  # the match log names the bots' log files relative to it
+    secret: bytes = b""  # the tournament's key: the game's seed and all a bot is told
 
 
 def tournament_folder(name: str) -> str:
@@ -56,10 +58,11 @@ def play_match(task: MatchTask) -> MatchResult:
     if task.workdir and os.path.isdir(task.workdir):
         os.chdir(task.workdir)  # a Ray worker starts elsewhere; bots see the driver's folder
     variant = get_variant(task.variant)
-    game_id = f"{task.tournament}-{task.match.index}"
+    key = MatchKey(task.secret) if task.secret else MatchKey.fresh(f"tournament:{task.tournament}")
+    seed = key.game_seed(task.match.seed)  # the schedule's seeds are public; this one is not
     if task.in_process:
-        referee = in_process_referee(variant, list(task.entries), task.time_control)
-        outcome = referee.play(task.match.seed, game_id=game_id)
+        referee = in_process_referee(variant, list(task.entries), task.time_control, key)
+        outcome = referee.play(seed)
     else:
         log_dir = writable_log_dir(Path(task.log_dir) / str(task.match.index))
         with ProcessMatch(
@@ -68,7 +71,8 @@ def play_match(task: MatchTask) -> MatchResult:
             task.time_control,
             task.limits,
             log_dir,
+            key,
             logs_relative_to=Path(task.data_dir) if task.data_dir else None,
         ) as referee:
-            outcome = referee.play(task.match.seed, game_id=game_id)
+            outcome = referee.play(seed)
     return MatchResult.from_outcome(outcome, task.match.index, task.variant, task.labels)

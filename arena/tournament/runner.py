@@ -14,6 +14,7 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console, Group
@@ -21,6 +22,7 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from arena.referee.keys import MatchKey
 from arena.referee.process import ProcessLimits
 from arena.tournament import ladder
 from arena.tournament.bots import bot_limits, resolve, result_label
@@ -95,7 +97,9 @@ class TournamentRunner:
         self.data_dir = Path(data_dir)
         self.logs_dir = Path(logs_dir or self.data_dir / "bot-logs").resolve()
         # The results store is off limits to every bot, whatever its command line names.
-        self.limits = bot_limits(self.data_dir, limits)
+        limits = bot_limits(self.data_dir, limits)
+        # The organiser's list of variables bots may see, from the tournament file.
+        self.limits = replace(limits, env=(*limits.env, *spec.bot_env))
         self.console = console or Console()
         self.show_progress = show_progress
         self.should_stop = should_stop or (lambda: False)
@@ -109,6 +113,8 @@ class TournamentRunner:
             if entry.spec is not None and not entry.spec.supports(spec.variant):
                 raise SpecError(f"bot '{name}' does not play variant '{spec.variant}'")
         self.tournament_id = store.tournament(spec.name, spec.fingerprint, spec.to_json())
+        fresh = MatchKey.fresh(f"tournament:{spec.name}").secret
+        self.secret = store.tournament_secret(self.tournament_id, fresh)
         self.standings = Standings()
         self.stored = 0  # matches stored by this run
         self.failed_count = 0  # matches this run could not play
@@ -143,6 +149,7 @@ class TournamentRunner:
             log_dir=str(self.logs_dir / tournament_folder(self.spec.name)),
             workdir=self.workdir,
             data_dir=str(self.data_dir),
+            secret=self.secret,
         )
 
     @property

@@ -37,7 +37,7 @@ from arena.tournament.schedule import MatchSpec
 
 FILE_NAME = "results.sqlite"
 APPLICATION_ID = 0x54545241  # "TTRA"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SQLITE_HEADER = b"SQLite format 3\x00"
 CHECK_HINT = "run 'arena store check' for details, 'arena store recover' to save what is intact"
 
@@ -121,6 +121,16 @@ CREATE TABLE leases (
     heartbeat REAL NOT NULL
 );
 """
+# Version 2: each tournament's secret key (arena/referee/keys.py), kept so a resumed
+# tournament plays the same games.
+SCHEMA_V2 = """
+CREATE TABLE tournament_keys (
+    tournament_id INTEGER PRIMARY KEY REFERENCES tournaments(id),
+    secret BLOB NOT NULL
+);
+"""
+# What each version adds to the one before it.
+MIGRATIONS = {1: SCHEMA_V1, 2: SCHEMA_V2}
 
 
 class StoreError(RuntimeError):
@@ -235,7 +245,7 @@ def create_store_file(path: Path) -> None:
         db = sqlite3.connect(temporary, isolation_level=None)
         try:
             db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(f"BEGIN; {SCHEMA} {SCHEMA_V1} COMMIT;")
+            db.executescript(f"BEGIN; {SCHEMA} {SCHEMA_V1} {SCHEMA_V2} COMMIT;")
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         finally:
@@ -358,7 +368,7 @@ class ResultsStore:
         except sqlite3.Error as error:
             raise self.problem(error) from None
         if application == 0 and version == 0 and {"matches", "tournaments"} <= tables:
-            self._migrate_from_unversioned()
+            self._migrate(0)
             return
         if application != APPLICATION_ID:
             raise StoreDamaged(
@@ -370,11 +380,14 @@ class ResultsStore:
                 f"{self.path} was written by a newer ttr-arena (store version {version}; this "
                 f"one knows up to {SCHEMA_VERSION}): upgrade ttr-arena to use it"
             )
+        if version < SCHEMA_VERSION and not self.read_only:  # (readers need nothing newer)
+            self._migrate(version)
 
-    def _migrate_from_unversioned(self) -> None:
-        """Bring a store written before the schema had a version up to version 1: stable
-        match ids, the schedule (taken from the stored matches), failures and leases. A
-        reader migrates a copy in memory and leaves the file as it is."""
+    def _migrate(self, version: int) -> None:
+        """Bring a store of schema ``version`` up to this one in one transaction. From a store
+        written before the schema had a version (0): stable match ids and the schedule
+        (taken from the stored matches) first; a reader migrates such a store in a copy in
+        memory and leaves the file as it is. Then each later version's tables."""
         if self.read_only:
             memory = sqlite3.connect(":memory:", isolation_level=None)
             self.db.backup(memory)
@@ -384,30 +397,11 @@ class ResultsStore:
         try:
             db.execute("PRAGMA foreign_keys=OFF")
             db.execute("BEGIN IMMEDIATE")
-            new_id = f"m.tournament_id * {MATCH_ID_STRIDE} + m.idx"
-            for table in ("seats", "logs"):
-                db.execute(
-                    f"UPDATE {table} SET match_id = (SELECT {new_id} FROM matches m"
-                    f" WHERE m.id = {table}.match_id)"
-                )
-            db.execute(f"UPDATE matches SET id = tournament_id * {MATCH_ID_STRIDE} + idx")
-            for statement in SCHEMA_V1.split(";"):  # (executescript would commit)
-                db.execute(statement.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS"))
-            planned = self._results_query("", ())
-            db.executemany(
-                "INSERT INTO schedule (tournament_id, idx, seed, bots, planned_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                [
-                    (
-                        r.match_id // MATCH_ID_STRIDE,
-                        r.idx,
-                        r.seed,
-                        json.dumps(r.bots),
-                        r.finished_at,
-                    )
-                    for r in planned
-                ],
-            )
+            for step in range(version + 1, SCHEMA_VERSION + 1):
+                for statement in MIGRATIONS[step].split(";"):  # (executescript would commit)
+                    db.execute(statement.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS"))
+            if version == 0:
+                self._number_matches_and_plan_them(db)
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             db.execute("COMMIT")
@@ -418,6 +412,25 @@ class ResultsStore:
         finally:
             if not self.read_only:
                 db.execute("PRAGMA foreign_keys=ON")
+
+    def _number_matches_and_plan_them(self, db: sqlite3.Connection) -> None:
+        """Unversioned stores numbered matches in completion order: renumber them by
+        (tournament, index), and plan what was played."""
+        new_id = f"m.tournament_id * {MATCH_ID_STRIDE} + m.idx"
+        for table in ("seats", "logs"):
+            db.execute(
+                f"UPDATE {table} SET match_id = (SELECT {new_id} FROM matches m"
+                f" WHERE m.id = {table}.match_id)"
+            )
+        db.execute(f"UPDATE matches SET id = tournament_id * {MATCH_ID_STRIDE} + idx")
+        db.executemany(
+            "INSERT OR IGNORE INTO schedule (tournament_id, idx, seed, bots, planned_at)"
+            " VALUES (?, ?, ?, ?, ?)",
+            [
+                (r.match_id // MATCH_ID_STRIDE, r.idx, r.seed, json.dumps(r.bots), r.finished_at)
+                for r in self._results_query("", ())
+            ],
+        )
 
     def check_integrity(self) -> list[str]:
         """SQLite's quick check; raises StoreDamaged with the first problem, if any."""
@@ -810,6 +823,24 @@ class ResultsStore:
         rows = self.db.execute("SELECT name, MAX(version) FROM bots GROUP BY name ORDER BY name")
         return [self.bot(name, version) for name, version in rows.fetchall()]
 
+    # ---------------------------------------------------------------- keys
+
+    @_translated
+    def tournament_secret(self, tournament_id: int, fresh: bytes) -> bytes:
+        """The secret a tournament's games are keyed with (arena/referee/keys.py): ``fresh``
+        is kept the first time, the kept one returned ever after (read without a write lock),
+        so a resumed tournament plays the same games. Bots cannot read the store."""
+        query = "SELECT secret FROM tournament_keys WHERE tournament_id = ?"
+        row = self.db.execute(query, (tournament_id,)).fetchone()
+        if row is None:
+            with self.transaction() as db:
+                db.execute(
+                    "INSERT OR IGNORE INTO tournament_keys (tournament_id, secret) VALUES (?, ?)",
+                    (tournament_id, fresh),
+                )
+                row = db.execute(query, (tournament_id,)).fetchone()
+        return bytes(row[0])
+
     # ---------------------------------------------------------------- managing what is stored
 
     @_translated
@@ -866,7 +897,7 @@ class ResultsStore:
             db.execute(f"DELETE FROM logs WHERE match_id IN ({matches})", row)
             db.execute(f"DELETE FROM seats WHERE match_id IN ({matches})", row)
             count = db.execute("DELETE FROM matches WHERE tournament_id = ?", row).rowcount
-            for table in ("schedule", "failures", "leases"):
+            for table in ("schedule", "failures", "leases", "tournament_keys"):
                 db.execute(f"DELETE FROM {table} WHERE tournament_id = ?", row)
             db.execute("DELETE FROM tournaments WHERE id = ?", row)
         return count

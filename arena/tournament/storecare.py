@@ -173,6 +173,7 @@ def recover(data_dir: Path) -> Recovery:
         tables = {r[0] for r in source.execute("SELECT name FROM sqlite_master")}
     except sqlite3.DatabaseError:
         tables = {"tournaments", "matches", "seats", "logs", "bots", "schedule", "failures"}
+        tables |= {"tournament_keys"}
     read = {
         "tournaments": "id, name, fingerprint, spec, created_at, finished_at",
         "bots": "name, version, kind, target, variants, content_hash, created_at",
@@ -182,6 +183,7 @@ def recover(data_dir: Path) -> Recovery:
         "logs": "match_id, jsonl",
         "schedule": "tournament_id, idx, seed, bots, planned_at",
         "failures": "tournament_id, idx, attempts, error, failed_at",
+        "tournament_keys": "tournament_id, secret",
     }
     rows = {t: list(scan(source, t, read[t])) if t in tables else [] for t in read}
     source.close()
@@ -204,9 +206,10 @@ def recover(data_dir: Path) -> Recovery:
             " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [row[1:] for row in rows["bots"]],
         )
-        for table in ("schedule", "failures"):
+        for table in ("schedule", "failures", "tournament_keys"):
+            values = ", ".join("?" * len(read[table].split(",")))
             db.executemany(
-                f"INSERT OR IGNORE INTO {table} VALUES (?, ?, ?, ?, ?)",
+                f"INSERT OR IGNORE INTO {table} VALUES ({values})",
                 [row[1:] for row in rows[table] if row[1] in tournaments],
             )
         for row in rows["matches"]:

@@ -24,6 +24,7 @@ import pytest
 
 from arena.tournament.results import match_id
 from arena.tournament.store import APPLICATION_ID, SCHEMA_VERSION, ResultsStore
+from arena.tournament.storecare import recover
 from tests.journey import Journey
 from tests.referee_helpers import processes_with
 from tests.store_helpers import (
@@ -87,6 +88,24 @@ def test_a_new_store_has_a_version_an_application_id_and_durable_commits(tmp_pat
         "synchronous": 2,  # FULL: a committed match survives a power cut
     }
     assert not list(tmp_path.glob("*.new-*")), "the store is built aside and linked in place"
+
+
+def test_a_version_1_store_gains_the_tournament_keys_and_a_reader_leaves_it_as_it_is(tmp_path):
+    with ResultsStore(tmp_path) as store:
+        tid = store.tournament("t", "fp", {})
+        store.db.execute("DROP TABLE tournament_keys")
+        store.db.execute("PRAGMA user_version = 1")
+    with ResultsStore.reader(tmp_path) as reader:
+        assert reader.tournament_info("t") is not None
+    version = sqlite3.connect(tmp_path / "results.sqlite").execute("PRAGMA user_version")
+    assert version.fetchone()[0] == 1, "a reader never writes"
+    with ResultsStore(tmp_path) as store:
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        key = store.tournament_secret(tid, b"k" * 32)
+        assert store.tournament_secret(tid, b"other" * 8) == key == b"k" * 32, "kept"
+    recover(tmp_path)  # the key goes with its tournament: the same games when resumed
+    copy = sqlite3.connect(tmp_path / "results.sqlite.recover")
+    assert copy.execute("SELECT secret FROM tournament_keys").fetchall() == [(b"k" * 32,)]
 
 
 def test_an_unversioned_store_is_migrated_on_open_and_its_tournament_resumes(tmp_path, calm):

@@ -75,7 +75,9 @@ def board_drawing(variant_name: str) -> dict[str, Any]:
 def replay_steps(log: MatchLog) -> dict[str, Any]:
     """Re-play a stored match and record, after each action, what the viewer shows."""
     header = log.header
-    state = get_variant(header["variant"]).new_game(header["players"], header["seed"])
+    variant = get_variant(header["variant"])
+    variant.check_rules(header.get("rules", 1))  # RulesVersionError: played under other rules
+    state = variant.new_game(header["players"], header["seed"])
     steps = []
     for line in log.actions:
         action = parse_action(line["action"])

@@ -19,9 +19,14 @@ Flow (PROTOCOL.md has a full transcript)::
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import Any, Generic, TypeVar
 
 import msgspec
+
+# The observation's type: the variant's Struct (``Variant.observation_type``, in the JSON
+# Schema's $defs) where the reader knows the variant, plain JSON where it does not.
+Obs = TypeVar("Obs")
 
 VERSION = 1
 # Largest message a bot may send; larger ones are a protocol fault ("oversize").
@@ -53,7 +58,7 @@ class Welcome(Message, tag="welcome"):
     match_id: str
 
 
-class GameStart(Message, tag="game_start"):
+class GameStart(Message, Generic[Obs], tag="game_start"):
     """Referee to bot: a new game begins on this connection.
 
     ``seed`` is the bot's own seed for the game, so a deterministic bot
@@ -67,16 +72,16 @@ class GameStart(Message, tag="game_start"):
     seed: str
     move_ms: int
     bank_ms: int
-    observation: dict[str, Any]
+    observation: Obs
     board: dict[str, Any] = {}  # the printed board: cities, routes, tickets, route points
 
 
-class Act(Message, tag="act"):
+class Act(Message, Generic[Obs], tag="act"):
     """Referee to bot: decide. Answer with an ``Action`` carrying the same ``seq``."""
 
     game_id: str
     seq: int
-    observation: dict[str, Any]
+    observation: Obs
     legal: list[str]
     deadline_ms: int  # free time for this decision
     bank_ms: int  # time bank left, used up once the free time has run out
@@ -98,7 +103,7 @@ class Error(Message, tag="error"):
     seq: int | None = None
 
 
-class GameOver(Message, tag="game_over"):
+class GameOver(Message, Generic[Obs], tag="game_over"):
     """Referee to bot: the game has ended."""
 
     game_id: str
@@ -106,7 +111,7 @@ class GameOver(Message, tag="game_over"):
     ranks: list[int]
     breakdown: list[dict[str, int]]
     forfeits: dict[str, str]  # seat (as text) -> fault code
-    observation: dict[str, Any]
+    observation: Obs
 
     def result(self) -> dict[str, Any]:
         """The result as bots' ``on_game_over`` hooks receive it."""
@@ -154,11 +159,25 @@ def decode_from_bot(data: bytes) -> Hello | Action:
     return message
 
 
-def decode_from_referee(data: bytes) -> Welcome | GameStart | Act | Error | GameOver | Bye:
+@functools.cache
+def _typed_referee_decoder(observation: Any) -> msgspec.json.Decoder[Any]:
+    return msgspec.json.Decoder(
+        Welcome | GameStart[observation] | Act[observation] | Error | GameOver[observation] | Bye
+    )
+
+
+def decode_from_referee(
+    data: bytes, observation: type[Any] | None = None
+) -> Welcome | GameStart[Any] | Act[Any] | Error | GameOver[Any] | Bye:
+    """Decode a referee's message; ``observation`` (the variant's observation Struct, once
+    the game's variant is known) types its observations, else they are plain JSON."""
     if len(data) > MAX_REFEREE_MESSAGE:
         raise ProtocolError("oversize", f"message of {len(data)} bytes from the referee")
+    decoder = _referee_decoder if observation is None else _typed_referee_decoder(observation)
     try:
-        return _referee_decoder.decode(data)
+        message: Welcome | GameStart[Any] | Act[Any] | Error | GameOver[Any] | Bye
+        message = decoder.decode(data)
+        return message
     except (msgspec.DecodeError, msgspec.ValidationError) as error:
         raise ProtocolError("malformed", str(error)) from None
 

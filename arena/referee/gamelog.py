@@ -7,10 +7,12 @@
     # seats: random random random random
     keep 0 1
     ...
+    # rules: 2
     # result: scores 97 85 60 41 ranks 1 2 3 4
 
 ``replay`` re-plays a log on the engine; the engine is deterministic, so
-the same seed and actions must give the same result.
+the same seed and actions must give the same result, under the same version of
+the variant's rules (``rules``; a log without it was written under version 1).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.engine.errors import RulesVersionError
 from arena.engine.result import GameResult
 from arena.variants import get_variant
 
@@ -37,6 +40,7 @@ class GameLog:
     actions: list[str] = field(default_factory=list)
     scores: list[int] | None = None
     ranks: list[int] | None = None
+    rules: int | None = None  # the variant's rules version (None: the installed one)
 
     def record_result(self, result: GameResult) -> None:
         self.scores, self.ranks = list(result.scores), list(result.ranks)
@@ -49,6 +53,7 @@ class GameLog:
             f"# seed: {self.seed}",
             f"# seats: {' '.join(self.seats)}",
             *self.actions,
+            f"# rules: {self.rules or get_variant(self.variant).rules_version}",
         ]
         if self.scores is not None and self.ranks is not None:
             lines.append(
@@ -82,6 +87,7 @@ class GameLog:
                 seed=int(header["seed"]),
                 seats=header.get("seats", "").split(),
                 actions=actions,
+                rules=int(header.get("rules", "1")),
             )
         except KeyError as missing:
             raise LogError(f"the header lacks '{missing.args[0]}'") from None
@@ -104,7 +110,12 @@ def replay(log: GameLog) -> Any:
     Raises ``LogError`` naming the line of the first action the engine
     refuses, or when the recorded result differs from the replayed one.
     """
-    state = get_variant(log.variant).new_game(log.players, log.seed)
+    variant = get_variant(log.variant)
+    try:
+        variant.check_rules(log.rules or variant.rules_version)
+    except RulesVersionError as error:
+        raise LogError(str(error)) from None
+    state = variant.new_game(log.players, log.seed)
     for number, action in enumerate(log.actions, start=1):
         try:
             state.apply(action)

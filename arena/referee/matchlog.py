@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 
+from arena.engine.errors import RulesVersionError
 from arena.referee.faults import ranks_with_forfeits
 from arena.referee.gamelog import LogError
 from arena.variants import get_variant
@@ -79,9 +80,13 @@ def verify(log: MatchLog) -> Any:
     """Re-simulate ``log``; raise ``LogError`` on any difference. Returns the final state."""
     header = log.header
     try:
-        state = get_variant(header["variant"]).new_game(header["players"], header["seed"])
+        variant = get_variant(header["variant"])
+        variant.check_rules(header.get("rules", 1))  # logs before rule versions: version 1
+        state = variant.new_game(header["players"], header["seed"])
     except KeyError as error:
         raise LogError(f"cannot start the game: {error}") from None
+    except RulesVersionError as error:
+        raise LogError(str(error)) from None
     for line in log.actions:
         if state.to_move != line["seat"]:
             raise LogError(

@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup run test lint bench soak clean browser
+.PHONY: setup run test typecheck lint bench soak clean browser
 
 $(BIN)/arena: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,7 +32,20 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 		else echo "chromium not found and cannot be installed here: the browser test will be skipped"; fi; }
 
-test: setup examples/js-bot/node_modules browser
+# Types: strict where the contracts live (the engine, the protocol), plain on the rest of
+# the engine's work (variants, the bots that search it, their tests).
+MYPY_STRICT := arena/engine protocols
+MYPY := arena/variants bots/policy.py bots/planning.py bots/search.py bots/published.py \
+	bots/cardgame_bot.py bots/random_bot.py tools/build_maps.py benchmarks/engine.py \
+	tests/helpers.py tests/city_fixtures.py $(patsubst %,tests/test_%.py,claiming drawing \
+	endgame europe newyork city_editions cardgame setup tickets scoring legal_actions notation \
+	properties sampling search bots)
+
+typecheck: setup
+	$(BIN)/mypy --strict --follow-imports=silent $(MYPY_STRICT)
+	$(BIN)/mypy --follow-imports=silent $(MYPY)
+
+test: setup examples/js-bot/node_modules browser typecheck
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 

@@ -134,7 +134,8 @@ class CardGameGreedy(Bot):
         display = observation.display
         draws = [a for a in legal if isinstance(a, DrawCard)]
         for action in draws:
-            if action.slot is not None and needed.get(display[action.slot], 0) > 0:
+            card = None if action.slot is None else display[action.slot]
+            if card is not None and needed.get(card, 0) > 0:
                 return action
         deck = next((a for a in draws if a.slot is None), None)
         if deck is not None:

@@ -164,24 +164,25 @@ def draw_for(
 ) -> Action:
     """Take a face-up card of a wanted colour, else (optionally) a face-up wild, else blind."""
     display = observation.display
-    face_up = [a for a in legal if type(a) is DrawCard and a.slot is not None]
-    best = None
-    for action in face_up:
-        colour = display[action.slot]
-        if colour != WILD and wanted.get(colour, 0) > 0:
+    face_up = [
+        (a, display[a.slot]) for a in legal if isinstance(a, DrawCard) and a.slot is not None
+    ]
+    best: tuple[int, DrawCard] | None = None
+    for action, colour in face_up:
+        if colour is not None and colour != WILD and wanted.get(colour, 0) > 0:
             key = wanted[colour]
             if best is None or key > best[0]:
                 best = (key, action)
     if best:
         return best[1]
     if take_face_up_wild:
-        for action in face_up:
-            if display[action.slot] == WILD:
+        for action, colour in face_up:
+            if colour == WILD:
                 return action
-    for action in legal:
-        if type(action) is DrawCard and action.slot is None:
-            return action
-    return face_up[0] if face_up else legal[0]
+    for any_action in legal:
+        if isinstance(any_action, DrawCard) and any_action.slot is None:
+            return any_action
+    return face_up[0][0] if face_up else legal[0]
 
 
 def keep_choice(

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from arena.engine.actions import Action
+from arena.engine.actions import Action, ClaimRoute
 from arena.engine.observation import Observation, TicketView
 from arena.plugins import hookimpl
 from bots.planning import (
@@ -77,7 +77,9 @@ class PlannerBot(Bot):
             routes.update((r.id, r) for r in needed)
         return sum(r.length for r in routes.values())
 
-    def claim(self, view: View, legal: Sequence[Action], routes: Sequence[Route]) -> Action | None:
+    def claim(
+        self, view: View, legal: Sequence[Action], routes: Sequence[Route]
+    ) -> ClaimRoute | None:
         """Claim the longest of ``routes`` that can be paid for now."""
         options = claims_by_route(legal)
         payable = [r for r in routes if r.id in options]

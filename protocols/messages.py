@@ -19,7 +19,6 @@ Flow (PROTOCOL.md has a full transcript)::
 
 from __future__ import annotations
 
-import functools
 from typing import Any, Generic, TypeVar
 
 import msgspec
@@ -130,8 +129,8 @@ class Bye(Message, tag="bye"):
 
 
 BotMessage = Hello | Action
-RefereeMessage = Welcome | GameStart | Act | Error | GameOver | Bye
-AnyMessage = Hello | Welcome | GameStart | Act | Action | Error | GameOver | Bye
+RefereeMessage = Welcome | GameStart[Any] | Act[Any] | Error | GameOver[Any] | Bye
+AnyMessage = Hello | Welcome | GameStart[Any] | Act[Any] | Action | Error | GameOver[Any] | Bye
 
 _encoder = msgspec.json.Encoder()
 _bot_decoder = msgspec.json.Decoder(BotMessage)
@@ -149,7 +148,7 @@ def decode_from_bot(data: bytes) -> Hello | Action:
             "oversize", f"message of {len(data)} bytes; the limit is {MAX_BOT_MESSAGE}"
         )
     try:
-        message = _bot_decoder.decode(data)
+        message: Hello | Action = _bot_decoder.decode(data)
     except msgspec.DecodeError as error:
         raise ProtocolError("malformed", f"not valid JSON: {error}") from None
     except msgspec.ValidationError as error:
@@ -159,11 +158,22 @@ def decode_from_bot(data: bytes) -> Hello | Action:
     return message
 
 
-@functools.cache
+_typed_decoders: dict[Any, msgspec.json.Decoder[Any]] = {}
+
+
 def _typed_referee_decoder(observation: Any) -> msgspec.json.Decoder[Any]:
-    return msgspec.json.Decoder(
-        Welcome | GameStart[observation] | Act[observation] | Error | GameOver[observation] | Bye
-    )
+    """The decoder of referee messages whose observations are ``observation`` Structs."""
+    decoder = _typed_decoders.get(observation)
+    if decoder is None:
+        decoder = _typed_decoders[observation] = msgspec.json.Decoder(
+            Welcome
+            | GameStart[observation]
+            | Act[observation]
+            | Error
+            | GameOver[observation]
+            | Bye
+        )
+    return decoder
 
 
 def decode_from_referee(

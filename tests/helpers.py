@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from arena.engine import GameBase
+from arena.engine import BoardState, GameBase
 from arena.variants import new_game
 
 COLOURS = ("pink", "white", "blue", "yellow", "orange", "black", "red", "green")
@@ -149,12 +149,12 @@ def total_cards(state: GameBase) -> int:
     return total
 
 
-def claim_for(state: GameBase, seat: int, route_id: int) -> Any:
+def claim_for(state: BoardState, seat: int, route_id: int) -> Any:
     """``seat`` owns the route (as if claimed earlier; no cards change hands)."""
     return edit(state, lambda data: data["routes"][seat].append(route_id))
 
 
-def route_id(state: GameBase, a: str, b: str, colour: str | None = None) -> int:
+def route_id(state: BoardState, a: str, b: str, colour: str | None = None) -> int:
     """The 1-based id of the route between cities ``a`` and ``b`` (of ``colour`` if double)."""
     for route in state.board.data["routes"]:
         if {route["a"], route["b"]} == {a, b} and colour in (None, route["color"]):
@@ -162,7 +162,7 @@ def route_id(state: GameBase, a: str, b: str, colour: str | None = None) -> int:
     raise KeyError((a, b, colour))
 
 
-def owner(state: GameBase, route: int) -> int:
+def owner(state: BoardState, route: int) -> int:
     """The seat owning route ``route`` (its id), -1 when free."""
     return int(state.route_owner[route - 1])
 
@@ -182,7 +182,7 @@ def finish(state: GameBase, change: Callable[[Position], None] | None = None):
     return edit(state, over).result()
 
 
-def spend_trains(state: GameBase, seat: int, trains: int, avoid: tuple[int, ...] = ()) -> Any:
+def spend_trains(state: BoardState, seat: int, trains: int, avoid: tuple[int, ...] = ()) -> Any:
     """``seat`` owns free routes (never ``avoid``, never both tracks of a double) whose
     lengths add up to exactly ``trains``: it has that many pieces fewer."""
     board = state.board

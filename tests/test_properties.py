@@ -146,7 +146,8 @@ BOARD_VARIANTS = [
     *(
         v
         for name, v in all_variants().items()
-        if v.playable and name != "usa" and issubclass(v.game, BoardState)
+        if v.playable and name != "usa" and isinstance(v.game, type)
+        if issubclass(v.game, BoardState)
     ),  # the Card Game has its own property tests (tests/test_cardgame.py)
     AMSTERDAM,  # fixture contracts on the real Amsterdam map
     SANFRANCISCO,  # an invented little San Francisco

@@ -237,7 +237,7 @@ class GameBase:
         Raises ``IllegalActionError`` naming the rule broken; the state is
         unchanged when it raises.
         """
-        if type(action) is str:
+        if isinstance(action, str):
             action = parse_action(action)
         if self._phase == OVER:
             raise IllegalActionError(action, "game.over", "the game is over")

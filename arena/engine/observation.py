@@ -6,10 +6,10 @@ JSON Schema, and bots read them by attribute: ``observation.public[2].trains``.
 
 Every game's observation extends ``Observation`` (what every game of the
 family shows); the board games use ``BoardObservation``, and each edition
-extends that with its own components (``arena.variants.europe`` adds
-stations and the pending tunnel, for example). Reading by key,
-``observation["phase"]`` and ``observation.get("tunnel")``, still works for
-bots written when observations were dicts.
+extends that, in its own module under ``arena/variants/``, with its own
+components. Reading by key, ``observation["phase"]`` and
+``observation.get("turns_left")``, still works for bots written when
+observations were dicts.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class View(msgspec.Struct, frozen=True, kw_only=True):
         return data
 
 
-class TicketView(View):
+class TicketView(View, frozen=True):
     """A destination ticket: its id (1-based, as in the map data), its cities and points."""
 
     id: int
@@ -47,7 +47,7 @@ class TicketView(View):
     points: int
 
 
-class SeatView(View):
+class SeatView(View, frozen=True):
     """What everyone knows about one seat. ``tickets`` and ``offered`` (tickets drawn and not
     yet kept or returned) are ``None`` for the other seats while the initial choice is open."""
 
@@ -57,7 +57,7 @@ class SeatView(View):
     offered: int | None
 
 
-class Observation(View):
+class Observation(View, frozen=True):
     """What every game of the family shows a seat (the Card Game and every board)."""
 
     variant: str
@@ -80,7 +80,7 @@ class Observation(View):
     turns_left: int | None
 
 
-class BoardSeatView(SeatView):
+class BoardSeatView(SeatView, frozen=True):
     """A seat on a board: pieces left, points from routes so far, routes claimed (ids)."""
 
     trains: int
@@ -88,7 +88,7 @@ class BoardSeatView(SeatView):
     routes: list[int]
 
 
-class BoardObservation(Observation):
+class BoardObservation(Observation, frozen=True):
     """What a seat of a board game sees; ``claimed`` maps route id (as text) to seat."""
 
     public: Sequence[BoardSeatView]

@@ -795,9 +795,9 @@ class BoardState(GameBase):
         for counts in (observation.hand, observation.discards):
             for name, n in counts.items():
                 unseen[name] -= n
-        for name in (*observation.display, *cls._seen_elsewhere(observation)):
-            if name is not None:
-                unseen[name] -= 1
+        for shown in (*observation.display, *cls._seen_elsewhere(observation)):
+            if shown is not None:
+                unseen[shown] -= 1
         pool = [name for name in names for _ in range(unseen[name])]
         rng.shuffle(pool)
         hands = []
@@ -841,9 +841,7 @@ class BoardState(GameBase):
                 if belief is None:
                     tickets.append([hidden.pop() for _ in range(count)])
                 else:
-                    tickets.append(
-                        weighted_draw(hidden, count, lambda t, p=p: belief(p, t - 1), rng)
-                    )
+                    tickets.append(weighted_draw(hidden, count, seat_belief(belief, p), rng))
                 offers.append([hidden.pop() for _ in range(public.offered or 0)])
             fields.update(tickets=tickets, offers=offers, setup_returns=[])
         if len(hidden) != observation.ticket_deck_size:
@@ -904,7 +902,7 @@ class BoardState(GameBase):
     @classmethod
     def score_categories(cls, rules: BoardRules) -> tuple[str, ...]:
         """The breakdown entries that add up to a total, in table order."""
-        base = ("routes", "tickets_completed", "tickets_failed")
+        base: tuple[str, ...] = ("routes", "tickets_completed", "tickets_failed")
         if rules.longest_path_bonus:
             base += ("longest_path_bonus",)
         return base + cls.EXTRA_SCORE
@@ -957,6 +955,15 @@ class BoardState(GameBase):
     def _best_tickets(self, seat: int) -> tuple[int, int, int, int]:
         """Hook: ``seat``'s ticket outcome at the end (here: with its own routes)."""
         return self._ticket_outcome(seat, ())
+
+
+def seat_belief(belief: TicketBelief, seat: int) -> Callable[[int], float]:
+    """``belief`` for one seat, on ticket ids (the sampler's lists hold ids)."""
+
+    def weight(ticket_id: int) -> float:
+        return belief(seat, ticket_id - 1)
+
+    return weight
 
 
 def weighted_draw(

@@ -39,11 +39,11 @@ class AmsterdamBoard(Board):
         self.route_carts = tuple(bool(r.get("carts")) for r in data["routes"])
 
 
-class AmsterdamSeatView(BoardSeatView):
+class AmsterdamSeatView(BoardSeatView, frozen=True):
     merchandise: int  # Merchandise cards held (public)
 
 
-class AmsterdamObservation(BoardObservation):
+class AmsterdamObservation(BoardObservation, frozen=True):
     public: Sequence[AmsterdamSeatView]
     merchandise_left: int
 

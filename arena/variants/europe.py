@@ -45,7 +45,13 @@ from arena.engine.observation import (
 )
 from arena.engine.position import BoardPosition, Position
 from arena.engine.result import ScoreLabel
-from arena.engine.state import BASE_SCORE_LABELS, SAMPLEABLE, BoardState, weighted_draw
+from arena.engine.state import (
+    BASE_SCORE_LABELS,
+    SAMPLEABLE,
+    BoardState,
+    seat_belief,
+    weighted_draw,
+)
 from arena.engine.variant import Variant
 from arena.plugins import hookimpl
 from arena.variants.mapdata import board_variant, load_map
@@ -177,17 +183,17 @@ class EuropeBoard(Board):
 # ---------------------------------------------------------------------- observation and position
 
 
-class EuropeTicket(TicketView, omit_defaults=True):
+class EuropeTicket(TicketView, frozen=True, omit_defaults=True):
     """A ticket; ``long`` (shown only when true) for the long ones dealt at setup."""
 
     long: bool = False
 
 
-class EuropeSeatView(BoardSeatView):
+class EuropeSeatView(BoardSeatView, frozen=True):
     stations: list[str]  # the cities of the seat's stations, in the order built
 
 
-class TunnelView(View):
+class TunnelView(View, frozen=True):
     """A pending tunnel: the route, the colour and cards laid down, the cards turned and the
     extra cards they ask for."""
 
@@ -199,7 +205,7 @@ class TunnelView(View):
     extra: int
 
 
-class EuropeObservation(BoardObservation):
+class EuropeObservation(BoardObservation, frozen=True):
     tickets: Sequence[EuropeTicket]
     offered_tickets: Sequence[EuropeTicket]
     public: Sequence[EuropeSeatView]
@@ -623,7 +629,7 @@ class EuropeState(BoardState):
                 if belief is None:
                     held += [hidden.pop() for _ in range(count)]
                 else:
-                    held += weighted_draw(hidden, count, lambda t, p=p: belief(p, t - 1), rng)
+                    held += weighted_draw(hidden, count, seat_belief(belief, p), rng)
                 tickets.append(held)
                 offers.append([hidden.pop() for _ in range(public.offered or 0)])
             out = hidden_long + [hidden.pop() for _ in range(out_count - len(hidden_long))]

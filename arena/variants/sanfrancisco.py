@@ -119,21 +119,21 @@ class SanFranciscoBoard(Board):
 # ---------------------------------------------------------------------- observation and position
 
 
-class StackView(View):
+class StackView(View, frozen=True):
     symbol: str
     tokens: int
 
 
-class PlacementView(View):
+class PlacementView(View, frozen=True):
     seat: int  # who places this stack
     tokens: int  # how many tokens it holds
 
 
-class SanFranciscoSeatView(BoardSeatView):
+class SanFranciscoSeatView(BoardSeatView, frozen=True):
     tourist_tokens: list[str]  # the symbols held
 
 
-class SanFranciscoObservation(BoardObservation):
+class SanFranciscoObservation(BoardObservation, frozen=True):
     public: Sequence[SanFranciscoSeatView]
     tourist_stacks: dict[str, StackView]  # location -> its stack
     stacks_to_place: list[PlacementView]  # in order: the first is placed next

@@ -323,14 +323,14 @@ class CardGameState(GameBase):
             raise IllegalActionError(action, "play.cards", self._why_not(action))
         seat = self._to_move
         hand, wild, index = self._hands[seat], self._wild, self.board.colour_index
-        if type(action) is PlayGroup:
+        if isinstance(action, PlayGroup):
             groups = [(index[action.colour], action.count, action.wilds)]
         else:
             groups = [(index[c], 1, 0) for c in action.colours]
         for colour, count, wilds in groups:
             for p in range(self.num_players):  # train robbing
-                if p != seat and sum(self._yard[p][colour]):
-                    robbed = self._yard[p][colour]
+                robbed = self._yard[p][colour]
+                if p != seat and (robbed[0] or robbed[1]):
                     self._discards[colour] += robbed[0]
                     self._discards[wild] += robbed[1]
                     self._yard[p][colour] = [0, 0]
@@ -344,7 +344,7 @@ class CardGameState(GameBase):
         seat, index = self._to_move, self.board.colour_index
         hand, wild = self._hands[seat], self._wild
         needed = self._thresholds(seat)
-        if type(action) is PlayGroup:
+        if isinstance(action, PlayGroup):
             c = index.get(action.colour)
             count, w = action.count, action.wilds
             return (
@@ -353,24 +353,22 @@ class CardGameState(GameBase):
                 and 0 <= w <= hand[wild]
                 and count + w >= max(2, needed[c])
             )
-        assert type(action) is PlayTrio
         colours = [index.get(name) for name in action.colours]
         return (
             len(set(colours)) == 3
             and list(action.colours) == sorted(action.colours)
-            and all(c is not None and hand[c] and needed[c] <= 1 for c in colours)
+            and all(c is not None and hand[c] > 0 and needed[c] <= 1 for c in colours)
         )
 
     def _why_not(self, action: PlayGroup | PlayTrio) -> str:
         """The rule a play breaks, in words."""
         seat, index = self._to_move, self.board.colour_index
         hand, wild = self._hands[seat], self._wild
-        if type(action) is PlayGroup:
+        if isinstance(action, PlayGroup):
             groups = [(action.colour, action.count, action.wilds)]
             if action.count + action.wilds < 2 or action.count < 1:
                 return "a group is 2 or more cards of one colour (at least one not a locomotive)"
         else:
-            assert type(action) is PlayTrio
             groups = [(c, 1, 0) for c in action.colours]
         for name, count, wilds in groups:
             c = index.get(name)
@@ -626,7 +624,9 @@ class CardGameState(GameBase):
         self._draw_slots = tuple(DrawCard(i) for i in range(rules.face_up))
         index = self.board.colour_index
         self._yard = []
-        for p, groups in enumerate(self._per_seat(position.yards, "yards", lambda g, w: g)):
+        if len(position.yards) != self.num_players:
+            raise PositionError(f"yards: one entry per seat ({self.num_players})")
+        for p, groups in enumerate(position.yards):
             yard = [[0, 0] for _ in range(wild)]
             for name, group in groups.items():
                 if name not in index or group.cards < 0 or group.wilds < 0:
@@ -708,9 +708,9 @@ class CardGameState(GameBase):
         for counts in seen:
             for name, count in counts.items():
                 unseen[name] -= count
-        for name in observation.display:
-            if name is not None:
-                unseen[name] -= 1
+        for shown in observation.display:
+            if shown is not None:
+                unseen[shown] -= 1
         for public in observation.public:
             for colour, group in public.yard.items():
                 unseen[colour] -= group.cards

@@ -10,22 +10,22 @@ from arena.engine.observation import Observation, SeatView, TicketView, View
 from arena.engine.position import Position
 
 
-class CardTicketView(TicketView):
+class CardTicketView(TicketView, frozen=True):
     cards: dict[str, int]  # the cards (by colour) the ticket asks for
 
 
-class YardGroup(View):
+class YardGroup(View, frozen=True):
     cards: int  # cards of the group's colour
     wilds: int  # locomotives in the group
 
 
-class CardSeatView(SeatView):
+class CardSeatView(SeatView, frozen=True):
     yard: dict[str, YardGroup]  # the seat's Train Yard, by colour (public)
     track_size: int  # cards in its On-the-Track pile (their faces are hidden)
     completed: list[CardTicketView]  # tickets it completed at a scoring so far
 
 
-class CardGameObservation(Observation):
+class CardGameObservation(Observation, frozen=True):
     tickets: Sequence[CardTicketView]
     offered_tickets: Sequence[CardTicketView]
     public: Sequence[CardSeatView]

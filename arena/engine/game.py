@@ -490,8 +490,8 @@ class GameBase:
                 "tickets do not add up: every ticket must be in exactly one pile "
                 "(the ticket deck, a seat's tickets or offer, or the game's other piles)"
             )
-        if self._phase in (SETUP, KEEP) and not self._offers[self._to_move]:
-            raise PositionError(f"phase '{self.phase}': the seat to move has no offered tickets")
+        if self._phase == KEEP and not self._offers[self._to_move]:
+            raise PositionError("phase 'keep_tickets': the seat to move has no offered tickets")
 
     def _card_supply(self) -> list[int]:
         """How many of each train card the game has."""

@@ -45,7 +45,7 @@ class Position(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     setup_returns: list[int]  # returned at setup, waiting until every seat has chosen
 
 
-class BoardPosition(Position):
+class BoardPosition(Position, kw_only=True):
     """A board game: the routes each seat claimed, in the order it claimed them."""
 
     routes: list[list[int]]

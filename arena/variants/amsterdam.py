@@ -48,7 +48,7 @@ class AmsterdamObservation(BoardObservation, frozen=True):
     merchandise_left: int
 
 
-class AmsterdamPosition(BoardPosition):
+class AmsterdamPosition(BoardPosition, kw_only=True):
     merchandise: list[int]  # Merchandise cards per seat; the rest are in their deck
 
 

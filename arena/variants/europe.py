@@ -222,7 +222,7 @@ class TunnelPosition(msgspec.Struct, forbid_unknown_fields=True):
     extra: int
 
 
-class EuropePosition(BoardPosition):
+class EuropePosition(BoardPosition, kw_only=True):
     stations: list[list[str]]  # per seat, the cities in the order built
     tunnel: TunnelPosition | None
     out: list[int]  # tickets out of the game

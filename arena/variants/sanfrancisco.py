@@ -151,7 +151,7 @@ class Placement(msgspec.Struct, forbid_unknown_fields=True):
     tokens: int
 
 
-class SanFranciscoPosition(BoardPosition):
+class SanFranciscoPosition(BoardPosition, kw_only=True):
     tokens: list[list[str]]  # symbols held, per seat
     stacks: dict[str, Stack]  # location -> stack on it
     placements: list[Placement]  # stacks still to be placed, in order

@@ -41,7 +41,7 @@ class Group(msgspec.Struct, forbid_unknown_fields=True):
     wilds: int
 
 
-class CardGamePosition(Position):
+class CardGamePosition(Position, kw_only=True):
     yards: list[dict[str, Group]]  # per seat, its Train Yard's groups by colour
     tracks: list[dict[str, int]]  # per seat, its On-the-Track pile
     completed: list[list[int]]  # per seat, tickets completed at a scoring so far

@@ -74,7 +74,7 @@ def test_the_new_action_plays_and_scores_in_its_own_category(toll):
 
 
 def test_its_positions_and_samples_carry_the_extra_state(toll):
-    state, seat = toll_game(3)
+    state, _ = toll_game(3)
     state.apply("toll 4 red")
     twin = toll.from_position(state.to_position())
     assert twin.fingerprint() == state.fingerprint()

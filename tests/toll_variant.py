@@ -1,5 +1,5 @@
 """A toy third-party variant, written as a stranger would from the docs: the base game on a
-tiny map, plus tolls.
+tiny map (the plugin test's), plus tolls.
 
 On a turn, instead of the usual actions, a player may put a toll on a route it owns that has
 none, paying one train card of any colour (``toll ROUTE COLOUR``). Each toll scores 3 at the
@@ -10,7 +10,6 @@ its label. Nothing in ``arena/engine`` knows about it.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Self
@@ -19,7 +18,6 @@ from arena.engine import (
     Action,
     BoardObservation,
     BoardPosition,
-    BoardRules,
     BoardSeatView,
     BoardState,
     IllegalActionError,
@@ -34,41 +32,9 @@ from arena.engine import (
 from arena.engine.state import BASE_SCORE_LABELS
 from arena.plugins import hookimpl
 from arena.variants.mapdata import board_variant
+from tests.test_plugins_and_cli import TINY_MAP, TINY_RULES
 
 TOLL_POINTS = 3
-
-TINY_MAP = {
-    "title": "Tolls (a test plugin)",
-    "cities": [{"id": c, "name": c.title()} for c in ("a", "b", "c", "d", "e")],
-    "routes": [
-        {"id": 1, "a": "a", "b": "b", "length": 1, "color": "red"},
-        {"id": 2, "a": "a", "b": "b", "length": 1, "color": "blue"},
-        {"id": 3, "a": "b", "b": "c", "length": 2, "color": "gray"},
-        {"id": 4, "a": "c", "b": "d", "length": 3, "color": "blue"},
-        {"id": 5, "a": "a", "b": "d", "length": 2, "color": "gray"},
-        {"id": 6, "a": "d", "b": "e", "length": 2, "color": "red"},
-    ],
-    "tickets": [
-        {"a": "a", "b": "c", "points": 3},
-        {"a": "b", "b": "d", "points": 5},
-        {"a": "a", "b": "e", "points": 6},
-        {"a": "c", "b": "e", "points": 4},
-    ],
-}
-RULES = BoardRules(
-    colours=("red", "blue"),
-    cards_per_colour=8,
-    wild_cards=4,
-    pieces_per_player=7,
-    starting_hand=3,
-    initial_tickets_dealt=2,
-    initial_tickets_keep=1,
-    draw_tickets=1,
-    route_points={1: 1, 2: 2, 3: 4},
-    min_players=2,
-    max_players=3,
-)
-
 
 @dataclass(frozen=True, slots=True)
 class PayToll(Action):
@@ -162,16 +128,11 @@ class TollState(BoardState):
                 raise PositionError(f"tolls[{seat}]: a toll only on a route the seat owns")
 
     @classmethod
-    def _sample_extras(
-        cls,
-        variant: Variant,
-        observation: BoardObservation,
-        rng: random.Random,
-        fields: dict[str, Any],
-    ) -> None:
+    def _sample_extras(cls, observation: BoardObservation, fields: dict[str, Any]) -> None:
         fields["tolls"] = [list(public.get("tolls", ())) for public in observation.public]
 
 
 @hookimpl
 def arena_variants() -> list[Variant]:
-    return [board_variant("toll", "tolls on owned routes", RULES, TINY_MAP, game=TollState)]
+    data = {**TINY_MAP, "title": "Tolls (a test plugin)"}
+    return [board_variant("toll", "tolls on owned routes", TINY_RULES, data, game=TollState)]

@@ -749,7 +749,7 @@ class BoardState(GameBase):
         fields = cls._sample_public(observation, rng)
         cls._sample_cards(variant, observation, rng, fields)
         cls._sample_tickets(variant, observation, rng, belief, fields)
-        cls._sample_extras(variant, observation, rng, fields)
+        cls._sample_extras(observation, fields)
         return cls.from_position_data(variant, cls.position_type(**fields))
 
     @classmethod
@@ -831,22 +831,38 @@ class BoardState(GameBase):
         if observation.phase == "setup_tickets":
             cls._sample_setup(variant, observation, rng, hidden, [], fields)
         else:
-            tickets, offers = [], []
-            for p, public in enumerate(observation.public):
-                if p == observation.seat:
-                    tickets.append(own)
-                    offers.append(offered)
-                    continue
-                count = public.tickets or 0
-                if belief is None:
-                    tickets.append([hidden.pop() for _ in range(count)])
-                else:
-                    tickets.append(weighted_draw(hidden, count, seat_belief(belief, p), rng))
-                offers.append([hidden.pop() for _ in range(public.offered or 0)])
+            tickets, offers = cls._deal_held(observation, hidden, rng, belief)
             fields.update(tickets=tickets, offers=offers, setup_returns=[])
         if len(hidden) != observation.ticket_deck_size:
             raise ValueError("the observation's ticket counts do not add up")
         fields["ticket_deck"] = hidden
+
+    @staticmethod
+    def _deal_held(
+        observation: BoardObservation,
+        hidden: list[int],
+        rng: random.Random,
+        belief: TicketBelief | None,
+        dealt: dict[int, list[int]] | None = None,
+    ) -> tuple[list[list[int]], list[list[int]]]:
+        """Each seat's held and offered tickets (ids): its own for the observation's seat,
+        for the others ``dealt`` (an edition's special tickets) plus as many as their public
+        counts say, drawn from ``hidden`` (by ``belief`` where given)."""
+        tickets, offers = [], []
+        for p, public in enumerate(observation.public):
+            if p == observation.seat:
+                tickets.append([t.id for t in observation.tickets])
+                offers.append([t.id for t in observation.offered_tickets])
+                continue
+            held = list((dealt or {}).get(p, ()))
+            count = (public.tickets or 0) - len(held)
+            if belief is None:
+                held += [hidden.pop() for _ in range(count)]
+            else:
+                held += weighted_draw(hidden, count, seat_belief(belief, p), rng)
+            tickets.append(held)
+            offers.append([hidden.pop() for _ in range(public.offered or 0)])
+        return tickets, offers
 
     @classmethod
     def _sample_setup(
@@ -888,13 +904,7 @@ class BoardState(GameBase):
         fields.update(tickets=tickets, offers=offers, setup_returns=returns)
 
     @classmethod
-    def _sample_extras(
-        cls,
-        variant: Variant,
-        observation: BoardObservation,
-        rng: random.Random,
-        fields: dict[str, Any],
-    ) -> None:
+    def _sample_extras(cls, observation: BoardObservation, fields: dict[str, Any]) -> None:
         """Hook: the edition's own position fields, from the observation (all public)."""
 
     # ------------------------------------------------------------------ result

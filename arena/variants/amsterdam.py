@@ -9,7 +9,6 @@ the tickets.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
@@ -130,13 +129,7 @@ class AmsterdamState(BoardState):
             raise PositionError(f"merchandise: only {self.rules.merchandise_cards} cards exist")
 
     @classmethod
-    def _sample_extras(
-        cls,
-        variant: Variant,
-        observation: BoardObservation,
-        rng: random.Random,
-        fields: dict[str, Any],
-    ) -> None:
+    def _sample_extras(cls, observation: BoardObservation, fields: dict[str, Any]) -> None:
         fields["merchandise"] = [public.get("merchandise", 0) for public in observation.public]
 
 

@@ -49,8 +49,6 @@ from arena.engine.state import (
     BASE_SCORE_LABELS,
     SAMPLEABLE,
     BoardState,
-    seat_belief,
-    weighted_draw,
 )
 from arena.engine.variant import Variant
 from arena.plugins import hookimpl
@@ -617,21 +615,9 @@ class EuropeState(BoardState):
             out_count = observation.get("tickets_out") or 0
             least = max(0, len(hidden_long) - out_count)
             most = min(len(others), len(hidden_long))
-            keepers = set(rng.sample(others, rng.randint(least, most) if least <= most else 0))
-            tickets, offers = [], []
-            for p, public in enumerate(observation.public):
-                if p == seat:
-                    tickets.append(own)
-                    offers.append(offered)
-                    continue
-                held = [hidden_long.pop()] if p in keepers else []
-                count = (public.tickets or 0) - len(held)
-                if belief is None:
-                    held += [hidden.pop() for _ in range(count)]
-                else:
-                    held += weighted_draw(hidden, count, seat_belief(belief, p), rng)
-                tickets.append(held)
-                offers.append([hidden.pop() for _ in range(public.offered or 0)])
+            keepers = rng.sample(others, rng.randint(least, most) if least <= most else 0)
+            dealt = {p: [hidden_long.pop()] for p in keepers}
+            tickets, offers = cls._deal_held(observation, hidden, rng, belief, dealt)
             out = hidden_long + [hidden.pop() for _ in range(out_count - len(hidden_long))]
             fields.update(tickets=tickets, offers=offers, setup_returns=[], out=out)
         if len(hidden) != observation.ticket_deck_size:
@@ -639,13 +625,7 @@ class EuropeState(BoardState):
         fields["ticket_deck"] = hidden
 
     @classmethod
-    def _sample_extras(
-        cls,
-        variant: Variant,
-        observation: BoardObservation,
-        rng: random.Random,
-        fields: dict[str, Any],
-    ) -> None:
+    def _sample_extras(cls, observation: BoardObservation, fields: dict[str, Any]) -> None:
         fields["stations"] = [list(public.get("stations", ())) for public in observation.public]
         tunnel = observation.get("tunnel")
         fields["tunnel"] = (

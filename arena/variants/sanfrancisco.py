@@ -16,7 +16,6 @@ actions and verbs ``place`` and ``token``, the phases ``place_stacks`` and
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self, TypeAlias
@@ -404,13 +403,7 @@ class SanFranciscoState(BoardState):
         return SAMPLEABLE | {"place_stacks", "take_token"}
 
     @classmethod
-    def _sample_extras(
-        cls,
-        variant: Variant,
-        observation: BoardObservation,
-        rng: random.Random,
-        fields: dict[str, Any],
-    ) -> None:
+    def _sample_extras(cls, observation: BoardObservation, fields: dict[str, Any]) -> None:
         """The tourist components are all public."""
         fields["tokens"] = [list(public.get("tourist_tokens", ())) for public in observation.public]
         fields["stacks"] = {

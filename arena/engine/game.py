@@ -187,14 +187,16 @@ class GameBase:
         # One lookup per apply: the class's own function for each action type.
         cls._handlers = {kind: getattr(cls, name) for kind, name in cls.ACTIONS.items()}
 
-    def _start(self, variant: Variant, num_players: int, seed: int | None) -> None:
-        """The fields every game sets first; the generator is seeded by the game's seed."""
+    def _start(
+        self, variant: Variant, num_players: int, seed: int | None, rng: random.Random | None = None
+    ) -> None:
+        """The fields every game sets first; the generator is ``rng``, or seeded by ``seed``."""
         self.variant = variant
         self.rules = variant.rules
         self.board = variant.board
         self.num_players = num_players
         self.seed = seed
-        self._rng = random.Random(seed)
+        self._rng = random.Random(seed) if rng is None else rng
         self.turn = 0
         self._passes = 0
         self._last_round = -1
@@ -354,8 +356,7 @@ class GameBase:
         """Copy every field into ``new``; a game copies its own fields after these."""
         new.variant, new.rules, new.board = self.variant, self.rules, self.board
         new.num_players, new.seed, new.first_player = self.num_players, self.seed, self.first_player
-        new._rng = random.Random()
-        new._rng.setstate(self._rng.getstate())
+        new._rng = restored_rng(self._rng.getstate())
         new._deck = self._deck[:]
         new._discards = self._discards[:]
         new._display = self._display[:]
@@ -434,11 +435,7 @@ class GameBase:
                 f"players: '{variant.name}' is for {variant.min_players}-"
                 f"{variant.max_players} players, not {players}"
             )
-        self._start(variant, players, position.seed)
-        try:
-            self._rng.setstate(position.rng)
-        except (TypeError, ValueError) as error:
-            raise PositionError(f"rng: not a generator state ({error})") from None
+        self._start(variant, players, position.seed, restored_rng(position.rng))
         self.first_player = self._seat(position.first_player, "first_player")
         self._to_move = self._seat(position.to_move, "to_move")
         if position.phase not in self.PHASES:
@@ -560,6 +557,17 @@ class GameBase:
         if not isinstance(sampled, type(self)):
             raise TypeError(f"{self.variant.name} sampled a {type(sampled).__name__}")
         return sampled
+
+
+def restored_rng(state: Any) -> random.Random:
+    """A generator in ``state`` (``random.Random.getstate()``); ``PositionError`` for anything
+    else. Not seeded first: ``setstate`` sets all of it, and seeding from the system is slow."""
+    rng = random.Random.__new__(random.Random)
+    try:
+        rng.setstate(state)
+    except (TypeError, ValueError) as error:
+        raise PositionError(f"rng: not a generator state ({error})") from None
+    return rng
 
 
 def _count(value: int, what: str) -> int:

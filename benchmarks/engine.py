@@ -12,8 +12,9 @@ end + result(). The per-decision figure times legal_actions() + apply() alone.
 pristine copy of the engine, e.g. ``git worktree add ../engine-base main``) in one
 run: each round runs this benchmark once per tree and variant in a fresh process,
 alternating which tree goes first (A B, then B A), and the table gives each
-tree's median and the ratio. Only ratios measured this way mean anything on a
-shared machine.
+tree's median and the ratio, in CPU time (games per CPU second: the load of other
+processes on a shared machine moves it far less than wall time). Only ratios
+measured this way mean anything on a shared machine.
 """
 
 from __future__ import annotations
@@ -52,8 +53,9 @@ def run(variant_name: str, players: int, games: int, seed: int) -> dict[str, flo
             decisions += 1
         state.result()
     wall = clock() - start
-    # Timing calls inflate the wall time a little; measure games/s without them too.
-    start = clock()
+    # Timing calls inflate the wall time a little; measure games/s without them too, in
+    # wall time and in this process's CPU time (which other processes' load barely moves).
+    start, cpu = clock(), time.process_time()
     for game in range(games):
         state = variant.new_game(players, seed + game)
         rng = random.Random(seed + game)
@@ -61,9 +63,10 @@ def run(variant_name: str, players: int, games: int, seed: int) -> dict[str, flo
             actions = state.legal_actions()
             state.apply(actions[rng.randrange(len(actions))])
         state.result()
-    clean = clock() - start
+    clean, cpu = clock() - start, time.process_time() - cpu
     return {
         "games_per_second": games / clean,
+        "cpu_games_per_second": games / cpu,
         "decisions_per_game": decisions / games,
         "us_per_decision": engine_seconds / decisions * 1e6,
         "instrumented_games_per_second": games / wall,
@@ -95,7 +98,10 @@ def compare(against: Path, names: list[str], players: int, games: int, rounds: i
                     measure_in(trees[tree], name, players, games, 0)
                 )
     print(f"A = {trees['A']}\nB = {trees['B']}")
-    print(f"{players} players, {games} random games a run, {rounds} runs each, A/B alternated")
+    print(
+        f"{players} players, {games} random games a run, {rounds} runs each, A/B alternated;"
+        " games per CPU second"
+    )
     print(
         f"{'variant':<15}{'A games/s':>11}{'B games/s':>11}{'B/A':>7}"
         f"{'A us/dec':>10}{'B us/dec':>10}{'B/A':>7}{'A dec/game':>12}{'B dec/game':>12}"
@@ -106,7 +112,7 @@ def compare(against: Path, names: list[str], players: int, games: int, rounds: i
         def median(figures: list[dict[str, float]], key: str) -> float:
             return statistics.median(f[key] for f in figures)
 
-        ga, gb = median(a, "games_per_second"), median(b, "games_per_second")
+        ga, gb = median(a, "cpu_games_per_second"), median(b, "cpu_games_per_second")
         ua, ub = median(a, "us_per_decision"), median(b, "us_per_decision")
         da, db = median(a, "decisions_per_game"), median(b, "decisions_per_game")
         print(

@@ -422,8 +422,8 @@ class GameBase:
                 f"the position is of variant '{position.variant}', not '{variant.name}'"
             )
         state = cls.__new__(cls)
-        state._load_position(variant, position)
-        state._check_position()
+        state._load_position(variant, position)  # noqa: SLF001 - its own class, being built
+        state._check_position()  # noqa: SLF001
         return state
 
     def _load_position(self, variant: Variant, position: Any) -> None:

@@ -422,8 +422,8 @@ class GameBase:
                 f"the position is of variant '{position.variant}', not '{variant.name}'"
             )
         state = cls.__new__(cls)
-        state._load_position(variant, position)  # noqa: SLF001 - its own class, being built
-        state._check_position()  # noqa: SLF001
+        state._load_position(variant, position)  # its own class, on the state it builds
+        state._check_position()
         return state
 
     def _load_position(self, variant: Variant, position: Any) -> None:

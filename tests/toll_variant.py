@@ -36,6 +36,7 @@ from tests.test_plugins_and_cli import TINY_MAP, TINY_RULES
 
 TOLL_POINTS = 3
 
+
 @dataclass(frozen=True, slots=True)
 class PayToll(Action):
     route: int

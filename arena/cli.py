@@ -14,6 +14,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from arena.commands.serve import serve, view
 from arena.engine.errors import VariantUnavailableError
 from arena.engine.result import GameResult, ScoreLabel
 from arena.referee.faults import TimeControl
@@ -166,10 +167,23 @@ def play(
     bot_logs: Annotated[Path, typer.Option(help="where bots' stdout and stderr are kept")] = Path(
         "arena-data/bot-logs"
     ),
+    human: Annotated[
+        bool, typer.Option("--human", help="take a seat yourself, in the browser (--bot: rivals)")
+    ] = False,
+    human_seat: Annotated[int, typer.Option(help="your seat, with --human")] = 0,
+    port: Annotated[int, typer.Option(help="the play page's port, with --human (0: any)")] = 8765,
+    open_browser: Annotated[
+        bool, typer.Option("--open/--no-open", help="open the browser, with --human")
+    ] = True,
 ) -> None:
     """Play games through the referee (each bot its own process) and print the results."""
     try:
         chosen = get_variant(variant)
+        if human:
+            from arena.commands.human import play_as_person
+
+            rivals = bot or ["random"] * (players - 1)
+            return play_as_person(chosen, rivals, seed, human_seat, port, open_browser, match_log)
         entries = [BotEntry.parse(name) for name in (bot or ["random"] * players)]
     except (KeyError, ValueError) as error:
         raise fail(str(error.args[0])) from None
@@ -389,41 +403,49 @@ def leaderboard(
     out: Annotated[Path | None, typer.Option(help="write here instead of the terminal")] = None,
     data_dir: Annotated[Path, typer.Option(help="where the results store lives")] = DATA_DIR,
 ) -> None:
-    """The TrueSkill leaderboard of a variant, ranked by mu - 3 sigma."""
-    from leaderboards.tables import leaderboard as make_leaderboard  # pandas: only when needed
+    """The TrueSkill leaderboard of a variant, ranked by mu - 3 sigma: all player counts, then
+    each count rated on its own (as a table; exports give one board, --players picks it)."""
+    from leaderboards.data import stored_matches  # pandas: only when needed
+    from leaderboards.tables import leaderboards_by_players
 
     if format not in ("table", "csv", "json", "md"):
         raise fail("--format is table, csv, json or md")
-    frame = make_leaderboard(ResultsStore(data_dir), variant, players)
+    matches = stored_matches(ResultsStore(data_dir), variant, players)
+    boards = leaderboards_by_players(matches)
+    frame = boards[None]
     if format == "table":
         if frame.empty:
             console.print(f"no stored matches of '{variant}' yet")
             return
-        table = Table(
-            title=f"{variant} leaderboard (TrueSkill, μ − 3σ)",
-            box=box.SIMPLE_HEAD,
-            pad_edge=False,
-            caption="score: mean score · rank: mean rank · ff: forfeits",
-        )
-        for column in ("#", "bot", "rating", "μ", "σ", "games", "win%", "score", "rank", "ff"):
-            if column == "bot":
-                table.add_column(column, no_wrap=True)
-            else:
-                table.add_column(column, justify="right")
-        for row in frame.itertuples():
-            table.add_row(
-                str(row.rank),
-                row.bot,
-                f"{row.rating:.2f}",
-                f"{row.mu:.2f}",
-                f"{row.sigma:.2f}",
-                str(row.games),
-                f"{100 * row.win_rate:.0f}",
-                f"{row.mean_score:.1f}",
-                f"{row.mean_rank:.2f}",
-                str(row.forfeits),
+        for count, board in boards.items():
+            if players is not None and count is None:
+                continue  # the one count asked for is shown under its own title
+            title = "all player counts" if count is None else f"{count} players"
+            table = Table(
+                title=f"{variant} leaderboard, {title} (TrueSkill, μ − 3σ)",
+                box=box.SIMPLE_HEAD,
+                pad_edge=False,
+                caption="score: mean score · rank: mean rank · ff: forfeits",
             )
-        console.print(table)
+            for column in ("#", "bot", "rating", "μ", "σ", "games", "win%", "score", "rank", "ff"):
+                if column == "bot":
+                    table.add_column(column, no_wrap=True)
+                else:
+                    table.add_column(column, justify="right")
+            for row in board.itertuples():
+                table.add_row(
+                    str(row.rank),
+                    row.bot,
+                    f"{row.rating:.2f}",
+                    f"{row.mu:.2f}",
+                    f"{row.sigma:.2f}",
+                    str(row.games),
+                    f"{100 * row.win_rate:.0f}",
+                    f"{row.mean_score:.1f}",
+                    f"{row.mean_rank:.2f}",
+                    str(row.forfeits),
+                )
+            console.print(table)
         return
     frame["last_played"] = frame["last_played"].dt.strftime("%Y-%m-%d %H:%M:%S")
     text = {
@@ -454,6 +476,10 @@ def site(
     except ValueError as error:
         raise fail(str(error)) from None
     console.print(f"site written: {index.resolve()}")
+
+
+app.command()(serve)
+app.command()(view)
 
 
 def main() -> None:

@@ -1,34 +1,54 @@
-"""The static HTML site: leaderboards, head-to-head, bot pages with plots, replays.
+"""The HTML site: leaderboards (all player counts and each count), head-to-head, bot pages
+with plots, and a full-state replay viewer for every match.
 
-Everything is written under one folder and works offline (no CDN): open
-``index.html`` in a browser.
+One ``Site`` renders any page of the site from the results store on demand:
+``build_site`` writes every page under one folder (works offline, no CDN: open
+``index.html``), and ``arena serve`` (``leaderboards.serve``) answers the same
+pages over HTTP while a tournament runs.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import re
 import shutil
 import time
 from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import jinja2
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+from matplotlib.ticker import MaxNLocator
 
-from arena.referee.matchlog import MatchLog
+from arena.referee.matchlog import LogError, MatchLog
 from arena.tournament.store import ResultsStore
 from arena.variants import get_variant
 from leaderboards.data import StoredMatch, stored_matches
-from leaderboards.replay import board_drawing, replay_steps
-from leaderboards.tables import head_to_head_from, leaderboard_from, rate_with_history
+from leaderboards.replay import board_drawing, replay_steps, seat_names
+from leaderboards.tables import head_to_head_from, leaderboards_by_players, rate_with_history
 
 RECENT = 20
+WORST = 5
+STATIC = ("style.css", "board.js", "replay.js", "live.js", "play.js")
+LOG_CAP = 256 * 1024  # bytes of a bot's log copied into the site
+LOG_SUFFIXES = (".stderr", ".stdout", ".log", ".txt")
+CONTENT_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".png": "image/png",
+    ".jsonl": "application/x-ndjson",
+    ".txt": "text/plain; charset=utf-8",
+}
 
 
 def slug(name: str) -> str:
@@ -37,169 +57,470 @@ def slug(name: str) -> str:
     return f"{readable}-{hashlib.sha1(name.encode()).hexdigest()[:6]}"
 
 
-def _safe_json(data: object) -> str:
+def safe_json(data: object) -> str:
     """JSON to embed in a <script> element."""
     return json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
 
 
-class SiteBuilder:
-    def __init__(self, store: ResultsStore, out: Path, max_replays: int | None = None) -> None:
+def static_text(name: str) -> str:
+    return resources.files("leaderboards").joinpath("static", name).read_text("utf-8")
+
+
+def environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("leaderboards", "templates"),
+        autoescape=jinja2.select_autoescape(["html"]),
+    )
+
+
+def fault_reason(detail: str | None) -> str:
+    """The line of a fault's detail that says what went wrong (a traceback's last line)."""
+    lines = [line.strip() for line in (detail or "").strip().splitlines() if line.strip()]
+    return lines[-1] if lines else "(no detail recorded)"
+
+
+def seat_log_paths(seat_entry: dict[str, Any]) -> dict[str, Path]:
+    """The bot's own log files named in a match-log header's seat entry, where they exist:
+    ``{"stderr": PATH, "stdout": PATH}`` or ``{"logs": {"stderr": PATH, ...}}`` (also
+    ``stderr_log``/``stderr_path`` and the same for stdout)."""
+    logs = seat_entry.get("logs")
+    named = dict(logs) if isinstance(logs, dict) else {}
+    for kind in ("stderr", "stdout"):
+        for key in (kind, f"{kind}_log", f"{kind}_path"):
+            if isinstance(seat_entry.get(key), str):
+                named[kind] = seat_entry[key]
+    found = {}
+    for kind, text in named.items():
+        if kind not in ("stderr", "stdout") or not isinstance(text, str):
+            continue
+        path = Path(text)
+        # Only a bot's own log files, as the referee names them: a header that names any
+        # other file (a hand-edited log) copies nothing into the site.
+        if path.suffix in LOG_SUFFIXES and path.is_file():
+            found[kind] = path
+    return found
+
+
+def read_capped(path: Path, cap: int = LOG_CAP) -> bytes:
+    with path.open("rb") as handle:
+        data = handle.read(cap + 1)
+    if len(data) > cap:
+        data = data[:cap] + f"\n[ttr-arena: cut at {cap} bytes]\n".encode()
+    return data
+
+
+def match_title(match: StoredMatch | None, match_id: int | str) -> str:
+    if match is None:
+        return f"Match {match_id}"
+    return f"Match {match.match_id} · {match.tournament}, game {match.idx}"
+
+
+def seat_links(log: MatchLog, href) -> list[dict[str, str]]:
+    """Per seat, the links to its bot's log files (``href(seat, kind, path)`` makes each)."""
+    return [
+        {kind: href(seat, kind, path) for kind, path in seat_log_paths(entry).items()}
+        for seat, entry in enumerate(log.header.get("seats", []))
+    ]
+
+
+def fault_rows(log: MatchLog, links: list[dict[str, str]]) -> list[dict[str, Any]]:
+    """The match's faults for the page: who, at which step, the reason, links to logs."""
+    rows = []
+    for fault in log.faults:
+        seat = int(fault.get("seat", 0))
+        own = links[seat] if seat < len(links) else {}
+        reason = fault_reason(fault.get("detail"))
+        rows.append(dict(fault, seat=seat, reason=reason, links=list(own.items())))
+    return rows
+
+
+def match_page_data(log: MatchLog, download: str | None, logs: list[dict[str, str]]) -> dict:
+    """The viewer's data for one match: its steps plus where its files are."""
+    data = replay_steps(log)
+    data["download"] = download
+    data["seat_logs"] = logs
+    return data
+
+
+@dataclass
+class Snapshot:
+    """Everything the pages need, computed once from one read of the store."""
+
+    matches: list[StoredMatch]
+    by_variant: dict[str, list[StoredMatch]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        grouped: dict[str, list[StoredMatch]] = defaultdict(list)
+        for match in self.matches:
+            grouped[match.variant].append(match)
+        self.by_variant = dict(sorted(grouped.items()))
+        self.by_id = {m.match_id: m for m in self.matches}
+        self._ratings: dict[str, tuple[dict, Any]] = {}
+        self._boards: dict[str, dict] = {}
+
+    def ratings(self, variant: str) -> tuple[dict, Any]:
+        if variant not in self._ratings:
+            self._ratings[variant] = rate_with_history(self.by_variant[variant])
+        return self._ratings[variant]
+
+    def boards(self, variant: str) -> dict:
+        if variant not in self._boards:
+            self._boards[variant] = leaderboards_by_players(self.by_variant[variant])
+        return self._boards[variant]
+
+    @cached_property
+    def bots(self) -> list[str]:
+        return sorted({bot for m in self.matches for bot in m.bots})
+
+
+class Site:
+    """Renders the pages of the site from the results store."""
+
+    def __init__(
+        self, store: ResultsStore, max_replays: int | None = None, live: bool = False
+    ) -> None:
         self.store = store
-        self.out = Path(out)
         self.max_replays = max_replays
-        self.env = jinja2.Environment(
-            loader=jinja2.PackageLoader("leaderboards", "templates"),
-            autoescape=jinja2.select_autoescape(["html"]),
-        )
-        self.generated = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        self.live = live
+        self.env = environment()
+        self.refresh()
 
-    def render(self, template: str, path: Path, **context) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        depth = len(path.relative_to(self.out).parts) - 1
-        page = self.env.get_template(template).render(
-            root="../" * depth,
-            generated=self.generated,
-            nav_variants=self.variant_names,
-            **context,
-        )
-        path.write_text(page, encoding="utf-8")
+    def refresh(self) -> None:
+        """Read the store again (new matches)."""
+        self.snapshot = Snapshot(stored_matches(self.store))
+        self.generated = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
 
-    def build(self) -> Path:
-        self.out.mkdir(parents=True, exist_ok=True)
-        static = self.out / "static"
-        static.mkdir(exist_ok=True)
-        for name in ("style.css", "replay.js"):
-            source = resources.files("leaderboards").joinpath("static", name)
-            (static / name).write_text(source.read_text("utf-8"), encoding="utf-8")
-        by_variant: dict[str, list[StoredMatch]] = defaultdict(list)
-        for match in stored_matches(self.store):
-            by_variant[match.variant].append(match)
-        self.variant_names = sorted(by_variant)
+    # ---------------------------------------------------------------- the pages
+
+    def paths(self) -> list[str]:
+        """Every file of the site (relative paths)."""
+        snap = self.snapshot
+        paths = ["index.html", *(f"static/{name}" for name in STATIC)]
+        for name, matches in snap.by_variant.items():
+            paths += [f"static/board-{name}.js", f"{name}/index.html", f"{name}/h2h.html"]
+            table = snap.boards(name)[None]
+            paths += [f"bots/{slug(bot)}-{name}.png" for bot in table.bot]
+            chosen = matches if self.max_replays is None else matches[-self.max_replays :]
+            for match in chosen:
+                base = f"matches/{match.match_id}"
+                paths += [f"{base}.html", f"{base}.js", f"{base}.jsonl"]
+                paths += [f"{base}/{name}" for name in self._log_files(match.match_id)]
+        paths += [f"bots/{slug(bot)}.html" for bot in snap.bots]
+        return paths
+
+    def render(self, path: str) -> bytes | None:
+        """The bytes of one page or file, or None when the site has no such path."""
+        parts = path.strip("/").split("/")
+        snap = self.snapshot
+        try:
+            if parts == ["index.html"] or parts == [""]:
+                return self._index()
+            if parts[0] == "static" and len(parts) == 2:
+                name = parts[1]
+                if name in STATIC:
+                    return static_text(name).encode()
+                found = re.fullmatch(r"board-(.+)\.js", name)
+                if found and found.group(1) in snap.by_variant:
+                    drawing = board_drawing(found.group(1))
+                    return f"window.BOARD = {safe_json(drawing)};\n".encode()
+                return None
+            if len(parts) == 2 and parts[0] in snap.by_variant:
+                if parts[1] == "index.html":
+                    return self._variant(parts[0])
+                if parts[1] == "h2h.html":
+                    return self._h2h(parts[0])
+                return None
+            if parts[0] == "bots" and len(parts) == 2:
+                return self._bot_file(parts[1])
+            if parts[0] == "matches":
+                return self._match_file(parts[1:])
+        except (KeyError, LogError, OSError):
+            return None
+        return None
+
+    def page(self, template: str, path: str, **context: Any) -> bytes:
+        depth = path.count("/")
+        return (
+            self.env.get_template(template)
+            .render(
+                root="../" * depth,
+                generated=self.generated,
+                nav_variants=list(self.snapshot.by_variant),
+                live=self.live,
+                **context,
+            )
+            .encode()
+        )
+
+    def _index(self) -> bytes:
         summary = []
-        bot_pages: dict[str, list[dict]] = defaultdict(list)
-        for name in self.variant_names:
-            matches = by_variant[name]
-            ratings, history = rate_with_history(matches)
-            table = leaderboard_from(matches, ratings)
-            title = get_variant(name).title
+        for name, matches in self.snapshot.by_variant.items():
+            table = self.snapshot.boards(name)[None]
             summary.append(
                 {
                     "name": name,
-                    "title": title,
+                    "title": get_variant(name).title,
                     "matches": len(matches),
                     "bots": len(table),
                     "leader": table.bot.iloc[0] if len(table) else "",
                 }
             )
-            self._variant_pages(name, title, matches, table, history, bot_pages)
-            drawing = board_drawing(name)
-            (static / f"board-{name}.js").write_text(
-                f"window.BOARD = {_safe_json(drawing)};\n", encoding="utf-8"
-            )
-            self._replays(name, title, matches)
-        for bot, sections in bot_pages.items():
-            self.render(
-                "bot.html", self.out / "bots" / f"{slug(bot)}.html", bot=bot, variants=sections
-            )
-        self.render("index.html", self.out / "index.html", variants=summary)
-        return self.out / "index.html"
+        recent = [self._match_row(m) for m in self.snapshot.matches[-RECENT:][::-1]]
+        return self.page("index.html", "index.html", variants=summary, recent=recent)
 
-    def _variant_pages(self, name, title, matches, table, history, bot_pages) -> None:
-        rows = [dict(row, slug=slug(row["bot"])) for row in table.to_dict("records")]
-        for row in rows:
-            row["last_played"] = row["last_played"].strftime("%Y-%m-%d %H:%M")
-        recent = [
-            {
-                "match_id": m.match_id,
-                "tournament": m.tournament,
-                "idx": m.idx,
-                "seats": list(zip(m.bots, m.ranks, strict=True)),
-                "scores": m.scores,
-            }
-            for m in matches[-RECENT:][::-1]
-        ]
-        self.render(
-            "variant.html", self.out / name / "index.html", title=title, rows=rows, recent=recent
+    def _match_row(self, m: StoredMatch) -> dict[str, Any]:
+        return {
+            "match_id": m.match_id,
+            "title": match_title(m, m.match_id),
+            "variant": m.variant,
+            "players": len(m.bots),
+            "seats": list(zip(m.bots, m.ranks, m.faults, strict=True)),
+            "scores": m.scores,
+        }
+
+    def _variant(self, name: str) -> bytes:
+        boards = []
+        for count, table in self.snapshot.boards(name).items():
+            rows = [dict(row, slug=slug(row["bot"])) for row in table.to_dict("records")]
+            for row in rows:
+                row["last_played"] = row["last_played"].strftime("%Y-%m-%d %H:%M")
+            label = "all player counts" if count is None else f"{count} players"
+            boards.append({"count": count or "all", "label": label, "rows": rows})
+        matches = self.snapshot.by_variant[name]
+        recent = [self._match_row(m) for m in matches[-RECENT:][::-1]]
+        return self.page(
+            "variant.html",
+            f"{name}/index.html",
+            title=get_variant(name).title,
+            boards=boards,
+            recent=recent,
         )
+
+    def _h2h(self, name: str) -> bytes:
+        matches = self.snapshot.by_variant[name]
         h2h = head_to_head_from(matches)
         cells = {(r["bot"], r["opponent"]): r for r in h2h.to_dict("records")}
-        self.render(
-            "h2h.html", self.out / name / "h2h.html", title=title, bots=list(table.bot), cells=cells
+        bots = list(self.snapshot.boards(name)[None].bot)
+        return self.page(
+            "h2h.html", f"{name}/h2h.html", title=get_variant(name).title, bots=bots, cells=cells
         )
-        for row in rows:
-            bot = row["bot"]
-            plot = f"{slug(bot)}-{name}.png"
-            self._plot(history[history.bot == bot], bot, title, self.out / "bots" / plot)
+
+    # ---------------------------------------------------------------- bot pages
+
+    def _bot_file(self, name: str) -> bytes | None:
+        for bot in self.snapshot.bots:
+            base = slug(bot)
+            if name == f"{base}.html":
+                return self._bot_page(bot)
+            for variant in self.snapshot.by_variant:
+                if name == f"{base}-{variant}.png":
+                    return self._plot(bot, variant)
+        return None
+
+    def _bot_page(self, bot: str) -> bytes:
+        sections = []
+        for variant, matches in self.snapshot.by_variant.items():
             played = [(m, seat) for m in matches for seat, b in enumerate(m.bots) if b == bot]
-            bot_pages[bot].append(
+            if not played:
+                continue
+            table = self.snapshot.boards(variant)[None]
+            row = table[table.bot == bot].iloc[0]
+            by_seat: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+            for m, seat in played:
+                by_seat[seat][0] += 1
+                by_seat[seat][1] += m.ranks[seat] == 1
+            losses = [
+                (max(m.scores) - m.scores[seat], m, seat) for m, seat in played if m.ranks[seat] > 1
+            ]
+            losses.sort(key=lambda item: (-item[0], item[1].match_id))
+            sections.append(
                 {
-                    "name": name,
-                    "title": title,
-                    "rank": row["rank"],
-                    "of": len(rows),
+                    "name": variant,
+                    "title": get_variant(variant).title,
+                    "rank": int(row["rank"]),
+                    "of": len(table),
                     "rating": row["rating"],
                     "mu": row["mu"],
                     "sigma": row["sigma"],
-                    "games": row["games"],
-                    "wins": row["wins"],
-                    "plot": plot,
-                    "recent": [
-                        {
-                            "match_id": m.match_id,
-                            "tournament": m.tournament,
-                            "idx": m.idx,
-                            "seat": seat,
-                            "score": m.scores[seat],
-                            "rank": m.ranks[seat],
-                            "fault": m.faults[seat],
-                        }
-                        for m, seat in played[-RECENT:][::-1]
+                    "games": int(row["games"]),
+                    "wins": int(row["wins"]),
+                    "plot": f"{slug(bot)}-{variant}.png",
+                    "seats": [
+                        {"seat": s, "games": g, "wins": w, "rate": w / g}
+                        for s, (g, w) in sorted(by_seat.items())
                     ],
+                    "worst": [
+                        dict(self._game_row(m, seat), margin=margin)
+                        for margin, m, seat in losses[:WORST]
+                    ],
+                    "faults": [
+                        dict(self._game_row(m, seat), reason=self._fault_reason(m, seat))
+                        for m, seat in played
+                        if m.faults[seat]
+                    ][::-1],
+                    "recent": [self._game_row(m, seat) for m, seat in played[-RECENT:][::-1]],
                 }
             )
+        return self.page("bot.html", f"bots/{slug(bot)}.html", bot=bot, variants=sections)
 
     @staticmethod
-    def _plot(history, bot: str, title: str, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        figure, axes = plt.subplots(figsize=(7, 3), dpi=100)
-        axes.plot(history.step, history.mu, label="μ", color="#1f77b4")
+    def _game_row(m: StoredMatch, seat: int) -> dict[str, Any]:
+        return {
+            "match_id": m.match_id,
+            "title": match_title(m, m.match_id),
+            "seat": seat,
+            "players": len(m.bots),
+            "score": m.scores[seat],
+            "best": max(m.scores),
+            "rank": m.ranks[seat],
+            "fault": m.faults[seat],
+        }
+
+    def _fault_reason(self, m: StoredMatch, seat: int) -> str:
+        log = MatchLog.from_jsonl(self.store.match_log(m.match_id))
+        details = [f.get("detail", "") for f in log.faults if f.get("seat") == seat]
+        return fault_reason(details[-1] if details else "")
+
+    def _plot(self, bot: str, variant: str) -> bytes:
+        """μ with its ±3σ band and the rating μ − 3σ, against the bot's own games."""
+        _, history = self.snapshot.ratings(variant)
+        mine = history[history.bot == bot]
+        games = list(range(1, len(mine) + 1))
+        figure, axes = plt.subplots(figsize=(7, 3.2), dpi=100)
         axes.fill_between(
-            history.step,
-            history.mu - 3 * history.sigma,
-            history.mu + 3 * history.sigma,
+            games,
+            mine.mu - 3 * mine.sigma,
+            mine.mu + 3 * mine.sigma,
             color="#1f77b4",
             alpha=0.15,
+            label="μ ± 3σ",
         )
-        axes.plot(history.step, history.rating, label="μ − 3σ (rating)", color="#d62728")
-        axes.set_xlabel(f"{title}: matches rated")
+        axes.plot(games, mine.mu, label="μ", color="#1f77b4", marker="." if len(games) < 40 else "")
+        axes.plot(games, mine.rating, label="rating μ − 3σ", color="#d62728")
+        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+        axes.set_xlabel(f"{bot}'s games of {get_variant(variant).title}")
         axes.set_ylabel("TrueSkill")
         axes.set_title(bot, fontsize=10)
-        axes.legend(loc="lower right", fontsize=8)
+        axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8, frameon=False)
         figure.tight_layout()
-        figure.savefig(path)
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png")
         plt.close(figure)
+        return buffer.getvalue()
 
-    def _replays(self, name: str, title: str, matches: list[StoredMatch]) -> None:
-        chosen = matches if self.max_replays is None else matches[-self.max_replays :]
-        for match in chosen:
-            log = MatchLog.from_jsonl(self.store.match_log(match.match_id))
-            data = replay_steps(log)
-            self.render(
-                "match.html",
-                self.out / "matches" / f"{match.match_id}.html",
-                title=f"{match.tournament} #{match.idx}",
-                variant=name,
-                variant_title=title,
-                seed=data["seed"],
-                faults=data["faults"],
-                match_json=_safe_json(data),
-            )
+    # ---------------------------------------------------------------- matches
+
+    def _log(self, match_id: int) -> MatchLog:
+        return MatchLog.from_jsonl(self.store.match_log(match_id))
+
+    def _log_files(self, match_id: int) -> list[str]:
+        """The bots' log files of a match that can be copied into the site."""
+        try:
+            header = self._log(match_id).header
+        except (KeyError, LogError):
+            return []
+        return [
+            f"seat{s}-{kind}.txt"
+            for s, entry in enumerate(header.get("seats", []))
+            for kind in seat_log_paths(entry)
+        ]
+
+    def _match_file(self, parts: list[str]) -> bytes | None:
+        found = re.fullmatch(r"(\d+)\.(html|js|jsonl)", parts[0]) if len(parts) == 1 else None
+        if found:
+            match_id, kind = int(found.group(1)), found.group(2)
+            if kind == "jsonl":
+                return self.store.match_log(match_id)
+            log = self._log(match_id)
+            if kind == "js":
+                logs = self._seat_links(match_id, log)
+                data = match_page_data(log, f"{match_id}.jsonl", logs)
+                match = self.snapshot.by_id.get(match_id)
+                if match is not None:
+                    data["bot_links"] = [f"../bots/{slug(b)}.html" for b in match.bots]
+                return f"window.MATCH = {safe_json(data)};\n".encode()
+            return self._match_page(match_id, log)
+        if len(parts) == 2 and parts[0].isdigit():
+            seat_file = re.fullmatch(r"seat(\d+)-(stderr|stdout)\.txt", parts[1])
+            if seat_file:
+                seats = self._log(int(parts[0])).header.get("seats", [])
+                seat, kind = int(seat_file.group(1)), seat_file.group(2)
+                if seat < len(seats):
+                    path = seat_log_paths(seats[seat]).get(kind)
+                    if path is not None:
+                        return read_capped(path)
+        return None
+
+    @staticmethod
+    def _seat_links(match_id: int, log: MatchLog) -> list[dict[str, str]]:
+        return seat_links(log, lambda seat, kind, _path: f"{match_id}/seat{seat}-{kind}.txt")
+
+    def _match_page(self, match_id: int, log: MatchLog) -> bytes:
+        variant = log.header["variant"]
+        return self.page(
+            "match.html",
+            f"matches/{match_id}.html",
+            title=match_title(self.snapshot.by_id.get(match_id), match_id),
+            variant=variant,
+            variant_title=get_variant(variant).title,
+            seed=log.header.get("seed"),
+            game_id=log.header.get("game_id", ""),
+            seats=seat_names(log.header),
+            faults=fault_rows(log, self._seat_links(match_id, log)),
+            download=f"{match_id}.jsonl",
+            data_script=f"{match_id}.js",
+        )
 
 
 def build_site(store: ResultsStore, out: Path, max_replays: int | None = None) -> Path:
     """Write the whole site under ``out``; returns the path of its index page."""
+    out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"{out} exists and is not a folder")
     if (out / "matches").is_dir():
         shutil.rmtree(out / "matches")  # replays of matches no longer stored must go
-    return SiteBuilder(store, out, max_replays).build()
+    site = Site(store, max_replays)
+    for path in site.paths():
+        data = site.render(path)
+        if data is None:
+            continue
+        target = out / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    return out / "index.html"
+
+
+def standalone_replay(log: MatchLog, title: str, download: str | None = None) -> str:
+    """One self-contained HTML page replaying ``log`` (``arena view``): styles, scripts and
+    data inline, so the file opens anywhere, offline."""
+    variant = log.header["variant"]
+    logs = seat_links(log, lambda _seat, _kind, path: path.resolve().as_uri())
+    data = match_page_data(log, download, logs)
+    script = "\n".join(
+        [
+            f"window.BOARD = {safe_json(board_drawing(variant))};",
+            f"window.MATCH = {safe_json(data)};",
+            static_text("board.js"),
+            static_text("replay.js"),
+        ]
+    )
+    return (
+        environment()
+        .get_template("match.html")
+        .render(
+            root="",
+            standalone=True,
+            generated=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+            nav_variants=[],
+            inline_css=static_text("style.css"),
+            inline_js=script.replace("</script", "<\\/script"),
+            title=title,
+            variant=variant,
+            variant_title=get_variant(variant).title,
+            seed=log.header.get("seed"),
+            game_id=log.header.get("game_id", ""),
+            seats=seat_names(log.header),
+            faults=fault_rows(log, logs),
+            download=download,
+        )
+    )

@@ -97,6 +97,19 @@ def leaderboard(store: ResultsStore, variant: str, players: int | None = None) -
     return leaderboard_from(stored_matches(store, variant, players))
 
 
+def leaderboards_by_players(matches: Sequence[StoredMatch]) -> dict[int | None, pd.DataFrame]:
+    """The leaderboard of all player counts (key ``None``) and of each count on its own:
+    a rating earned in 2-player games says little about 4-player play, so each count's
+    board is rated from that count's matches only."""
+    by_count: dict[int, list[StoredMatch]] = defaultdict(list)
+    for match in matches:
+        by_count[len(match.bots)].append(match)
+    boards: dict[int | None, pd.DataFrame] = {None: leaderboard_from(matches)}
+    for count in sorted(by_count):
+        boards[count] = leaderboard_from(by_count[count])
+    return boards
+
+
 def head_to_head_from(matches: Sequence[StoredMatch]) -> pd.DataFrame:
     """For every ordered pair of bots: games together, and how often each finished ahead."""
     together: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0])

@@ -10,9 +10,10 @@
     # rules: 2
     # result: scores 97 85 60 41 ranks 1 2 3 4
 
-``replay`` re-plays a log on the engine; the engine is deterministic, so
-the same seed and actions must give the same result, under the same version of
-the variant's rules (``rules``; a log without it was written under version 1).
+``replay`` re-plays a log on the engine through the match log's one replay
+loop (``arena.referee.matchlog.replay``); the engine is deterministic, so the
+same seed and actions must give the same result, under the same version of the
+variant's rules (``rules``; a log without it was written under version 1).
 """
 
 from __future__ import annotations
@@ -20,15 +21,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.engine.errors import RulesVersionError
 from arena.engine.result import GameResult
+from arena.referee.matchlog import LogError, MatchLog, final_state
 from arena.variants import get_variant
 
 MAGIC = "# ttr-arena game log 1"
-
-
-class LogError(ValueError):
-    """A game log that cannot be read or does not replay to its recorded result."""
+__all__ = ["MAGIC", "GameLog", "LogError", "replay"]
 
 
 @dataclass
@@ -61,6 +59,14 @@ class GameLog:
                 f"ranks {' '.join(map(str, self.ranks))}"
             )
         return "\n".join(lines) + "\n"
+
+    def to_match_log(self) -> MatchLog:
+        """The same game in the match-log format (no seats per action, no timings)."""
+        header = {"variant": self.variant, "players": self.players, "seed": self.seed}
+        header["rules"] = self.rules or get_variant(self.variant).rules_version
+        header["seats"] = [{"seat": s, "bot": name} for s, name in enumerate(self.seats)]
+        actions = [{"n": n, "action": text} for n, text in enumerate(self.actions, start=1)]
+        return MatchLog(header=header, actions=actions)
 
     @classmethod
     def from_text(cls, text: str) -> GameLog:
@@ -110,17 +116,7 @@ def replay(log: GameLog) -> Any:
     Raises ``LogError`` naming the line of the first action the engine
     refuses, or when the recorded result differs from the replayed one.
     """
-    variant = get_variant(log.variant)
-    try:
-        variant.check_rules(log.rules or variant.rules_version)
-    except RulesVersionError as error:
-        raise LogError(str(error)) from None
-    state = variant.new_game(log.players, log.seed)
-    for number, action in enumerate(log.actions, start=1):
-        try:
-            state.apply(action)
-        except ValueError as error:
-            raise LogError(f"action {number} ('{action}') does not replay: {error}") from None
+    state = final_state(log.to_match_log())
     if log.scores is not None:
         if not state.is_over:
             raise LogError("the log records a result but the replayed game is not over")

@@ -122,22 +122,7 @@ class ProcessMatch:
         folder = self.log_dir / f"{stamp}-{match_id}"
         self.bot_log_dir = folder
         for s, entry in enumerate(self.entries):
-            own_network = (
-                self.limits.sandbox
-                and self.limits.network_namespace
-                and network_namespace_available()
-            )
-            endpoint = hub.ipc_endpoint() if own_network else hub.endpoint
-            env = {"ARENA_CONNECT": endpoint, "ARENA_TOKEN": hub.issue_token(s)}
-            process = BotProcess(
-                entry.argv(),
-                env,
-                folder / f"seat{s}-{entry.name}",
-                self.limits,
-                endpoint,
-                own_network,
-            )
-            seats.append(RemoteSeat(hub, s, process, entry.name))
+            seats.append(self._seat(hub, s, entry, folder))
         self.referee = Referee(self.variant, seats, self.time_control, match_id)
         deadline = time.monotonic() + self.time_control.handshake_ms / 1000
         hub.handshake(set(range(len(seats))), deadline, lambda s: seats[s].alive())
@@ -163,6 +148,18 @@ class ProcessMatch:
             self.referee.dead[s] = Fault(s, code, detail, 0)
             seat.close()
         return self.referee
+
+    def _seat(self, hub: Hub, s: int, entry: BotEntry, folder: Path) -> RemoteSeat:
+        """Start seat ``s``'s bot process; ``arena.human`` seats a person instead."""
+        own_network = (
+            self.limits.sandbox and self.limits.network_namespace and network_namespace_available()
+        )
+        endpoint = hub.ipc_endpoint() if own_network else hub.endpoint
+        env = {"ARENA_CONNECT": endpoint, "ARENA_TOKEN": hub.issue_token(s)}
+        process = BotProcess(
+            entry.argv(), env, folder / f"seat{s}-{entry.name}", self.limits, endpoint, own_network
+        )
+        return RemoteSeat(hub, s, process, entry.name)
 
     def __exit__(self, *exc: object) -> None:
         try:

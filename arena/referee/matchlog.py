@@ -5,11 +5,14 @@
     {"type": "fault", "seat": 1, "code": "timeout", "detail": "...", "decision": 57}
     {"type": "result", "scores": [...], "ranks": [...], "engine_ranks": [...], ...}
 
-``verify`` replays the actions on the engine and checks the recorded result.
+``replay`` is the one loop that walks a log on the engine: ``verify`` (which
+checks the recorded result), the text game log and the site's replay viewer
+all use it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,8 +21,11 @@ import msgspec
 
 from arena.engine.errors import RulesVersionError
 from arena.referee.faults import ranks_with_forfeits
-from arena.referee.gamelog import LogError
 from arena.variants import get_variant
+
+
+class LogError(ValueError):
+    """A game log that cannot be read or does not replay to its recorded result."""
 
 
 @dataclass
@@ -76,8 +82,15 @@ class MatchLog:
         return log
 
 
-def verify(log: MatchLog) -> Any:
-    """Re-simulate ``log``; raise ``LogError`` on any difference. Returns the final state."""
+def replay(log: MatchLog) -> Iterator[tuple[dict[str, Any] | None, Any]]:
+    """Walk ``log`` on the engine: yield ``(None, state)`` at the deal, then
+    ``(line, state)`` after each action line is applied.
+
+    The state is the engine's own and is changed in place by the next step:
+    read what you need from it before asking for the next one. Raises
+    ``LogError`` naming the first line that does not replay (a seat acting out
+    of turn, an action the engine refuses).
+    """
     header = log.header
     try:
         variant = get_variant(header["variant"])
@@ -87,17 +100,34 @@ def verify(log: MatchLog) -> Any:
         raise LogError(f"cannot start the game: {error}") from None
     except RulesVersionError as error:
         raise LogError(str(error)) from None
-    for line in log.actions:
-        if state.to_move != line["seat"]:
+    yield None, state
+    for number, line in enumerate(log.actions, start=1):
+        n = line.get("n", number)
+        if "seat" in line and state.to_move != line["seat"]:
             raise LogError(
-                f"action {line['n']}: seat {line['seat']} acts, but seat {state.to_move} is to move"
+                f"action {n}: seat {line['seat']} acts, but seat {state.to_move} is to move"
             )
         try:
             state.apply(line["action"])
-        except ValueError as error:
+        except (ValueError, KeyError, TypeError) as error:
             raise LogError(
-                f"action {line['n']} ('{line['action']}') does not replay: {error}"
+                f"action {n} ('{line.get('action')}') does not replay: {error}"
             ) from None
+        yield line, state
+
+
+def final_state(log: MatchLog) -> Any:
+    """The state after every action of ``log`` (see ``replay``)."""
+    steps = replay(log)
+    _, state = next(steps)
+    for _ in steps:
+        pass  # the state changes in place
+    return state
+
+
+def verify(log: MatchLog) -> Any:
+    """Re-simulate ``log``; raise ``LogError`` on any difference. Returns the final state."""
+    state = final_state(log)
     if log.result is None:
         raise LogError("the log has no result line")
     if not state.is_over:

@@ -73,6 +73,7 @@ def _drain(stream, path: Path, cap: int) -> None:
             room = cap - out.tell()
             if room > 0:
                 out.write(chunk[:room])
+                out.flush()  # the referee attaches new stderr lines to each decision
             dropped += max(0, len(chunk) - max(room, 0))
         if dropped:
             out.write(

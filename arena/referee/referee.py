@@ -9,6 +9,7 @@ so the other seats' game stays well-formed.
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 import uuid
@@ -137,15 +138,17 @@ class Referee:
                 think[s] += seconds
             state.apply(action)
             decisions += 1
-            log.actions.append(
-                {
-                    "n": decisions,
-                    "seat": s,
-                    "action": str(action),
-                    "ms": round(seconds * 1000, 3),
-                    "by": by,
-                }
-            )
+            line = {
+                "n": decisions,
+                "seat": s,
+                "action": str(action),
+                "ms": round(seconds * 1000, 3),
+                "by": by,
+            }
+            stderr = self.seats[s].new_stderr() if by == "bot" else []
+            if stderr:
+                line["stderr"] = stderr  # shown at this step by the replay viewer
+            log.actions.append(line)
         result = state.result()
         ranks = ranks_with_forfeits(result.ranks, list(forfeits))
         forfeit_codes = {str(s): f.code for s, f in sorted(forfeits.items())}
@@ -186,9 +189,11 @@ class Referee:
         observation = state.observation(s)
         move = tc.move_ms / 1000.0
         start = time.monotonic()
-        deadline = start + move + banks[s] if isinstance(seat, RemoteSeat) else math.inf
+        # A person (arena play --human) has no clock, and an illegal click never forfeits.
+        clocked = isinstance(seat, RemoteSeat) and not seat.person
+        deadline = start + move + banks[s] if clocked else math.inf
         reason = ""
-        for attempt in range(tc.retries + 1):
+        for attempt in itertools.count() if seat.person else range(tc.retries + 1):
             self._seq += 1
             now = time.monotonic()
             act = Act(
@@ -212,7 +217,12 @@ class Referee:
                 return action, reply.elapsed if isinstance(seat, InProcessSeat) else elapsed
             reason = explain_illegal(state, reply.action)
             seat.tell(
-                Error(code=ILLEGAL, message=reason, retry=attempt < tc.retries, seq=self._seq)
+                Error(
+                    code=ILLEGAL,
+                    message=reason,
+                    retry=seat.person or attempt < tc.retries,
+                    seq=self._seq,
+                )
             )
         self._forfeit(
             s, ILLEGAL, f"after {tc.retries} retries: {reason}", len(log.actions), forfeits, log

@@ -20,6 +20,8 @@ from protocols.messages import Act, Bye, Error, GameOver, GameStart
 class InProcessSeat:
     """A trusted Python bot called directly: no sockets, no clocks."""
 
+    person = False  # see RemoteSeat.person
+
     def __init__(self, bot: Bot, name: str, version: str = "1") -> None:
         self.bot = bot
         self.name = name
@@ -44,6 +46,9 @@ class InProcessSeat:
         if isinstance(message, GameOver):
             self.bot.on_game_over(message.observation, message.result())
 
+    def new_stderr(self) -> list[str]:
+        return []  # an in-process bot's output is the caller's own
+
     def alive(self) -> bool:
         return True
 
@@ -54,12 +59,33 @@ class InProcessSeat:
 class RemoteSeat:
     """A bot process on the other end of the hub."""
 
+    person = False  # a person's seat (arena.human): no clock, illegal actions never forfeit
+
     def __init__(self, hub: Hub, seat: int, process: BotProcess | None, name: str) -> None:
         self.hub = hub
         self.seat = seat
         self.process = process
         self.name = name
         self.version = "?"
+        self._stderr_seen = 0  # bytes of the bot's stderr already attached to a decision
+
+    def new_stderr(self, max_bytes: int = 2000, max_lines: int = 20) -> list[str]:
+        """What the bot wrote to stderr since the last call, for the replay's step (capped;
+        the whole stream stays in the bot's log file)."""
+        if self.process is None:
+            return []
+        path = self.process.stderr_path
+        try:
+            size = path.stat().st_size
+        except OSError:
+            return []
+        if size <= self._stderr_seen:
+            return []
+        with path.open("rb") as stream:
+            stream.seek(self._stderr_seen)
+            data = stream.read(min(size - self._stderr_seen, max_bytes))
+        self._stderr_seen = size
+        return data.decode("utf-8", "replace").splitlines()[:max_lines]
 
     def alive(self) -> bool:
         return self.process is None or self.process.exited() is None

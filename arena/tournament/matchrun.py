@@ -10,6 +10,7 @@ from pathlib import Path
 from arena.referee.faults import TimeControl
 from arena.referee.launch import BotEntry, ProcessMatch, in_process_referee
 from arena.referee.process import ProcessLimits
+from arena.referee.referee import GameOutcome
 from arena.tournament.schedule import MatchSpec
 from arena.tournament.store import MatchRecord
 from arena.variants import get_variant
@@ -42,12 +43,20 @@ def play_match(task: MatchTask) -> MatchRecord:
             variant, list(task.entries), task.time_control, task.limits, Path(task.log_dir)
         ) as referee:
             outcome = referee.play(task.match.seed, game_id=game_id)
+    worker = f"{socket.gethostname()}:{os.getpid()}"
+    return match_record(outcome, task.match.index, task.variant, task.labels, worker)
+
+
+def match_record(
+    outcome: GameOutcome, index: int, variant: str, bots: tuple[str, ...], worker: str
+) -> MatchRecord:
+    """A referee's outcome as the store's record (a tournament's match, a person's game)."""
     result = outcome.result
     return MatchRecord(
-        index=task.match.index,
-        variant=task.variant,
-        seed=task.match.seed,
-        bots=task.labels,
+        index=index,
+        variant=variant,
+        seed=outcome.log.header["seed"],
+        bots=bots,
         scores=tuple(result.scores),
         ranks=tuple(outcome.ranks),
         engine_ranks=tuple(result.ranks),
@@ -56,5 +65,5 @@ def play_match(task: MatchTask) -> MatchRecord:
         decisions=outcome.decisions,
         seconds=outcome.seconds,
         log=outcome.log.to_jsonl(),
-        worker=f"{socket.gethostname()}:{os.getpid()}",
+        worker=worker,
     )

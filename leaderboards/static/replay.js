@@ -1,110 +1,147 @@
-// The replay viewer: draws the board as SVG and steps through a stored match.
-// Data come from window.BOARD (board-<variant>.js) and window.MATCH (inline in the page).
+// The replay viewer: steps through a stored match, full state at every step.
+// Data: window.BOARD (board-<variant>.js) and window.MATCH (the match's data script), made by
+// leaderboards/replay.py. Each step stores patches against the step before (applyPatch).
 (function () {
   "use strict";
-  const SVG = "http://www.w3.org/2000/svg";
-  const CARD = { gray: "#9a9a9a", pink: "#e58fbf", white: "#f4f4f4", blue: "#3a6fd8",
-                 yellow: "#f2d13c", orange: "#f08a24", black: "#222", red: "#d33",
-                 green: "#3aa655" };
-  const PLAYER = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"];
+  const { Board, viewOf, renderTable, renderPlayers, h } = window.TTR;
   const board = window.BOARD, match = window.MATCH;
-  const cities = Object.fromEntries(board.cities.map((c) => [c.id, c]));
-  const svg = document.getElementById("map");
-  const routeLines = {};
-  let step = 0;
+  const $ = (id) => document.getElementById(id);
 
-  function el(name, attrs) {
-    const node = document.createElementNS(SVG, name);
-    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-    return node;
+  function applyPatch(old, patch) {
+    if ("$v" in patch) return patch.$v;
+    if ("$l" in patch) {
+      const out = old.slice();
+      for (const [i, p] of Object.entries(patch.$l)) out[Number(i)] = applyPatch(out[Number(i)], p);
+      return out;
+    }
+    const out = Object.assign({}, old || {});
+    for (const [k, p] of Object.entries(patch.$d)) out[k] = applyPatch(out[k], p);
+    for (const k of patch.$x || []) delete out[k];
+    return out;
   }
 
-  function draw() {
-    svg.setAttribute("viewBox", `0 0 ${board.width} ${board.height}`);
-    for (const r of board.routes) {
-      const a = cities[r.a], b = cities[r.b];
-      const dx = b.x - a.x, dy = b.y - a.y, len = Math.hypot(dx, dy) || 1;
-      const shift = r.double ? (r.track === 0 ? -3.5 : 3.5) : 0;
-      const ox = (-dy / len) * shift, oy = (dx / len) * shift;
-      // A dark underlay keeps light routes (white, yellow) visible on the pale map.
-      svg.appendChild(el("line", { x1: a.x + ox, y1: a.y + oy, x2: b.x + ox, y2: b.y + oy,
-        stroke: "#555", "stroke-width": 7, "stroke-dasharray": dash(len, r.length) }));
-      const line = el("line", { x1: a.x + ox, y1: a.y + oy, x2: b.x + ox, y2: b.y + oy,
-        stroke: CARD[r.color] || "#999", "stroke-width": 5, "stroke-dasharray": dash(len, r.length),
-        class: "route", "data-route": r.id });
-      const title = el("title", {});
-      title.textContent = `route ${r.id}: ${a.name} – ${b.name}, ${r.length} ${r.color}`;
-      line.appendChild(title);
-      svg.appendChild(line);
-      routeLines[r.id] = line;
-    }
-    for (const c of board.cities) {
-      svg.appendChild(el("circle", { cx: c.x, cy: c.y, r: 5, class: "city" }));
-      const label = el("text", { x: c.x + 7, y: c.y - 6, class: "city-name" });
-      label.textContent = c.name;
-      svg.appendChild(label);
-    }
+  // Every step's observations, rebuilt once (unchanged parts are shared between steps).
+  const states = [];
+  let obs = match.seats.map(() => null), org = null;
+  for (const step of match.steps) {
+    obs = obs.map((o, seat) => applyPatch(o, step.obs[seat]));
+    org = applyPatch(org, step.org);
+    states.push({ obs, org });
   }
+  const last = match.steps.length - 1;
+  const finalView = match.final && Object.assign({}, match.final, {
+    ranks: match.result ? match.result.ranks : match.final.engine_ranks });
 
-  function dash(pixels, cars) {
-    const gap = 2, piece = Math.max(1, (pixels - gap * cars) / cars);
-    return `${piece} ${gap}`;
+  const container = $("board");
+  const mapBoard = new Board(board, container, {});
+  let step = 0, seatView = null, focus = null, timer = null;
+
+  function bestSeat() {
+    if (!finalView) return 0;
+    const ranks = finalView.ranks;
+    return ranks.indexOf(Math.min(...ranks));
   }
 
   function show(n) {
-    step = Math.max(0, Math.min(match.steps.length, n));
-    const owner = {};
-    for (let i = 0; i < step; i++) {
-      const s = match.steps[i];
-      if (s.claim !== null) owner[s.claim] = s.seat;
-    }
-    for (const [id, line] of Object.entries(routeLines)) {
-      const seat = owner[id];
-      const route = board.routes.find((r) => String(r.id) === id);
-      if (seat === undefined) {
-        line.setAttribute("stroke", CARD[route.color] || "#999");
-        line.setAttribute("stroke-width", 5);
-        line.classList.remove("claimed");
-      } else {
-        line.setAttribute("stroke", PLAYER[seat % PLAYER.length]);
-        line.setAttribute("stroke-width", 8);
-        line.classList.add("claimed");
-      }
-    }
-    const current = step > 0 ? match.steps[step - 1] : null;
-    document.getElementById("step").textContent =
-      `step ${step} / ${match.steps.length}` +
-      (current ? `: seat ${current.seat} (${match.seats[current.seat]}) ${current.action}` +
-                 (current.by === "fallback" ? " [fallback]" : "") : ": the deal");
-    document.getElementById("slider").value = step;
-    const points = current ? current.points : match.seats.map(() => 0);
-    const rows = match.seats.map((name, seat) => {
-      const done = step === match.steps.length && match.result;
-      const total = done ? match.result.scores[seat] : "";
-      const rank = done ? match.result.ranks[seat] : "";
-      return `<tr><td><span class="swatch" style="background:${PLAYER[seat % PLAYER.length]}"></span>` +
-        `${seat}</td><td>${escape(name)}</td><td class="num">${points[seat]}</td>` +
-        `<td class="num">${total}</td><td class="num">${rank}</td></tr>`;
-    });
-    document.getElementById("scores").innerHTML = rows.join("");
+    step = Math.max(0, Math.min(last, n));
+    const state = states[step];
+    const atEnd = step === last && finalView;
+    const view = viewOf(state.obs, match.seats, seatView, state.org, atEnd ? finalView : null);
+    view.bots = match.bot_links || null;
+    view.focus = seatView !== null ? seatView : focus !== null ? focus : atEnd ? bestSeat() : null;
+    mapBoard.show(view);
+    renderTable($("table"), view);
+    renderPlayers($("players"), view, null, { focus: (seat) => { focus = seat; show(step); } });
+    const current = match.steps[step];
+    $("step").textContent = `step ${step} / ${last}: ` + (step === 0 ? "the deal" : current.text) +
+      (current.by === "fallback" ? " [fallback: the seat had forfeited]" : "") +
+      (atEnd ? " — game over" : "");
+    $("slider").value = step;
+    renderEvents(current);
+    renderFinal(atEnd ? finalView : null);
+    history.replaceState(null, "", `#step=${step}`);
   }
 
-  function escape(text) {
-    return String(text).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[c]));
+  function renderEvents(current) {
+    const parts = [];
+    if (current.ms !== undefined && current.by !== "fallback") parts.push(h("div", { class: "muted" }, `decided in ${current.ms} ms`));
+    for (const f of current.faults || []) {
+      const seatInfo = (match.seat_logs || [])[f.seat] || {};
+      const links = Object.entries(seatInfo).map(([kind, href]) => h("a", { href, class: "log-link" }, `${kind} log`));
+      if (match.download) links.push(h("a", { href: match.download, class: "log-link" }, "match log"));
+      parts.push(h("div", { class: "fault" },
+        h("strong", {}, `${match.seats[f.seat]} forfeited: ${f.code}`),
+        h("pre", { class: "reason" }, f.detail || "(no detail)"), h("div", {}, links)));
+    }
+    const noted = Object.entries(current.notes || {}).map(([k, v]) => `${k.replace(/_/g, " ")}: ${typeof v === "string" ? v : JSON.stringify(v)}`);
+    for (const e of current.events || []) {
+      const what = e.kind || e.type || e.code || "event";
+      noted.push(`${what}: ${e.detail || e.message || JSON.stringify(e)}`);
+    }
+    if (noted.length) parts.push(h("ul", { class: "notes" }, noted.map((text) => h("li", {}, text))));
+    if (current.stderr && current.stderr.length) {
+      parts.push(h("details", { open: true }, h("summary", {}, "stderr of this decision"),
+        h("pre", { class: "stderr" }, current.stderr.join("\n"))));
+    }
+    $("events").replaceChildren(...parts);
   }
 
-  draw();
-  const slider = document.getElementById("slider");
-  slider.max = match.steps.length;
+  function renderFinal(final) {
+    const box = $("final");
+    if (!final) { box.replaceChildren(); return; }
+    const cats = final.categories;
+    const head = h("tr", {}, h("th", {}, "seat"), cats.map((c) => h("th", { class: "num" }, c.replace(/_/g, " "))),
+      h("th", { class: "num" }, "total"), h("th", { class: "num" }, "rank"));
+    const rows = match.seats.map((name, seat) => h("tr", {},
+      h("td", {}, window.TTR.playerSwatch(seat), name),
+      cats.map((c) => h("td", { class: "num" }, String(final.breakdown[seat][c]))),
+      h("td", { class: "num final-score" }, String(final.scores[seat])),
+      h("td", { class: "num" }, String(final.ranks[seat]))));
+    box.replaceChildren(h("h2", {}, "Final scoring"),
+      h("div", { class: "scroll" }, h("table", { id: "scores" }, h("thead", {}, head), h("tbody", {}, rows))),
+      h("p", { class: "muted" }, "On the map: the focused seat's tickets (green completed, red failed) and its " +
+        "longest trail (glowing). Click a player to focus it."));
+  }
+
+  function play() {
+    if (timer) { clearInterval(timer); timer = null; $("play").textContent = "▶"; return; }
+    if (step >= last) show(0);
+    $("play").textContent = "⏸";
+    timer = setInterval(() => {
+      if (step >= last) { play(); return; }
+      show(step + 1);
+    }, 1000 / Number($("speed").value));
+  }
+
+  const slider = $("slider");
+  slider.max = last;
   slider.addEventListener("input", () => show(Number(slider.value)));
-  document.getElementById("first").addEventListener("click", () => show(0));
-  document.getElementById("prev").addEventListener("click", () => show(step - 1));
-  document.getElementById("next").addEventListener("click", () => show(step + 1));
-  document.getElementById("last").addEventListener("click", () => show(match.steps.length));
-  document.addEventListener("keydown", (e) => {
-    if (e.key === "ArrowRight") show(step + 1);
-    if (e.key === "ArrowLeft") show(step - 1);
+  $("first").addEventListener("click", () => show(0));
+  $("prev").addEventListener("click", () => show(step - 1));
+  $("next").addEventListener("click", () => show(step + 1));
+  $("last").addEventListener("click", () => show(last));
+  $("play").addEventListener("click", play);
+  $("speed").addEventListener("change", () => { if (timer) { play(); play(); } });
+  const viewSelect = $("view");
+  match.seats.forEach((name, seat) => viewSelect.appendChild(h("option", { value: seat }, `seat ${seat}: ${name}'s view`)));
+  viewSelect.addEventListener("change", () => {
+    seatView = viewSelect.value === "all" ? null : Number(viewSelect.value);
+    show(step);
   });
-  const fromHash = Number((location.hash.match(/step=(\d+)/) || [])[1]);
-  show(Number.isFinite(fromHash) ? fromHash : 0);
+  document.addEventListener("keydown", (e) => {
+    if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
+    if (e.key === "ArrowRight") show(step + 1);
+    else if (e.key === "ArrowLeft") show(step - 1);
+    else if (e.key === "Home") show(0);
+    else if (e.key === "End") show(last);
+    else if (e.key === " ") { e.preventDefault(); play(); }
+    else return;
+  });
+  const fromHash = () => {
+    const n = Number((location.hash.match(/step=(\d+)/) || [])[1]);
+    return Number.isFinite(n) ? n : 0;
+  };
+  window.addEventListener("hashchange", () => show(fromHash()));
+  show(fromHash());
+  window.REPLAY = { show, get step() { return step; }, last };
 })();

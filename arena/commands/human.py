@@ -1,0 +1,64 @@
+"""``arena play --human``: take a seat yourself, in the browser, against bots."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+import webbrowser
+from pathlib import Path
+
+from arena.engine.variant import Variant
+
+DATA_DIR = Path("arena-data")
+GRACE_SECONDS = 15.0  # the page's last look at the result before the server stops
+
+
+def play_as_person(
+    variant: Variant,
+    bots: list[str],
+    seed: int,
+    seat: int,
+    port: int,
+    open_browser: bool,
+    match_log: Path | None,
+) -> None:
+    """Serve the play page, wait until the game is over, print and store its result."""
+    from arena.cli import console, fail, result_table
+    from arena.commands.serve import open_server
+
+    server = open_server(DATA_DIR, port)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        try:
+            game = server.new_game(variant.name, bots, seat, seed)
+        except (ValueError, KeyError) as error:
+            raise fail(str(error.args[0] if error.args else error)) from None
+        url = f"{server.url}play/{game.game_id}"
+        print(f"play in your browser: {url}", flush=True)
+        if open_browser:
+            webbrowser.open(url)
+        try:
+            game.done.wait()
+        except KeyboardInterrupt:
+            if game.bridge is not None:
+                game.bridge.resign()
+            game.done.wait(60)
+        game.final_seen.wait(GRACE_SECONDS)
+    finally:
+        server.shutdown()
+        server.close()
+    if game.error or game.outcome is None:
+        console.print(f"[bold red]error:[/] the game failed: {game.error}", soft_wrap=True)
+        raise SystemExit(1)
+    outcome = game.outcome
+    names = [entry.name for entry in game.entries]
+    title = f"{variant.title} — seed {seed}"
+    console.print(result_table(outcome.result, names, title, outcome.ranks))
+    for fault in outcome.faults:
+        console.print(f"[yellow]seat {fault.seat} ({names[fault.seat]}) forfeited: {fault.code}[/]")
+    if match_log:
+        match_log.write_bytes(outcome.log.to_jsonl())
+        console.print(f"match log written to {match_log}")
+    console.print(f"stored as match {game.match_id} in {DATA_DIR}", soft_wrap=True)

@@ -1,0 +1,29 @@
+// The live site (arena serve): when a match lands, fetch this page again and swap it in,
+// flashing the rows of new matches. Replay pages are left alone (no jump while reading).
+(function () {
+  "use strict";
+  const url = document.body.dataset.live;
+  if (!url || !window.EventSource || document.getElementById("board")) return;
+  const source = new EventSource(url);
+  let busy = false;
+  source.addEventListener("change", async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      const seen = new Set([...document.querySelectorAll("[data-match]")].map((r) => r.dataset.match));
+      const response = await fetch(location.href, { cache: "no-store" });
+      if (!response.ok) return;
+      const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+      const fresh = doc.getElementById("main"), nav = doc.querySelector("nav");
+      if (!fresh) return;
+      if (nav) document.querySelector("nav").replaceWith(nav);  // a new variant's link
+      fresh.querySelectorAll("img").forEach((img) => { img.src = img.src.split("?")[0] + "?t=" + Date.now(); });
+      document.getElementById("main").replaceWith(fresh);
+      fresh.querySelectorAll("[data-match]").forEach((row) => {
+        if (!seen.has(row.dataset.match)) row.classList.add("live-flash", "new-match");
+      });
+    } finally {
+      busy = false;
+    }
+  });
+})();

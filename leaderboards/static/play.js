@@ -1,0 +1,184 @@
+// The play page: a person's seat. The state comes from the person's bridge to the referee
+// (long-polled from /play/ID/state); clicks become actions in the notation, posted to
+// /play/ID/action. The referee judges them: an illegal click comes back with the rule's message.
+(function () {
+  "use strict";
+  const { Board, viewOf, renderTable, renderPlayers, h } = window.TTR;
+  const game = window.GAME, board = window.BOARD;
+  const base = `/play/${game.game}`;
+  const $ = (id) => document.getElementById(id);
+  let state = { status: "connecting", legal: [] }, version = -1, offered = new Set();
+
+  const handlers = {
+    route: (id) => clickRoute(id),
+    city: (id) => clickCity(id),
+    card: (slot) => send(`draw ${slot}`),
+    deck: () => send("draw deck"),
+    tickets: () => send("tickets"),
+    offered: (e) => {
+      const i = Number(e.target.dataset.offer);
+      if (e.target.checked) offered.add(i); else offered.delete(i);
+    },
+    handCard: (colour) => {  // the Card Game: the plays that use this colour
+      const plays = state.legal.filter((a) => a.startsWith("play ") &&
+        (a.split(" ").includes(colour) || (colour === "wild" && / w\d/.test(a))));
+      if (plays.length) choose(`Play ${colour}:`, plays);
+      else say(`No play with ${colour} now.`);
+    },
+    keep: () => {
+      const picked = [...offered].sort((a, b) => a - b);
+      send(picked.length ? `keep ${picked.join(" ")}` : "keep none");
+    },
+  };
+  const map = new Board(board, $("board"), handlers);
+  if (!map.hasMap) {
+    $("hint").textContent = "Click a face-up card or the deck to draw, the ticket pile to draw " +
+      "tickets, a card of your hand to play it; tick the tickets to keep. Keys: d draws from the deck.";
+  }
+
+  function say(text, ok) {
+    const box = $("message");
+    box.hidden = !text;
+    box.textContent = text || "";
+    box.className = ok ? "message ok" : "message";
+  }
+
+  async function send(action) {
+    if (state.status === "sending") return;
+    if (state.status !== "to-move") { say("It is not your turn yet."); return; }
+    say(null);
+    state.status = "sending";  // no second click until the referee has answered
+    $("status").dataset.status = "sending";
+    $("status").textContent = `sent: ${action}`;
+    const response = await fetch(`${base}/action`, { method: "POST",
+      headers: { "Content-Type": "application/json" }, body: JSON.stringify({ action }) });
+    if (!response.ok) {
+      state.status = "to-move";
+      $("status").dataset.status = "to-move";
+      say((await response.json()).error || "not sent");
+    }
+  }
+
+  function choose(title, actions) {
+    $("choices").replaceChildren(h("strong", {}, title + " "),
+      ...actions.map((a) => h("button", { type: "button", class: "choice", "data-action": a, onclick: () => send(a) }, words(a))),
+      h("button", { type: "button", onclick: () => $("choices").replaceChildren() }, "cancel"));
+  }
+
+  function words(action) {
+    const parts = action.split(" ");
+    if (parts[0] === "claim" || parts[0] === "station") {
+      const pay = parts.slice(2).map((p) => p.startsWith("w") ? `${p.slice(1)} wild` : p).join(" + ");
+      return `pay ${pay || "nothing"}`;
+    }
+    return action;
+  }
+
+  function mostHeldColour() {
+    const hand = (state.observation && state.observation.hand) || {};
+    const colours = Object.entries(hand).filter(([c]) => c !== "wild" && c !== "locomotive");
+    colours.sort((a, b) => b[1] - a[1]);
+    return colours.length ? colours[0][0] : "red";
+  }
+
+  function claimsOf(id) {
+    return state.legal.filter((a) => a.startsWith(`claim ${id} `));
+  }
+
+  function clickRoute(id) {
+    // The two tracks of a double route lie close together: a click on either offers the
+    // track that can be claimed.
+    const route = board.routes.find((r) => r.id === id);
+    const twins = board.routes.filter((r) => r.a === route.a && r.b === route.b && r.id !== id);
+    let options = claimsOf(id);
+    if (!options.length) options = twins.flatMap((r) => claimsOf(r.id));
+    if (options.length === 1) return send(options[0]);
+    if (options.length > 1) return choose(`Claim route ${id}:`, options);
+    // Not claimable now: ask the referee anyway, so the person reads the rule that forbids it.
+    const colour = route && route.color !== "gray" ? route.color : mostHeldColour();
+    send(`claim ${id} ${colour}`);
+  }
+
+  function clickCity(id) {
+    const options = state.legal.filter((a) => /^(station|place|token) /.test(a) && a.split(" ")[1] === id);
+    if (options.length === 1) return send(options[0]);
+    if (options.length > 1) return choose(`At ${id}:`, options);
+    const station = state.legal.find((a) => a.startsWith("station "));
+    if (station) return send(`station ${id} ${mostHeldColour()}`);
+    say(`Nothing to do at ${id} now.`);
+  }
+
+  // Actions with nothing to click on the map or the cards get buttons.
+  function otherChoices() {
+    const others = state.legal.filter((a) => /^(pay|withdraw|pass|token|place)\b/.test(a));
+    const plays = state.legal.some((a) => a.startsWith("play "));
+    if (!others.length && !plays) { $("choices").replaceChildren(); return; }
+    $("choices").replaceChildren(h("strong", {}, others.length ? "You may: " : ""),
+      plays ? h("span", { class: "muted" }, "Click a card of your hand to play it into your Train Yard. ") : null,
+      ...others.map((a) => h("button", { type: "button", class: "choice", "data-action": a, onclick: () => send(a) }, a)));
+  }
+
+  function render() {
+    const obs = state.observation;
+    const status = {
+      connecting: "Connecting to the referee…", waiting: "The bots are playing…",
+      "to-move": "Your move.", over: "Game over.", resigned: "You resigned.",
+    }[state.status] || state.status;
+    $("status").textContent = status + (state.status === "to-move" ? ` (${state.legal.length} legal actions)` : "");
+    $("status").dataset.status = state.status;
+    $("status").dataset.version = state.version;
+    if (state.message) say(state.message);
+    if (state.error) say(`The game stopped: ${state.error}`);
+    if (!obs) return;
+    const observations = [];
+    observations[game.seat] = obs;
+    const view = viewOf(observations, game.names, game.seat, null, null);
+    view.focus = game.seat;
+    map.show(view);
+    const legalRoutes = new Set(state.legal.filter((a) => a.startsWith("claim ")).map((a) => a.split(" ")[1]));
+    map.highlight([...legalRoutes], "legal");
+    renderTable($("table"), view, handlers);
+    offered = new Set();
+    renderPlayers($("players"), view, null, state.status === "to-move" ? handlers : {});
+    if (state.status === "to-move") otherChoices(); else $("choices").replaceChildren();
+    if (state.status === "over" && state.final) renderFinal(state.final);
+  }
+
+  function renderFinal(final) {
+    const rows = game.names.map((name, seat) => h("tr", { class: seat === game.seat ? "you" : "" },
+      h("td", {}, window.TTR.playerSwatch(seat), name), h("td", { class: "num final-score" }, String(final.scores[seat])),
+      h("td", { class: "num" }, String(final.ranks[seat]))));
+    $("final").replaceChildren(h("h2", {}, "Result"),
+      h("table", { id: "result" }, h("tr", {}, h("th", {}, "seat"), h("th", { class: "num" }, "score"), h("th", { class: "num" }, "rank")), rows),
+      state.match_id ? h("p", {}, h("a", { id: "replay-link", href: `/matches/${state.match_id}.html` }, "Watch the replay"),
+        " · stored with the other results.") : h("p", { class: "muted" }, state.error || "storing the result…"));
+  }
+
+  async function poll() {
+    for (;;) {
+      try {
+        const response = await fetch(`${base}/state?version=${version}`, { cache: "no-store" });
+        if (!response.ok) { say("The game is gone (the server was restarted?)."); return; }
+        const fresh = await response.json();
+        if (fresh.version !== version || fresh.status !== state.status || fresh.match_id !== state.match_id) {
+          state = fresh;
+          version = fresh.version;
+          render();
+        }
+        if (state.status === "over" && (state.match_id || state.error)) return;
+      } catch (error) {
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    }
+  }
+
+  $("resign").addEventListener("click", async () => {
+    if (!confirm("Resign? The bots finish the game.")) return;
+    await fetch(`${base}/resign`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
+  });
+  document.addEventListener("keydown", (e) => {
+    if (e.target.tagName === "INPUT") return;
+    if (e.key === "d") send("draw deck");
+  });
+  poll();
+})();

@@ -1,0 +1,391 @@
+"""The replay viewer's data, ``arena view``, ``arena serve`` and ``arena play --human``'s
+errors, without a browser (tests/test_browser.py drives the pages)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import random
+import re
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.referee.gamelog import GameLog, LogError
+from arena.referee.gamelog import replay as replay_text
+from arena.referee.matchlog import MatchLog, replay, verify
+from arena.tournament.store import MatchRecord, ResultsStore
+from arena.variants import all_variants, new_game
+from leaderboards.data import stored_matches
+from leaderboards.replay import MISSING, apply_patch, json_patch, replay_steps
+
+ARENA = Path(sys.executable).with_name("arena")
+PLAYABLE = [name for name, v in all_variants().items() if v.playable]
+
+
+def random_log(variant: str, players: int, seed: int) -> tuple[MatchLog, list[list[dict]]]:
+    """A random game as a match log, and every seat's observation after every step."""
+    state = new_game(variant, players, seed=seed)
+    rng = random.Random(seed)
+    seen = [[state.observation(s).to_json() for s in range(players)]]
+    actions = []
+    while not state.is_over:
+        action = rng.choice(state.legal_actions())
+        actions.append({"n": len(actions) + 1, "seat": state.to_move, "action": str(action)})
+        state.apply(action)
+        seen.append([state.observation(s).to_json() for s in range(players)])
+    result = state.result()
+    header = {
+        "variant": variant,
+        "rules": state.variant.rules_version,  # the rules it was played under
+        "players": players,
+        "seed": seed,
+        "seats": [{"seat": s, "bot": f"bot{s}"} for s in range(players)],
+    }
+    log = MatchLog(
+        header=header,
+        actions=actions,
+        result={
+            "scores": list(result.scores),
+            "ranks": list(result.ranks),
+            "engine_ranks": list(result.ranks),
+            "forfeits": {},
+        },
+    )
+    return log, seen
+
+
+def arena(*args: str, cwd: Path, expect: int = 0) -> subprocess.CompletedProcess:
+    out = subprocess.run([str(ARENA), *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    assert out.returncode == expect, out.stdout + out.stderr
+    assert "Traceback" not in out.stdout + out.stderr
+    return out
+
+
+# ---------------------------------------------------------------------------- one replay loop
+
+
+def test_one_replay_loop_walks_the_deal_then_every_action():
+    log, seen = random_log("usa", 3, seed=4)
+    steps = list((line, state.observation(0)) for line, state in replay(log))
+    assert steps[0][0] is None and len(steps) == len(log.actions) + 1
+    assert [obs.to_json() for _, obs in steps] == [obs[0] for obs in seen]
+    assert verify(log).is_over
+
+
+def test_the_replay_loop_names_the_first_line_that_does_not_replay():
+    log, _ = random_log("usa", 2, seed=5)
+    log.actions[3]["seat"] = 1 - log.actions[3]["seat"]
+    with pytest.raises(LogError, match=r"action 4: seat .* acts, but seat .* is to move"):
+        verify(log)
+    text = GameLog("usa", 2, 5, ["a", "b"], actions=["keep 0 1", "claim 999 red"])
+    with pytest.raises(LogError, match=r"action 2 \('claim 999 red'\) does not replay"):
+        replay_text(text)
+
+
+# ---------------------------------------------------------------------------- full-state steps
+
+
+@pytest.mark.parametrize("variant", PLAYABLE)
+def test_every_step_holds_every_seats_observation_exactly(variant):
+    """Patches rebuild, at every step, exactly what each seat's observation held; the last
+    step scores every ticket and the longest trail as the engine does."""
+    players = min(4, all_variants()[variant].max_players)
+    log, seen = random_log(variant, players, seed=11)
+    data = replay_steps(log)
+    assert len(data["steps"]) == len(seen)
+    observations: list = [None] * players
+    for step, expected in zip(data["steps"], seen, strict=True):
+        observations = [apply_patch(o, p) for o, p in zip(observations, step["obs"], strict=True)]
+        assert observations == expected
+    final = data["final"]
+    for seat, row in enumerate(final["breakdown"]):
+        tickets = final["tickets"][seat]
+        assert sum(t["completed"] for t in tickets) == row["completed_tickets"]
+        assert sum(not t["completed"] for t in tickets) == row["failed_tickets"]
+        if "longest_path" in row:
+            routes = {r["id"]: r for r in new_game(variant, 2, 0).board.public_json()["routes"]}
+            trail = sum(routes[r]["length"] for r in final["longest"][seat])
+            assert trail == row["longest_path"]
+
+
+def test_steps_are_named_in_words_with_city_names():
+    log, _ = random_log("usa", 2, seed=3)
+    texts = [step["text"] for step in replay_steps(log)["steps"]]
+    assert texts[0] == "the deal"
+    claims = [t for t in texts if " claims " in t]
+    assert claims and all(re.search(r"claims \S.*–.* \(\w+, \d\) with ", t) for t in claims)
+    assert all(t.startswith(("bot0 ", "bot1 ")) for t in texts[1:])
+
+
+def test_what_a_newer_referee_records_is_shown_and_what_is_missing_is_tolerated():
+    log, _ = random_log("usa", 2, seed=6)
+    log.header["future_field"] = {"anything": 1}
+    log.actions[2]["forgiven"] = ["claim 5 red: paying needs 2 red cards"]
+    for line in log.actions:
+        line.pop("seat")  # a text game log's lines name no seat
+    data = replay_steps(log)
+    assert data["steps"][3]["notes"] == {"forgiven": ["claim 5 red: paying needs 2 red cards"]}
+    assert all("notes" not in step for i, step in enumerate(data["steps"]) if i != 3)
+    assert data["final"]["scores"] == log.result["scores"]
+
+
+def test_a_repeated_bot_name_is_told_apart_by_seat():
+    log, _ = random_log("newyork", 2, seed=1)
+    for seat in log.header["seats"]:
+        seat["bot"] = "random"
+    assert replay_steps(log)["seats"] == ["random (seat 0)", "random (seat 1)"]
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner),
+    max_leaves=12,
+)
+
+
+@given(JSON, JSON)
+@settings(max_examples=300, deadline=None)
+def test_a_patch_turns_the_old_value_into_the_new(old, new):
+    patch = json_patch(old, new)
+    assert apply_patch(old, patch if patch is not MISSING else {"$v": old}) == new
+
+
+# ---------------------------------------------------------------------------- arena view
+
+
+def test_arena_view_writes_one_self_contained_page(tmp_path):
+    arena("play", "--variant", "newyork", "--players", "2", "--seed", "2", "--in-process",
+          "--match-log", "g.jsonl", "--log", "g.log", cwd=tmp_path)  # fmt: skip
+    out = arena("view", "g.jsonl", "--out", "g.html", "--no-open", cwd=tmp_path)
+    assert "replay written" in out.stdout
+    page = (tmp_path / "g.html").read_text()
+    assert "window.MATCH" in page and "window.BOARD" in page and "<style>" in page
+    assert 'src="' not in page, "nothing to fetch: the page opens anywhere, offline"
+    arena("view", "g.log", "--out", "t.html", "--no-open", cwd=tmp_path)
+    assert "window.MATCH" in (tmp_path / "t.html").read_text()
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (None, "cannot read"),
+        (b"{not json\n", "is not a match log"),
+        (b'{"type": "header", "variant": "nope", "players": 2, "seed": 1}\n', "cannot start"),
+    ],
+)
+def test_arena_view_refuses_what_is_not_a_match_log_in_one_line(tmp_path, content, message):
+    if content is not None:
+        (tmp_path / "bad.jsonl").write_bytes(content)
+    out = arena("view", "bad.jsonl", "--no-open", cwd=tmp_path, expect=2)
+    assert message in out.stdout and out.stdout.count("error:") == 1
+    assert not list(tmp_path.glob("*.html"))
+
+
+# ---------------------------------------------------------------------------- arena serve
+
+
+def record(index: int, bots: tuple[str, ...], log: bytes = b"") -> MatchRecord:
+    n = len(bots)
+    return MatchRecord(
+        index=index,
+        variant="usa",
+        seed=index,
+        bots=bots,
+        scores=tuple(range(n)),
+        ranks=tuple(range(n, 0, -1)),
+        engine_ranks=tuple(range(n, 0, -1)),
+        breakdown=tuple({"total": s} for s in range(n)),
+        faults={},
+        decisions=1,
+        seconds=0.1,
+        log=log,
+    )
+
+
+@pytest.fixture
+def served(tmp_path):
+    store = ResultsStore(tmp_path / "data")
+    tid = store.tournament("t", "t", {})
+    store.record(tid, record(0, ("a", "b")))
+    process = subprocess.Popen(
+        [str(ARENA), "serve", "--port", "0", "--data-dir", str(tmp_path / "data")],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    line = process.stdout.readline()
+    port = int(re.search(r"127\.0\.0\.1:(\d+)/", line).group(1))
+    yield port, store, tid
+    process.terminate()
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 0 and "Traceback" not in err, err
+    store.close()
+
+
+def get(port: int, path: str, method: str = "GET", body: bytes | None = None, headers=None):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request(method, path, body=body, headers=headers or {})
+    response = connection.getresponse()
+    return response.status, response.read().decode("utf-8", "replace")
+
+
+def test_serve_answers_the_sites_pages_and_nothing_else(served):
+    port, _, _ = served
+    status, body = get(port, "/")
+    assert status == 200 and "ttr-arena leaderboards" in body and "data-live" in body
+    assert get(port, "/usa/index.html")[0] == 200
+    assert get(port, "/usa/")[0] == 200
+    for path in (
+        "/../../etc/passwd",
+        "/static/../site.py",
+        "/matches/999.html",
+        "/matches/1.js",  # stored without a log: no replay, no error page with a traceback
+        "/bots/nobody.html",
+        "/static/%2e%2e/site.py",
+        "/play/nosuchgame",
+    ):
+        status, body = get(port, path)
+        assert status == 404, path
+        assert "Traceback" not in body
+
+
+def test_serve_refuses_a_bad_play_request_with_its_reason(served):
+    port, _, _ = served
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    status, body = get(port, "/play", "POST", b"variant=nope&bot=random", form)
+    assert status == 400 and "nope" in body
+    status, body = get(port, "/play", "POST", b"variant=amsterdam&bot=random", form)
+    assert status == 400 and "cannot be played" in body
+    status, body = get(port, "/play", "POST", b"variant=usa&bot=", form)
+    assert status == 400 and "choose at least one bot" in body
+    status, body = get(port, "/play", "POST", b"variant=usa&bot=random&seat=7", form)
+    assert status == 400 and "seat" in body
+    json_headers = {"Content-Type": "application/json"}
+    assert get(port, "/play", "POST", b"[1, 2", json_headers)[0] == 400
+    assert get(port, "/play/none/action", "POST", b'{"action": "x"}', json_headers)[0] == 404
+    status, body = get(port, "/play")
+    assert status == 200 and 'name="variant"' in body
+
+
+def test_serve_says_change_when_a_match_lands(served):
+    port, store, tid = served
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request("GET", "/events")
+    response = connection.getresponse()
+    assert response.getheader("Content-Type") == "text/event-stream"
+    assert response.readline().startswith(b"retry:")
+    time.sleep(1)
+    store.record(tid, record(1, ("a", "c")))
+    deadline = time.monotonic() + 20
+    lines = []
+    while time.monotonic() < deadline:
+        line = response.readline()
+        lines.append(line)
+        if line.startswith(b"event: change"):
+            break
+    assert lines[-1].startswith(b"event: change"), lines
+    _, body = get(port, "/")
+    assert body.count("data-match=") == 2, "the next page view shows the new match"
+
+
+def test_serve_on_a_busy_port_says_so_in_one_line(tmp_path):
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        out = arena("serve", "--port", str(port), "--data-dir", "d", cwd=tmp_path, expect=2)
+    assert f"cannot listen on 127.0.0.1:{port}" in out.stdout and "--port" in out.stdout
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--human-seat", "5"], "--human-seat must be 0 to 3"),
+        (["--variant", "amsterdam"], "cannot be played"),
+        (["--variant", "newyork", "--players", "6"], "2-4 players"),
+    ],
+)
+def test_play_human_refuses_a_clumsy_command_in_one_line(tmp_path, args, message):
+    out = arena("play", "--human", "--no-open", "--port", "0", *args, cwd=tmp_path, expect=2)
+    assert message in out.stdout, out.stdout
+    assert out.stdout.count("error:") == 1
+
+
+def test_leaderboard_cli_shows_every_player_count(tmp_path):
+    store = ResultsStore(tmp_path)
+    tid = store.tournament("t", "t", {})
+    for index, bots in enumerate([("a", "b"), ("b", "a"), ("a", "b", "c")]):
+        store.record(tid, record(index, bots))
+    store.close()
+    out = arena("leaderboard", "--data-dir", str(tmp_path), cwd=tmp_path).stdout
+    titles = re.findall(r"usa leaderboard, ([\w ]+) \(", out)
+    assert titles == ["all player counts", "2 players", "3 players"]
+    one = arena("leaderboard", "--players", "3", "--data-dir", str(tmp_path), cwd=tmp_path)
+    assert re.findall(r"usa leaderboard, ([\w ]+) \(", one.stdout) == ["3 players"]
+    rows = json.loads(
+        arena("leaderboard", "--players", "2", "--format", "json", "--data-dir", str(tmp_path),
+              cwd=tmp_path).stdout
+    )  # fmt: skip
+    assert {r["bot"]: r["games"] for r in rows} == {"a": 2, "b": 2}
+
+
+@pytest.fixture(scope="module")
+def play_server(tmp_path_factory):
+    """``arena serve``'s server in this process, on a free port."""
+    import threading
+
+    from leaderboards.server import ArenaServer
+
+    server = ArenaServer(tmp_path_factory.mktemp("play"), port=0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield server
+    server.shutdown()
+    server.close()
+
+
+def post_json(port: int, path: str, data: dict) -> tuple[int, dict]:
+    status, body = get(port, path, "POST", json.dumps(data).encode(), {
+        "Content-Type": "application/json"
+    })  # fmt: skip
+    return status, json.loads(body)
+
+
+@pytest.mark.parametrize("variant", PLAYABLE)
+def test_a_person_can_play_every_playable_variant_to_the_end(play_server, variant):
+    """Through the play page's own requests: the state the page reads, the clicks it posts
+    (a random legal action each time, and one illegal one that the referee explains)."""
+    port = play_server.server_address[1]
+    game = play_server.new_game(variant, ["random"], human_seat=1, seed=7, person="ann")
+    rng = random.Random(7)
+    version, illegal = -1, None
+    for _ in range(2000):
+        _, body = get(port, f"/play/{game.game_id}/state?version={version}")
+        state = json.loads(body)
+        version = state["version"]
+        if state["status"] == "over" and state.get("match_id"):
+            break
+        if state["status"] != "to-move":
+            continue
+        if illegal is None:
+            wrong = {"action": "claim 999 red"}
+            assert post_json(port, f"/play/{game.game_id}/action", wrong)[0] == 200
+            while not (state.get("message") and state["status"] == "to-move"):
+                state = json.loads(get(port, f"/play/{game.game_id}/state?version={version}")[1])
+                version = state["version"]
+            illegal = state["message"]
+        status, answer = post_json(
+            port, f"/play/{game.game_id}/action", {"action": rng.choice(state["legal"])}
+        )
+        assert status == 200, answer
+    assert state["status"] == "over", state
+    assert "illegal action 'claim 999 red'" in illegal
+    assert state["final"]["scores"] == list(game.outcome.result.scores)
+    store = ResultsStore(play_server.data_dir)
+    (match,) = [m for m in stored_matches(store) if m.match_id == state["match_id"]]
+    assert match.tournament == "human-play" and match.bots[1] == "ann" and not match.faults[1]
+    store.close()

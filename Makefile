@@ -39,7 +39,7 @@ MYPY := arena/variants bots/policy.py bots/planning.py bots/search.py bots/publi
 	bots/cardgame_bot.py bots/random_bot.py tools/build_maps.py benchmarks/engine.py \
 	tests/helpers.py tests/city_fixtures.py $(patsubst %,tests/test_%.py,claiming drawing \
 	endgame europe newyork city_editions cardgame setup tickets scoring legal_actions notation \
-	properties sampling search bots)
+	properties sampling search bots positions third_party_variant engine_journeys) tests/toll_variant.py
 
 typecheck: setup
 	$(BIN)/mypy --strict --follow-imports=silent $(MYPY_STRICT)

@@ -17,7 +17,7 @@ from arena.engine.errors import NotationError, RulesVersionError, VariantUnavail
 from arena.engine.result import ScoreLabel
 
 if TYPE_CHECKING:
-    from arena.engine.game import GameBase, TicketBelief
+    from arena.engine.game import GameBase, GameState, TicketBelief
     from arena.engine.observation import Observation
 
 
@@ -61,7 +61,7 @@ class Variant:
             )
         return self.game
 
-    def new_game(self, num_players: int, seed: int) -> GameBase:
+    def new_game(self, num_players: int, seed: int) -> GameState:
         """The initial state of a game for ``num_players`` seats, fixed entirely by ``seed``."""
         game = self._game()
         if not isinstance(num_players, int) or not (
@@ -75,14 +75,14 @@ class Variant:
             raise TypeError(f"the seed must be an integer, not {type(seed).__name__}")
         return game(self, num_players, seed)
 
-    def from_position(self, text: str | bytes) -> GameBase:
+    def from_position(self, text: str | bytes) -> GameState:
         """The state a position (``state.to_position()``) describes; ``PositionError`` says
         what is wrong with text that is not one."""
         return self._game().from_position(self, text)
 
     def sample(
         self, observation: Observation, rng: random.Random, belief: TicketBelief | None = None
-    ) -> GameBase:
+    ) -> GameState:
         """A random full state consistent with ``observation`` (what its seat cannot see is
         dealt by ``rng``); ``belief(seat, ticket)`` weights the other seats' tickets."""
         return self._game().from_observation(self, observation, rng, belief)

@@ -91,13 +91,15 @@ def result_table(
     result: GameResult,
     seats: list[str],
     title: str,
-    labels: dict[str, ScoreLabel],
     ranks: list[int] | None = None,
+    *,
+    labels: dict[str, ScoreLabel] | None = None,
 ) -> Table:
-    """The result as a table, its columns headed by the variant's score ``labels``; ``ranks``
-    overrides the engine's ranks (after forfeits)."""
+    """The result as a table, its columns headed by the variant's score ``labels``
+    (``variant.score_labels``); ``ranks`` overrides the engine's ranks (after forfeits)."""
     ranks = list(ranks) if ranks is not None else list(result.ranks)
     has_path = "longest_path" in result.breakdown[0]
+    labels = labels or {}
     heading = {c: labels[c].heading if c in labels else c for c in result.categories}
     legend = [
         f"{heading[c]} {labels[c].legend}"
@@ -132,7 +134,7 @@ def result_table(
 
 
 def _print_outcome(outcome, names: list[str], title: str, labels: dict[str, ScoreLabel]) -> None:
-    console.print(result_table(outcome.result, names, title, labels, outcome.ranks))
+    console.print(result_table(outcome.result, names, title, outcome.ranks, labels=labels))
     for fault in outcome.faults:
         last_line = fault.detail.strip().splitlines()[-1] if fault.detail.strip() else ""
         console.print(
@@ -272,7 +274,7 @@ def replay_command(
     if not state.is_over:
         raise fail(f"the log replays {count} actions but the game is not over")
     labels = state.variant.score_labels
-    console.print(result_table(state.result(), names, f"replay of {path}", labels, ranks))
+    console.print(result_table(state.result(), names, f"replay of {path}", ranks, labels=labels))
     console.print(f"replayed {count} actions: verified against the recorded result")
 
 

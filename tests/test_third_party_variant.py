@@ -98,6 +98,6 @@ def test_bots_play_it_through_the_referee_and_the_table_names_the_category(toll)
     outcome = Referee(toll, seats, TimeControl()).play(5)
     assert outcome.faults == [] and outcome.result.categories[-1] == "tolls"
     console = Console(width=120, record=True)
-    console.print(result_table(outcome.result, list(names), "toll", toll.score_labels))
+    console.print(result_table(outcome.result, list(names), "toll", labels=toll.score_labels))
     text = " ".join(console.export_text().split())
     assert " toll " in text and "toll tolls on owned routes" in text  # heading, legend

@@ -55,7 +55,8 @@ def play_as_person(
     outcome = game.outcome
     names = [entry.name for entry in game.entries]
     title = f"{variant.title} — seed {seed}"
-    console.print(result_table(outcome.result, names, title, outcome.ranks))
+    labels = variant.score_labels
+    console.print(result_table(outcome.result, names, title, outcome.ranks, labels=labels))
     for fault in outcome.faults:
         console.print(f"[yellow]seat {fault.seat} ({names[fault.seat]}) forfeited: {fault.code}[/]")
     if match_log:

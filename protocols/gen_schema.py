@@ -5,13 +5,15 @@ python -m protocols.gen_schema          # rewrite the checked-in schema
 
 from __future__ import annotations
 
+import functools
 import json
+import operator
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from protocols.messages import AnyMessage
+from protocols.messages import Act, Action, Bye, Error, GameOver, GameStart, Hello, Welcome
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema" / "messages.schema.json"
 
@@ -32,8 +34,11 @@ def schema_text() -> str:
     """The messages; each variant's observation (the ``observation`` of ``game_start``,
     ``act`` and ``game_over``) is in ``$defs``, named for each variant by ``observations``."""
     types = observation_types()
+    # The messages as declared (their observation generic), so the $defs keep their names.
+    messages: tuple[type[Any], ...] = (Hello, Welcome, GameStart, Act, Action, Error, GameOver, Bye)
+    any_message = functools.reduce(operator.or_, messages)
     (schema, *_), components = msgspec.json.schema_components(
-        [AnyMessage, *dict.fromkeys(types.values())]
+        [any_message, *dict.fromkeys(types.values())]
     )
     for message in ("GameStart", "Act", "GameOver"):
         components[message]["properties"]["observation"] = {

@@ -1,20 +1,29 @@
 # The two commands of the README:
-#   make run   sets everything up and runs the main job
-#   make test  sets everything up and runs the tests (what CI runs)
+#   make run   sets up what running needs (no test tools) and runs the main job
+#   make test  sets up everything for development and runs the tests (what CI runs)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
+JS_BOT := examples/js-bot
 
-.PHONY: setup run test typecheck lint bench soak clean browser
+.PHONY: setup setup-run run test typecheck lint bench soak clean browser js-bot
 
-$(BIN)/arena: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+# What running needs: the package and its dependencies, nothing for tests or browsers.
+$(VENV)/.installed-run: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(PIP) -e .
 	touch $@
 
-setup: $(BIN)/arena
+# Development: the `dev` extra on top (pytest, hypothesis, ruff, playwright, pyarrow).
+$(VENV)/.installed-dev: $(VENV)/.installed-run
+	$(PIP) -e '.[dev]'
+	touch $@
 
-run: setup
+setup-run: $(VENV)/.installed-run
+setup: $(VENV)/.installed-dev
+
+run: setup-run js-bot
 	$(BIN)/arena variants
 	$(BIN)/arena play --variant usa --bot random --bot random --bot random --bot random \
 		--seed 7 --match-log arena-game.jsonl
@@ -23,8 +32,13 @@ run: setup
 	$(BIN)/arena leaderboard --variant usa
 	$(BIN)/arena site site
 
-examples/js-bot/node_modules: examples/js-bot/package.json
-	@if command -v npm >/dev/null; then cd examples/js-bot && npm install --no-audit --no-fund --silent && touch node_modules; else echo "npm not found: the JavaScript example bot will not be tested"; fi
+# The JavaScript example bot's one dependency (the zeromq package), when npm is there.
+js-bot: $(JS_BOT)/node_modules
+$(JS_BOT)/node_modules: $(JS_BOT)/package.json
+	@if ! command -v npm >/dev/null; then \
+		echo "npm not found: the JavaScript example bot needs Node.js and npm; install them, then run: cd $(JS_BOT) && npm install"; \
+	elif (cd $(JS_BOT) && npm install --no-audit --no-fund --silent); then touch $@; \
+	else echo "npm install failed: the JavaScript example bot will not run until 'cd $(JS_BOT) && npm install' succeeds"; fi
 
 # The site test drives Debian's Chromium headless (Playwright, with the system browser).
 browser:
@@ -45,8 +59,9 @@ typecheck: setup
 	$(BIN)/mypy --strict --follow-imports=silent $(MYPY_STRICT)
 	$(BIN)/mypy --follow-imports=silent $(MYPY)
 
-test: setup examples/js-bot/node_modules browser typecheck
+test: setup js-bot browser typecheck
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest
 
 bench: setup

@@ -1,54 +1,86 @@
-"""The ``arena`` command line."""
+"""The ``arena`` command line.
+
+Every failure a user can cause or meet ends in one line on stderr (``error: ...``)
+and a non-zero status: 2 when what was given cannot be used, 1 when something
+failed while running. ``--debug`` shows the traceback of an unexpected error.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import signal
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich import box
-from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from arena.commands import bots as bots_commands
+from arena.commands import tournaments as tournament_commands
+from arena.commands.botargs import bot_entries, check_startable
+from arena.commands.common import (
+    DATA_DIR,
+    RUNTIME,
+    USAGE,
+    DataDir,
+    console,
+    errors,
+    existing_store,
+    fail,
+    fitted_table,
+    reading_store,
+    writable,
+    writing_store,
+)
+from arena.commands.report import print_faults, print_forfeits, standings_table
 from arena.commands.serve import serve, view
 from arena.engine.errors import VariantUnavailableError
 from arena.engine.result import GameResult, ScoreLabel
 from arena.referee.faults import TimeControl
 from arena.referee.gamelog import GameLog, LogError, replay
-from arena.referee.launch import BotEntry, ProcessMatch, in_process_referee
+from arena.referee.launch import ProcessMatch, in_process_referee
 from arena.referee.matchlog import MatchLog
 from arena.referee.matchlog import verify as verify_match
 from arena.referee.process import ProcessLimits
+from arena.tournament.bots import bot_limits
 from arena.tournament.executors import LocalExecutor, MatchFailed, RayExecutor
+from arena.tournament.names import BadName, check_name
 from arena.tournament.runner import TournamentRunner
 from arena.tournament.spec import SpecError, TournamentSpec
 from arena.tournament.store import ResultsStore
 from arena.tournament.submit import SubmissionRejected
 from arena.tournament.submit import submit as submit_bot
 from arena.variants import all_variants, get_variant
-from bots import all_bots, get_bot
+from bots import get_bot
 from bots.runner import run_bot
 
 app = typer.Typer(
-    help="ttr-arena: AI tournaments for the Ticket to Ride family.", no_args_is_help=True
+    help="ttr-arena: AI tournaments for the Ticket to Ride family.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
 )
-console = Console()
 
 
-def fail(message: str) -> typer.Exit:
-    console.print(f"[bold red]error:[/] {message}", soft_wrap=True)
-    return typer.Exit(code=2)
+@app.callback()
+def root(
+    debug: Annotated[
+        bool, typer.Option("--debug", help="show the traceback of an unexpected error")
+    ] = False,
+) -> None:
+    """ttr-arena: AI tournaments for the Ticket to Ride family."""
 
 
 @app.command()
 def variants(
+    long: Annotated[bool, typer.Option("--long", help="descriptions and missing data")] = False,
     format: Annotated[str, typer.Option(help="table or json")] = "table",
 ) -> None:
-    """List the installed variants, whether each can be played, and what data is missing."""
+    """List the installed variants (one line each), whether each can be played."""
     if format not in ("table", "json"):
         raise fail("--format is table or json")
     rows = [
@@ -65,26 +97,23 @@ def variants(
     if format == "json":
         print(json.dumps(rows, indent=1, ensure_ascii=False))
         return
-    table = Table(title="Variants")
+    status = {True: "playable", False: "incomplete data"}
+    if not long:
+        lines = [[r["name"], r["players"], status[not r["missing"]], r["title"]] for r in rows]
+        console.print(fitted_table(("variant", "players", "status", "title"), lines, shrink=3))
+        return
+    table = Table(title="Variants", box=box.SIMPLE_HEAD)
     for column in ("name", "title", "players", "status", "notes"):
-        table.add_column(column)
+        table.add_column(column, no_wrap=column in ("name", "players", "status"))
     for row in rows:
         playable = not row["missing"]
         notes = row["description"] if playable else "missing: " + "; ".join(row["missing"])
-        status = "[green]playable[/]" if playable else "[yellow]incomplete data[/]"
-        table.add_row(row["name"], row["title"], row["players"], status, notes)
+        shown = Text(status[playable], style="green" if playable else "yellow")
+        table.add_row(row["name"], row["title"], row["players"], shown, notes)
     console.print(table)
 
 
-@app.command()
-def bots() -> None:
-    """List the installed bots."""
-    table = Table(title="Bots")
-    for column in ("name", "version", "variants", "description"):
-        table.add_column(column)
-    for name, spec in all_bots().items():
-        table.add_row(name, spec.version, ", ".join(spec.variants), spec.description)
-    console.print(table)
+app.add_typer(bots_commands.app, name="bots")
 
 
 def result_table(
@@ -112,7 +141,7 @@ def result_table(
     table = Table(title=title, box=box.SIMPLE_HEAD, caption=", ".join(legend))
     table.add_column("#", justify="right")
     table.add_column("seat", justify="right")
-    table.add_column("bot")
+    table.add_column("bot", overflow="fold")  # a long name wraps, never cut
     for category in result.categories:
         table.add_column(heading[category], justify="right")
     table.add_column("total", justify="right", style="bold")
@@ -133,42 +162,52 @@ def result_table(
     return table
 
 
-def _print_outcome(outcome, names: list[str], title: str, labels: dict[str, ScoreLabel]) -> None:
+def _print_outcome(
+    outcome, names: list[str], title: str, data_dir: Path, labels: dict[str, ScoreLabel]
+) -> None:
     console.print(result_table(outcome.result, names, title, outcome.ranks, labels=labels))
-    for fault in outcome.faults:
-        last_line = fault.detail.strip().splitlines()[-1] if fault.detail.strip() else ""
-        console.print(
-            f"[yellow]seat {fault.seat} ({names[fault.seat]}) forfeited: {fault.code}[/] "
-            f"— {last_line}",
-            soft_wrap=True,
-        )
+    print_faults(outcome, names, data_dir)
 
 
 @app.command()
 def play(
     variant: Annotated[str, typer.Option(help="variant name (see 'arena variants')")] = "usa",
-    players: Annotated[int, typer.Option(help="number of random players, when no --bot")] = 4,
+    players: Annotated[
+        int, typer.Option(help="number of random players, when no --bot", min=1)
+    ] = 4,
     seed: Annotated[int, typer.Option(help="fixes every shuffle of the game")] = 0,
     bot: Annotated[
         list[str] | None,
-        typer.Option(help="a bot per seat, in seat order: a plugin name or 'cmd:COMMAND LINE'"),
+        typer.Option(
+            help="a bot per seat, in seat order: a registered name\\[@N], a plugin, or "
+            "'cmd:COMMAND LINE'",
+            show_default="--players random bots",
+        ),
     ] = None,
-    games: Annotated[int, typer.Option(help="games in a row on the same bot processes")] = 1,
+    games: Annotated[int, typer.Option(help="games in a row on the same bot processes", min=1)] = 1,
     in_process: Annotated[
         bool, typer.Option("--in-process", help="call trusted Python bots directly, no processes")
     ] = False,
-    move_ms: Annotated[int, typer.Option(help="free time per decision (ms)")] = 1000,
-    bank_ms: Annotated[int, typer.Option(help="time bank per bot and game (ms)")] = 30000,
-    retries: Annotated[int, typer.Option(help="illegal actions forgiven before a forfeit")] = 2,
-    memory_mb: Annotated[int, typer.Option(help="address-space limit per bot (0: none)")] = 4096,
-    cpu_seconds: Annotated[int, typer.Option(help="CPU-time limit per bot (0: none)")] = 600,
+    move_ms: Annotated[int, typer.Option(help="free time per decision (ms)", min=1)] = 1000,
+    bank_ms: Annotated[int, typer.Option(help="time bank per bot and game (ms)", min=0)] = 30000,
+    retries: Annotated[
+        int, typer.Option(help="illegal actions forgiven before a forfeit", min=0)
+    ] = 2,
+    memory_mb: Annotated[
+        int, typer.Option(help="address-space limit per bot (0: none)", min=0)
+    ] = 4096,
+    cpu_seconds: Annotated[int, typer.Option(help="CPU-time limit per bot (0: none)", min=0)] = 600,
     log: Annotated[Path | None, typer.Option(help="write the text game log here")] = None,
     match_log: Annotated[
         Path | None, typer.Option(help="write the JSON-lines match log(s) here")
     ] = None,
-    bot_logs: Annotated[Path, typer.Option(help="where bots' stdout and stderr are kept")] = Path(
-        "arena-data/bot-logs"
-    ),
+    bot_logs: Annotated[
+        Path | None,
+        typer.Option(
+            help="where bots' stdout and stderr are kept", show_default="DATA_DIR/bot-logs"
+        ),
+    ] = None,
+    data_dir: DataDir = DATA_DIR,
     human: Annotated[
         bool, typer.Option("--human", help="take a seat yourself, in the browser (--bot: rivals)")
     ] = False,
@@ -181,14 +220,22 @@ def play(
     """Play games through the referee (each bot its own process) and print the results."""
     try:
         chosen = get_variant(variant)
-        if human:
-            from arena.commands.human import play_as_person
-
-            rivals = bot or ["random"] * (players - 1)
-            return play_as_person(chosen, rivals, seed, human_seat, port, open_browser, match_log)
-        entries = [BotEntry.parse(name) for name in (bot or ["random"] * players)]
-    except (KeyError, ValueError) as error:
+    except KeyError as error:
         raise fail(str(error.args[0])) from None
+    count = (len(bot) + human if bot else players) if bot or not human else players
+    if not chosen.min_players <= count <= chosen.max_players:
+        raise fail(
+            f"{chosen.name} is played by {chosen.min_players}-{chosen.max_players} players, "
+            f"not {count}"
+        )
+    writable(log, "--log")
+    writable(match_log, "--match-log")
+    if human:
+        from arena.commands.human import play_as_person
+
+        rivals = bot or ["random"] * (players - 1)
+        return play_as_person(chosen, rivals, seed, human_seat, port, open_browser, match_log)
+    entries = bot_entries(bot or ["random"] * players, data_dir)
     for entry in entries:
         if entry.spec is not None and not entry.spec.supports(chosen.name):
             raise fail(f"bot '{entry.name}' does not support variant '{chosen.name}'")
@@ -201,8 +248,13 @@ def play(
             referee = in_process_referee(chosen, entries, tc)
             outcomes = [referee.play(seed + g) for g in range(games)]
         else:
-            limits = ProcessLimits(memory_mb=memory_mb, cpu_seconds=cpu_seconds)
-            with ProcessMatch(chosen, entries, tc, limits, log_dir=bot_logs) as referee:
+            limits = bot_limits(
+                data_dir, ProcessLimits(memory_mb=memory_mb, cpu_seconds=cpu_seconds)
+            )
+            logs = bot_logs or data_dir / "bot-logs"
+            with ProcessMatch(
+                chosen, entries, tc, limits, log_dir=logs, logs_relative_to=data_dir
+            ) as referee:
                 outcomes = [referee.play(seed + g) for g in range(games)]
     except (VariantUnavailableError, ValueError) as error:
         raise fail(str(error)) from None
@@ -210,7 +262,9 @@ def play(
         seat["bot"] for seat in outcomes[-1].log.header["seats"]
     ]  # as the bots named themselves
     for g, outcome in enumerate(outcomes):
-        _print_outcome(outcome, names, f"{chosen.title} — seed {seed + g}", chosen.score_labels)
+        _print_outcome(
+            outcome, names, f"{chosen.title} — seed {seed + g}", data_dir, chosen.score_labels
+        )
         console.print(f"{outcome.decisions} actions in {outcome.seconds:.2f} s")
     last = outcomes[-1]
     if log:
@@ -278,34 +332,47 @@ def replay_command(
     console.print(f"replayed {count} actions: verified against the recorded result")
 
 
-tournament_app = typer.Typer(help="Run tournaments.", no_args_is_help=True)
+tournament_app = typer.Typer(help="Run, list and delete tournaments.", no_args_is_help=True)
 app.add_typer(tournament_app, name="tournament")
-DATA_DIR = Path("arena-data")
+tournament_app.command("list")(tournament_commands.list_tournaments)
+tournament_app.command("delete")(tournament_commands.delete_tournament)
+# Flags that describe a tournament: with a tournament file, the file describes it.
+SPEC_FLAGS = ("name", "variant", "players", "bot", "format", "games", "seed", "move_ms", "bank_ms")
 
 
 @tournament_app.command("run")
 def tournament_run(
+    ctx: typer.Context,
     spec_file: Annotated[
         Path | None, typer.Argument(help="a tournament TOML file (or describe it with flags)")
     ] = None,
-    name: Annotated[str | None, typer.Option(help="tournament name (resume key)")] = None,
+    name: Annotated[
+        str | None,
+        typer.Option(help="tournament name (resume key)", show_default="VARIANT-FORMAT-SEED"),
+    ] = None,
     variant: Annotated[str, typer.Option(help="variant name")] = "usa",
-    players: Annotated[list[int] | None, typer.Option(help="player count(s)")] = None,
+    players: Annotated[
+        list[int] | None,
+        typer.Option(help="player count(s), repeatable", show_default="4"),
+    ] = None,
     bot: Annotated[
-        list[str] | None, typer.Option(help="a bot: registered name[@version], plugin, cmd:...")
+        list[str] | None,
+        typer.Option(help="a bot, repeatable: registered name\\[@N], plugin, [LABEL=]cmd:..."),
     ] = None,
     format: Annotated[str, typer.Option(help="round-robin, duplicate or ladder")] = "round-robin",
-    games: Annotated[int, typer.Option(help="rounds, deals, or ladder matches")] = 1,
+    games: Annotated[int, typer.Option(help="rounds, deals, or ladder matches", min=1)] = 1,
     seed: Annotated[int, typer.Option(help="fixes the schedule and every game")] = 0,
-    move_ms: Annotated[int, typer.Option(help="free time per decision (ms)")] = 1000,
-    bank_ms: Annotated[int, typer.Option(help="time bank per bot and game (ms)")] = 30000,
-    workers: Annotated[int, typer.Option(help="local worker processes")] = 1,
+    move_ms: Annotated[int, typer.Option(help="free time per decision (ms)", min=1)] = 1000,
+    bank_ms: Annotated[int, typer.Option(help="time bank per bot and game (ms)", min=0)] = 30000,
+    workers: Annotated[int, typer.Option(help="local worker processes", min=1)] = 1,
     ray: Annotated[
         str | None,
         typer.Option(help="run on Ray: 'local' starts one, an ADDRESS joins a cluster"),
     ] = None,
-    data_dir: Annotated[Path, typer.Option(help="where the results store lives")] = DATA_DIR,
-    progress: Annotated[bool, typer.Option(help="show a progress bar and live standings")] = True,
+    data_dir: DataDir = DATA_DIR,
+    progress: Annotated[
+        bool, typer.Option(help="show a progress bar and live standings (on a terminal)")
+    ] = True,
     in_process: Annotated[
         bool, typer.Option("--in-process", help="trusted plugin bots called directly, no processes")
     ] = False,
@@ -313,6 +380,16 @@ def tournament_run(
     """Run (or resume) a tournament; every finished match is stored as it arrives."""
     try:
         if spec_file is not None:
+            given = [
+                f"--{flag.replace('_', '-')}"
+                for flag in SPEC_FLAGS
+                if ctx.get_parameter_source(flag).name == "COMMANDLINE"
+            ]
+            if given:
+                raise SpecError(
+                    f"{spec_file} describes the tournament: drop {', '.join(given)} "
+                    "(or edit the file)"
+                )
             spec = TournamentSpec.from_toml(spec_file)
         else:
             spec = TournamentSpec(
@@ -327,22 +404,50 @@ def tournament_run(
             )
     except SpecError as error:
         raise fail(str(error)) from None
+    # Every check that needs no game runs before anything is stored.
+    named = [b for b in spec.bots if b != "*"]
+    check_startable(spec, named, bot_entries(named, data_dir, check_start=False), in_process)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    store = ResultsStore(data_dir)
+    with writing_store(data_dir) as store:
+        _run_tournament(spec, store, data_dir, workers, ray, progress, in_process)
+
+
+def _run_tournament(
+    spec: TournamentSpec,
+    store: ResultsStore,
+    data_dir: Path,
+    workers: int,
+    ray: str | None,
+    progress: bool,
+    in_process: bool,
+) -> None:
     executor = (
         RayExecutor(None if ray == "local" else ray, workers) if ray else LocalExecutor(workers)
     )
     try:
-        runner = TournamentRunner(
-            spec, store, executor, data_dir, show_progress=progress, in_process=in_process
-        )
-        stored = runner.run()
-    except (ValueError, KeyError, VariantUnavailableError, MatchFailed) as error:
-        raise fail(str(error.args[0] if error.args else error)) from None
+        try:
+            runner = TournamentRunner(
+                spec,
+                store,
+                executor,
+                data_dir,
+                show_progress=progress and console.is_terminal,
+                in_process=in_process,
+            )
+        except (ValueError, KeyError, VariantUnavailableError) as error:
+            raise fail(str(error.args[0] if error.args else error)) from None
+        try:
+            stored = runner.run()
+        except (ValueError, KeyError, VariantUnavailableError, MatchFailed) as error:
+            raise fail(str(error.args[0] if error.args else error), RUNTIME) from None
     finally:
         executor.close()
-    console.print(runner.standings.table(top=50))
-    console.print(f"tournament '{spec.name}': {stored} matches played now, results in {store.path}")
+    console.print(standings_table(runner))
+    print_forfeits(store, spec.name, data_dir)
+    console.print(
+        f"tournament '{spec.name}': {stored} matches played now, results in {store.path}",
+        soft_wrap=True,
+    )
 
 
 @app.command()
@@ -353,14 +458,25 @@ def results(
         "seats"
     ),
     tournament: Annotated[str | None, typer.Option(help="only this tournament")] = None,
-    data_dir: Annotated[Path, typer.Option(help="where the results store lives")] = DATA_DIR,
+    data_dir: DataDir = DATA_DIR,
 ) -> None:
     """Export results from the store as CSV or Parquet."""
     if format not in ("csv", "parquet") or table not in ("seats", "matches"):
         raise fail("--format is csv or parquet; --table is seats or matches")
+    writable(out, "--out")
+    if format == "parquet":
+        try:
+            import pyarrow  # noqa: F401 - pandas writes Parquet through it
+        except ImportError:
+            raise fail(
+                "Parquet export needs pyarrow: pip install 'ttr-arena[parquet]' (or use CSV)",
+                RUNTIME,
+            ) from None
+    store = reading_store(data_dir)
+    if tournament is not None and tournament not in {t["name"] for t in store.tournaments()}:
+        raise fail(f"no tournament named '{tournament}' (see 'arena tournament list')")
     from arena.tournament.frames import matches_frame, seats_frame  # pandas: only when needed
 
-    store = ResultsStore(data_dir)
     frame = (seats_frame if table == "seats" else matches_frame)(store, tournament)
     if format == "csv":
         frame.to_csv(out, index=False)
@@ -376,23 +492,31 @@ def submit(
     file: Annotated[Path | None, typer.Option(help="a Python file or folder (bot.py)")] = None,
     cmd: Annotated[str | None, typer.Option(help="any command line speaking the protocol")] = None,
     variant: Annotated[
-        list[str] | None, typer.Option(help="variants it supports (default: what it claims)")
+        list[str] | None,
+        typer.Option(help="variants it supports, repeatable; '*': every playable one"),
     ] = None,
-    games: Annotated[int, typer.Option(help="validation games per variant")] = 2,
-    data_dir: Annotated[Path, typer.Option(help="where the results store lives")] = DATA_DIR,
+    games: Annotated[int, typer.Option(help="validation games per variant", min=1)] = 2,
+    data_dir: DataDir = DATA_DIR,
 ) -> None:
-    """Validate a bot against the random bot and register it (again: a new version)."""
-    store = ResultsStore(data_dir)
+    """Validate a bot against the random bot and register it (again: a new version).
+
+    The validation games run exactly as a tournament will: the same sandbox, the
+    data folder protected. Names: letters, digits, '-', '_', '.'."""
     try:
-        done = submit_bot(
-            store, name, plugin=plugin, path=file, command=cmd, variants=variant, games=games
-        )
-    except SubmissionRejected as error:
-        raise fail(f"rejected: {error} (logs: {error.log})") from None
-    except (ValueError, KeyError) as error:
-        raise fail(str(error.args[0] if error.args else error)) from None
+        check_name(name)  # before the data folder is touched
+    except BadName as error:
+        raise fail(str(error)) from None
+    with writing_store(data_dir) as store:
+        try:
+            done = submit_bot(
+                store, name, plugin=plugin, path=file, command=cmd, variants=variant, games=games
+            )
+        except SubmissionRejected as error:
+            raise fail(f"rejected: {error}") from None
+        except (ValueError, KeyError) as error:
+            raise fail(str(error.args[0] if error.args else error)) from None
     console.print(
-        f"registered [bold]{done.name}@{done.version}[/] ({done.kind}) for "
+        f"registered {done.name}@{done.version} ({done.kind}) for "
         f"{', '.join(done.variants)} after {done.validation_games} validation games"
     )
 
@@ -402,40 +526,45 @@ def leaderboard(
     variant: Annotated[str, typer.Option(help="variant name")] = "usa",
     players: Annotated[int | None, typer.Option(help="only games with this many players")] = None,
     format: Annotated[str, typer.Option(help="table, csv, json or md")] = "table",
-    out: Annotated[Path | None, typer.Option(help="write here instead of the terminal")] = None,
-    data_dir: Annotated[Path, typer.Option(help="where the results store lives")] = DATA_DIR,
+    out: Annotated[
+        Path | None, typer.Option(help="write here instead of the terminal (csv, json, md)")
+    ] = None,
+    data_dir: DataDir = DATA_DIR,
 ) -> None:
     """The TrueSkill leaderboard of a variant, ranked by mu - 3 sigma: all player counts, then
     each count rated on its own (as a table; exports give one board, --players picks it)."""
+    if format not in ("table", "csv", "json", "md"):
+        raise fail("--format is table, csv, json or md")
+    if out is not None and format == "table":
+        raise fail("--out writes csv, json or md: add --format csv (or json, md)")
+    writable(out, "--out")
+    try:
+        chosen = get_variant(variant)
+    except KeyError as error:
+        raise fail(str(error.args[0])) from None
+    if players is not None and not chosen.min_players <= players <= chosen.max_players:
+        raise fail(
+            f"{chosen.name} is played by {chosen.min_players}-{chosen.max_players} players, "
+            f"not {players}"
+        )
     from leaderboards.data import stored_matches  # pandas: only when needed
     from leaderboards.tables import leaderboards_by_players
 
-    if format not in ("table", "csv", "json", "md"):
-        raise fail("--format is table, csv, json or md")
-    matches = stored_matches(ResultsStore(data_dir), variant, players)
+    store = existing_store(data_dir)
+    matches = [] if store is None else stored_matches(store, chosen.name, players)
     boards = leaderboards_by_players(matches)
     frame = boards[None]
     if format == "table":
         if frame.empty:
-            console.print(f"no stored matches of '{variant}' yet")
+            console.print(f"no stored matches of '{chosen.name}' yet")
             return
+        headers = ("#", "bot", "rating", "μ", "σ", "games", "win%", "score", "rank", "ff")
         for count, board in boards.items():
-            if players is not None and count is None:
-                continue  # the one count asked for is shown under its own title
+            if count is None and (players is not None or len(boards) == 2):
+                continue  # one count only: its own board is the whole board
             title = "all player counts" if count is None else f"{count} players"
-            table = Table(
-                title=f"{variant} leaderboard, {title} (TrueSkill, μ − 3σ)",
-                box=box.SIMPLE_HEAD,
-                pad_edge=False,
-                caption="score: mean score · rank: mean rank · ff: forfeits",
-            )
-            for column in ("#", "bot", "rating", "μ", "σ", "games", "win%", "score", "rank", "ff"):
-                if column == "bot":
-                    table.add_column(column, no_wrap=True)
-                else:
-                    table.add_column(column, justify="right")
-            for row in board.itertuples():
-                table.add_row(
+            rows = [
+                [
                     str(row.rank),
                     row.bot,
                     f"{row.rating:.2f}",
@@ -446,10 +575,22 @@ def leaderboard(
                     f"{row.mean_score:.1f}",
                     f"{row.mean_rank:.2f}",
                     str(row.forfeits),
+                ]
+                for row in board.itertuples()
+            ]
+            console.print(
+                fitted_table(
+                    headers,
+                    rows,
+                    shrink=1,
+                    right=(0, *range(2, 10)),
+                    title=f"{chosen.name} leaderboard, {title} (TrueSkill, μ − 3σ)",
+                    caption="score: mean score · rank: mean rank · ff: forfeits",
                 )
-            console.print(table)
+            )
         return
-    frame["last_played"] = frame["last_played"].dt.strftime("%Y-%m-%d %H:%M:%S")
+    if not frame.empty:
+        frame["last_played"] = frame["last_played"].dt.strftime("%Y-%m-%d %H:%M:%S")
     text = {
         "csv": lambda: frame.to_csv(index=False),
         "json": lambda: frame.to_json(orient="records", indent=1),
@@ -466,15 +607,17 @@ def leaderboard(
 def site(
     out: Annotated[Path, typer.Argument(help="folder to write the site into")] = Path("site"),
     max_replays: Annotated[
-        int | None, typer.Option(help="replay pages for only the newest N matches per variant")
+        int | None,
+        typer.Option(help="replay pages for only the newest N matches per variant", min=0),
     ] = None,
-    data_dir: Annotated[Path, typer.Option(help="where the results store lives")] = DATA_DIR,
+    data_dir: DataDir = DATA_DIR,
 ) -> None:
     """Write the static HTML site: leaderboards, head-to-head, bot pages, replays."""
     from leaderboards.site import build_site
 
+    store = reading_store(data_dir)
     try:
-        index = build_site(ResultsStore(data_dir), out, max_replays)
+        index = build_site(store, out, max_replays)
     except ValueError as error:
         raise fail(str(error)) from None
     console.print(f"site written: {index.resolve()}")
@@ -484,14 +627,56 @@ app.command()(serve)
 app.command()(view)
 
 
-def main() -> None:
-    """Console entry point: ``--ray`` with no address means a local Ray."""
-    args = sys.argv[1:]
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: one-line errors, ``--debug`` for tracebacks; ``--ray`` with
+    no address means a local Ray."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args or os.environ.get("ARENA_DEBUG") == "1"
+    args = [arg for arg in args if arg != "--debug"]
     for i, arg in enumerate(args):
         if arg == "--ray" and (i + 1 == len(args) or args[i + 1].startswith("-")):
             args.insert(i + 1, "local")
             break
-    app(args)
+    sys.exit(run(args, debug))
+
+
+def run(args: list[str], debug: bool = False) -> int:
+    """Run the command line ``args``; returns the exit status."""
+    try:
+        status = app(args, prog_name="arena", standalone_mode=False)
+    except typer.TyperException as error:  # a usage error found by the parser
+        where = getattr(getattr(error, "ctx", None), "command_path", "arena")
+        fail(f"{error.format_message()} (see '{where} --help')", error.exit_code)
+        return error.exit_code
+    except typer.Abort:
+        errors.print("aborted")
+        return RUNTIME
+    except KeyboardInterrupt:
+        errors.print("interrupted")
+        return 130
+    except (SpecError, BadName) as error:
+        fail(str(error))
+        return USAGE
+    except sqlite3.Error as error:
+        if debug:
+            raise
+        fail(f"the results store cannot be used: {error}", RUNTIME)
+        return RUNTIME
+    except OSError as error:
+        if debug:
+            raise
+        fail(f"{error.strerror or error}: {error.filename or ''}".rstrip(": "), RUNTIME)
+        return RUNTIME
+    except Exception as error:
+        if debug:
+            raise
+        fail(
+            f"unexpected {type(error).__name__}: {error} (run again with --debug for the "
+            "traceback, and please report it)",
+            RUNTIME,
+        )
+        return RUNTIME
+    return status if isinstance(status, int) else 0
 
 
 if __name__ == "__main__":

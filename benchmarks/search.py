@@ -1,6 +1,6 @@
-"""The search bot against three copies of a published agent: 4-player USA games.
+"""The search bot against three copies of another built-in bot: 4-player USA games.
 
-    python benchmarks/search.py [--games 200] [--opponent route-focus] [--iterations 40]
+    python benchmarks/search.py [--games 200] [--opponent ticket-by-ticket] [--iterations 40]
                                 [--bot monte-carlo] [--workers 2] [--first 0]
 
 The bot under test takes each seat in turn (seats rotate game by game; game g
@@ -72,7 +72,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--bot", default="monte-carlo")
-    parser.add_argument("--opponent", default="route-focus")
+    parser.add_argument("--opponent", default="ticket-by-ticket")
     parser.add_argument("--iterations", type=int, default=40)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--first", type=int, default=0, help="index of the first game")

@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))  # the hostile bots and their helpers live in the 
 
 from tests.referee_helpers import processes_with  # noqa: E402
 
-NORMAL = ("random", "route-focus", "one-step")
+NORMAL = ("random", "ticket-by-ticket", "greedy-claims")
 # Hostile bots that must forfeit, with the fault(s) each may be charged with. The memory
 # hog fills pages until the address-space limit kills it, which under load can take
 # longer than its time control: whichever limit stops it first is the right fault.

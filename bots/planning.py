@@ -87,9 +87,13 @@ class View:
             and (self.owner[sibling] == self.seat or self.players < self.graph.double_min)
         )
 
-    def path(self, a: str, b: str) -> tuple[float, list[Route]]:
-        """Cheapest way to connect ``a`` and ``b`` (trains still to place) and the free
-        routes on it; ``inf`` when it can no longer be done."""
+    def path(
+        self, a: str, b: str, step: Callable[[Route], float] | None = None
+    ) -> tuple[float, list[Route]]:
+        """Cheapest way to connect ``a`` and ``b`` and the free routes on it, nearest ``b``
+        first; ``inf`` when it can no longer be done. By default a free route costs its
+        length and an own one 0 (trains still to place); ``step(route)`` prices every usable
+        route instead, own ones included (``inf`` leaves a route out)."""
         best = {a: 0}
         back: dict[str, Route] = {}
         queue = [(0, a)]
@@ -103,11 +107,15 @@ class View:
                 if not self.usable(route):
                     continue
                 other = route.b if route.a == city else route.a
-                step = cost + (0 if route.id in self.mine else route.length)
-                if step < best.get(other, float("inf")):
-                    best[other] = step
+                if step is not None:
+                    price = step(route)
+                else:
+                    price = 0 if route.id in self.mine else route.length
+                reached = cost + price
+                if reached < best.get(other, float("inf")):
+                    best[other] = reached
                     back[other] = route
-                    heapq.heappush(queue, (step, other))
+                    heapq.heappush(queue, (reached, other))
         if b not in best:
             return float("inf"), []
         needed, city = [], b

@@ -29,7 +29,7 @@ NEVER = 1 << 30
 
 @dataclass(frozen=True)
 class Style:
-    """The policy's judgement calls; the defaults are tuned against Route Focus."""
+    """The policy's judgement calls; the defaults are tuned against ticket-by-ticket."""
 
     ticket_trains: int = 25  # draw tickets with no plan left and at least this many trains
     keep_weight: float = 0.5  # a ticket's points less this much per extra train it needs

@@ -1,19 +1,19 @@
-"""The four agents of de Mesentier Silva, Lee, Togelius and Nealen, "AI-based Playtesting of
-Contemporary Board Games" (FDG 2017), reimplemented from their published descriptions.
+"""Our heuristic bots: four playing styles of the FDG 2017 agents of de Mesentier Silva,
+Lee, Togelius and Nealen, rebuilt from one-line summaries before the authors' code was
+read, and stronger than the originals (those are ``bots/fdg``). The names say what they do.
 
-Each embodies one playing style; docs/BOTS.md says what each does, decision by
-decision, and where we had to choose. They plan on the board sent at game start
-(shortest paths over routes that are still usable) and read only their own
-observation.
+Each plans on the board sent at game start (shortest paths over routes that are still
+usable, recomputed every decision) and reads only its own observation; docs/BOTS.md says
+what each does, decision by decision.
 
-- Destination Hungry: collects tickets and completes them; draws new tickets
-  whenever all of its tickets are done.
-- Route Focus: works on one ticket at a time, the most valuable one still
-  possible, claiming the routes of its path.
-- One Step Thinking: no plan; each turn it takes the single claim that does the
-  most for it right now, counting the ticket progress it makes.
-- Long Route: claims long routes for their points (and the longest path),
-  keeps the tickets whose paths are made of long routes, never draws more.
+- ticket-collector: collects tickets and completes them; draws new tickets whenever all
+  of its tickets are done.
+- ticket-by-ticket: works on one ticket at a time, the most valuable one still possible,
+  claiming the routes of its path.
+- greedy-claims: no plan; each turn it takes the single claim that does the most for it
+  right now, counting the ticket progress it makes.
+- long-claims: claims long routes for their points (and the longest path), keeps the
+  tickets whose paths are made of long routes, never draws more.
 """
 
 from __future__ import annotations
@@ -108,8 +108,8 @@ class PlannerBot(Bot):
         raise NotImplementedError
 
 
-class DestinationHungry(PlannerBot):
-    name = "destination-hungry"
+class TicketCollector(PlannerBot):
+    name = "ticket-collector"
 
     def keep(self, view, legal, offered):
         held = view.obs.tickets
@@ -136,8 +136,8 @@ class DestinationHungry(PlannerBot):
         return self.draw(view, legal, view.wanted_colours(needed.values()))
 
 
-class RouteFocus(PlannerBot):
-    name = "route-focus"
+class TicketByTicket(PlannerBot):
+    name = "ticket-by-ticket"
 
     def keep(self, view, legal, offered):
         def score(kept):
@@ -161,8 +161,8 @@ class RouteFocus(PlannerBot):
         return self.fallback(view, legal)
 
 
-class OneStepThinking(PlannerBot):
-    name = "one-step"
+class GreedyClaims(PlannerBot):
+    name = "greedy-claims"
 
     def keep(self, view, legal, offered):
         options = [a for a in legal if len(a.indices) == min(len(b.indices) for b in legal)]
@@ -192,8 +192,8 @@ class OneStepThinking(PlannerBot):
         return self.fallback(view, legal)
 
 
-class LongRoute(PlannerBot):
-    name = "long-route"
+class LongClaims(PlannerBot):
+    name = "long-claims"
     take_face_up_wild = True
 
     def keep(self, view, legal, offered):
@@ -237,15 +237,15 @@ class LongRoute(PlannerBot):
         return self.draw(view, legal, wanted)
 
 
-PUBLISHED = (DestinationHungry, RouteFocus, OneStepThinking, LongRoute)
+HEURISTICS = (TicketCollector, TicketByTicket, GreedyClaims, LongClaims)
 DESCRIPTIONS = {
-    "destination-hungry": "Destination Hungry (FDG 2017): collects and completes tickets",
-    "route-focus": "Route Focus (FDG 2017): one ticket at a time, its path's routes",
-    "one-step": "One Step Thinking (FDG 2017): the claim that does most right now",
-    "long-route": "Long Route (FDG 2017): long routes for points, never more tickets",
+    "ticket-collector": "collects tickets and completes them on cheapest paths (ours)",
+    "ticket-by-ticket": "one ticket at a time, the most valuable, its path's routes (ours)",
+    "greedy-claims": "no plan: the claim that does most for its tickets right now (ours)",
+    "long-claims": "long routes for points, tickets on long routes, no more tickets (ours)",
 }
 
 
 @hookimpl
 def arena_bots() -> list[BotSpec]:
-    return [BotSpec(cls.name, DESCRIPTIONS[cls.name], cls) for cls in PUBLISHED]
+    return [BotSpec(cls.name, DESCRIPTIONS[cls.name], cls) for cls in HEURISTICS]

@@ -34,7 +34,7 @@ from arena.plugins import hookimpl
 from arena.variants import get_variant
 from bots.planning import board_observation, claims_by_route
 from bots.policy import Planner, Rollout, Style
-from bots.published import RouteFocus
+from bots.published import TicketByTicket
 from bots.sdk import Bot, BotSpec
 
 SEARCH_STYLE = Style(route_overhead=1.0)
@@ -49,8 +49,8 @@ class PlanningBot(Bot):
     def on_game_start(self, observation: Observation) -> None:
         self.variant = get_variant(observation.variant)
         self.planner = Planner(self.variant, self.style)
-        # San Francisco's tourist stacks and Europe's tunnels: Route Focus's small choices.
-        self.helper = RouteFocus(0)
+        # San Francisco's tourist stacks and Europe's tunnels: ticket-by-ticket's small choices.
+        self.helper = TicketByTicket(0)
         self.helper.board = self.board
         self.helper.on_game_start(observation)
 

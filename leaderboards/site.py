@@ -30,6 +30,7 @@ import matplotlib.pyplot as plt
 from matplotlib.ticker import MaxNLocator
 
 from arena.referee.matchlog import LogError, MatchLog
+from arena.tournament.forfeits import read_tail, reason
 from arena.tournament.store import ResultsStore
 from arena.variants import get_variant
 from leaderboards.data import StoredMatch, stored_matches
@@ -73,16 +74,13 @@ def environment() -> jinja2.Environment:
     )
 
 
-def fault_reason(detail: str | None) -> str:
-    """The line of a fault's detail that says what went wrong (a traceback's last line)."""
-    lines = [line.strip() for line in (detail or "").strip().splitlines() if line.strip()]
-    return lines[-1] if lines else "(no detail recorded)"
-
-
-def seat_log_paths(seat_entry: dict[str, Any]) -> dict[str, Path]:
+def seat_log_paths(seat_entry: dict[str, Any], base: Path | None) -> dict[str, Path]:
     """The bot's own log files named in a match-log header's seat entry, where they exist:
-    ``{"stderr": PATH, "stdout": PATH}`` or ``{"logs": {"stderr": PATH, ...}}`` (also
-    ``stderr_log``/``stderr_path`` and the same for stdout)."""
+    ``{"stderr": PATH, "stdout": PATH}`` (also ``{"logs": {...}}``, ``stderr_log`` and
+    ``stderr_path``). The referee names them relative to the data folder ``base``; from a
+    store only such paths count (never an absolute one, never ``..``), so a hand-edited
+    log cannot copy other files into the site. ``base=None`` (a log opened on its own)
+    also takes absolute paths."""
     logs = seat_entry.get("logs")
     named = dict(logs) if isinstance(logs, dict) else {}
     for kind in ("stderr", "stdout"):
@@ -91,11 +89,13 @@ def seat_log_paths(seat_entry: dict[str, Any]) -> dict[str, Path]:
                 named[kind] = seat_entry[key]
     found = {}
     for kind, text in named.items():
-        if kind not in ("stderr", "stdout") or not isinstance(text, str):
+        if kind not in ("stderr", "stdout") or not isinstance(text, str) or not text:
             continue
         path = Path(text)
-        # Only a bot's own log files, as the referee names them: a header that names any
-        # other file (a hand-edited log) copies nothing into the site.
+        if ".." in path.parts or (path.is_absolute() and base is not None):
+            continue
+        if not path.is_absolute():
+            path = (base if base is not None else Path.cwd()) / path
         if path.suffix in LOG_SUFFIXES and path.is_file():
             found[kind] = path
     return found
@@ -115,22 +115,27 @@ def match_title(match: StoredMatch | None, match_id: int | str) -> str:
     return f"Match {match.match_id} · {match.tournament}, game {match.idx}"
 
 
-def seat_links(log: MatchLog, href) -> list[dict[str, str]]:
+def seat_links(log: MatchLog, base: Path | None, href) -> list[dict[str, str]]:
     """Per seat, the links to its bot's log files (``href(seat, kind, path)`` makes each)."""
     return [
-        {kind: href(seat, kind, path) for kind, path in seat_log_paths(entry).items()}
+        {kind: href(seat, kind, path) for kind, path in seat_log_paths(entry, base).items()}
         for seat, entry in enumerate(log.header.get("seats", []))
     ]
 
 
-def fault_rows(log: MatchLog, links: list[dict[str, str]]) -> list[dict[str, Any]]:
-    """The match's faults for the page: who, at which step, the reason, links to logs."""
+def fault_rows(
+    log: MatchLog, base: Path | None, links: list[dict[str, str]]
+) -> list[dict[str, Any]]:
+    """The match's faults for the page: who, at which step, the reason (the error the bot's
+    stderr names, for a crash), links to logs."""
     rows = []
+    seats = log.header.get("seats", [])
     for fault in log.faults:
         seat = int(fault.get("seat", 0))
         own = links[seat] if seat < len(links) else {}
-        reason = fault_reason(fault.get("detail"))
-        rows.append(dict(fault, seat=seat, reason=reason, links=list(own.items())))
+        stderr = seat_log_paths(seats[seat], base).get("stderr") if seat < len(seats) else None
+        why = reason(str(fault.get("code", "")), str(fault.get("detail") or ""), read_tail(stderr))
+        rows.append(dict(fault, seat=seat, reason=why, links=list(own.items())))
     return rows
 
 
@@ -377,9 +382,9 @@ class Site:
         }
 
     def _fault_reason(self, m: StoredMatch, seat: int) -> str:
-        log = MatchLog.from_jsonl(self.store.match_log(m.match_id))
-        details = [f.get("detail", "") for f in log.faults if f.get("seat") == seat]
-        return fault_reason(details[-1] if details else "")
+        log = self._log(m.match_id)
+        rows = [row for row in fault_rows(log, self.store.data_dir, []) if row["seat"] == seat]
+        return rows[-1]["reason"] if rows else "(no detail recorded)"
 
     def _plot(self, bot: str, variant: str) -> bytes:
         """μ with its ±3σ band and the rating μ − 3σ, against the bot's own games."""
@@ -422,7 +427,7 @@ class Site:
         return [
             f"seat{s}-{kind}.txt"
             for s, entry in enumerate(header.get("seats", []))
-            for kind in seat_log_paths(entry)
+            for kind in seat_log_paths(entry, self.store.data_dir)
         ]
 
     def _match_file(self, parts: list[str]) -> bytes | None:
@@ -446,14 +451,15 @@ class Site:
                 seats = self._log(int(parts[0])).header.get("seats", [])
                 seat, kind = int(seat_file.group(1)), seat_file.group(2)
                 if seat < len(seats):
-                    path = seat_log_paths(seats[seat]).get(kind)
+                    path = seat_log_paths(seats[seat], self.store.data_dir).get(kind)
                     if path is not None:
                         return read_capped(path)
         return None
 
-    @staticmethod
-    def _seat_links(match_id: int, log: MatchLog) -> list[dict[str, str]]:
-        return seat_links(log, lambda seat, kind, _path: f"{match_id}/seat{seat}-{kind}.txt")
+    def _seat_links(self, match_id: int, log: MatchLog) -> list[dict[str, str]]:
+        return seat_links(
+            log, self.store.data_dir, lambda seat, kind, _path: f"{match_id}/seat{seat}-{kind}.txt"
+        )
 
     def _match_page(self, match_id: int, log: MatchLog) -> bytes:
         variant = log.header["variant"]
@@ -466,7 +472,7 @@ class Site:
             seed=log.header.get("seed"),
             game_id=log.header.get("game_id", ""),
             seats=seat_names(log.header),
-            faults=fault_rows(log, self._seat_links(match_id, log)),
+            faults=fault_rows(log, self.store.data_dir, self._seat_links(match_id, log)),
             download=f"{match_id}.jsonl",
             data_script=f"{match_id}.js",
         )
@@ -490,11 +496,14 @@ def build_site(store: ResultsStore, out: Path, max_replays: int | None = None) -
     return out / "index.html"
 
 
-def standalone_replay(log: MatchLog, title: str, download: str | None = None) -> str:
+def standalone_replay(
+    log: MatchLog, title: str, download: str | None = None, base: Path | None = None
+) -> str:
     """One self-contained HTML page replaying ``log`` (``arena view``): styles, scripts and
-    data inline, so the file opens anywhere, offline."""
+    data inline, so the file opens anywhere, offline. ``base``: the data folder the log's
+    bot-log paths are relative to."""
     variant = log.header["variant"]
-    logs = seat_links(log, lambda _seat, _kind, path: path.resolve().as_uri())
+    logs = seat_links(log, base, lambda _seat, _kind, path: path.resolve().as_uri())
     data = match_page_data(log, download, logs)
     script = "\n".join(
         [
@@ -520,7 +529,7 @@ def standalone_replay(log: MatchLog, title: str, download: str | None = None) ->
             seed=log.header.get("seed"),
             game_id=log.header.get("game_id", ""),
             seats=seat_names(log.header),
-            faults=fault_rows(log, logs),
+            faults=fault_rows(log, base, logs),
             download=download,
         )
     )

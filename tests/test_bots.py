@@ -1,5 +1,5 @@
 """Every built-in bot: a plugin with a description, plays over the protocol, deterministic,
-and the heuristic ones clearly better than random."""
+and the heuristic ones (ours and the FDG 2017 agents) clearly better than random."""
 
 from __future__ import annotations
 
@@ -14,10 +14,18 @@ from bots import all_bots
 USA = get_variant("usa")
 BUILT_IN = [
     "random",
-    "destination-hungry",
-    "route-focus",
-    "one-step",
-    "long-route",
+    "ticket-collector",
+    "ticket-by-ticket",
+    "greedy-claims",
+    "long-claims",
+    "fdg-destination-hungry",
+    "fdg-route-focus",
+    "fdg-one-step",
+    "fdg-long-route",
+    "fdg-destination-hungry-fixed",
+    "fdg-route-focus-fixed",
+    "fdg-one-step-fixed",
+    "fdg-long-route-fixed",
     "monte-carlo",
     "monte-carlo-fast",
     "planner",
@@ -51,7 +59,7 @@ def test_each_bot_plays_full_games_over_the_protocol(name, tmp_path):
 @pytest.mark.parametrize("name", PLAYABLE_FAST)
 def test_each_bot_is_deterministic_given_its_seed(name):
     def actions(seed):
-        other = "one-step" if home(name) is USA else "random"
+        other = "greedy-claims" if home(name) is USA else "random"
         referee = in_process_referee(
             home(name), [BotEntry.parse(name), BotEntry.parse(other)], TimeControl()
         )
@@ -60,8 +68,12 @@ def test_each_bot_is_deterministic_given_its_seed(name):
     assert actions(3) == actions(3)
 
 
-@pytest.mark.parametrize("name", ["destination-hungry", "route-focus", "one-step", "long-route"])
-def test_the_published_agents_beat_random(name):
+HEURISTIC = ["ticket-collector", "ticket-by-ticket", "greedy-claims", "long-claims"]
+FDG = ["fdg-destination-hungry", "fdg-route-focus", "fdg-one-step", "fdg-long-route"]
+
+
+@pytest.mark.parametrize("name", HEURISTIC + FDG)
+def test_the_heuristic_bots_beat_random(name):
     wins = 0
     for seed in range(10):
         referee = in_process_referee(

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from arena.referee.matchlog import MatchLog
-from arena.tournament.store import MatchRecord, ResultsStore
+from arena.tournament.store import ResultsStore
 from leaderboards.data import stored_matches
 from leaderboards.site import build_site
 from leaderboards.tables import leaderboard
@@ -49,38 +49,6 @@ def arena(*args: str, cwd: Path, timeout: float = 180) -> subprocess.CompletedPr
     return out
 
 
-def with_log_paths(store: ResultsStore, data: Path) -> int:
-    """Store again, under the tournament 'with-logs', the first forfeited match, its header
-    naming each seat's stderr and stdout files as the CLI records them; returns its id."""
-    forfeited = next(m for m in stored_matches(store) if any(m.faults))
-    log = MatchLog.from_jsonl(store.match_log(forfeited.match_id))
-    folder = next(data.rglob(f"*-{log.header['match_id']}"))
-    for seat in log.header["seats"]:
-        for kind in ("stderr", "stdout"):
-            (path,) = folder.glob(f"seat{seat['seat']}-*.{kind}")
-            seat[kind] = str(path)
-    tid = store.tournament("with-logs", "with-logs", {})
-    faults = {s: ("crash", "") for s, code in enumerate(forfeited.faults) if code}
-    store.record(
-        tid,
-        MatchRecord(
-            index=0,
-            variant=forfeited.variant,
-            seed=log.header["seed"],
-            bots=forfeited.bots,
-            scores=forfeited.scores,
-            ranks=forfeited.ranks,
-            engine_ranks=tuple(log.result["engine_ranks"]),
-            breakdown=tuple(log.result["breakdown"]),
-            faults=faults,
-            decisions=len(log.actions),
-            seconds=1.0,
-            log=log.to_jsonl(),
-        ),
-    )
-    return next(m.match_id for m in stored_matches(store) if m.tournament == "with-logs")
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """One small real tournament (real bot processes, one that talks on stderr and crashes),
@@ -92,7 +60,7 @@ def site(tmp_path_factory):
         cwd=data,
     )  # fmt: skip
     store = ResultsStore(data / "arena-data")
-    forfeit = with_log_paths(store, data / "arena-data")
+    forfeit = next(m.match_id for m in stored_matches(store) if any(m.faults))
     index = build_site(store, data / "site")
     yield store, index, forfeit, data
     store.close()
@@ -192,7 +160,7 @@ def test_a_forfeit_shows_its_reason_and_links_to_the_logs(site, page):
     page.goto((index.parent / "matches" / f"{forfeit}.html").as_uri())
     item = page.locator("#fault-list li").first
     assert "talker" in item.inner_text() and "crash" in item.inner_text()
-    assert "the bot process exited" in item.inner_text(), "the reason, not only the code"
+    assert "RuntimeError: talker gives up" in item.inner_text(), "the error, not only the code"
     stderr_link = item.locator("a.log-link", has_text="stderr log")
     href = stderr_link.get_attribute("href")
     log_text = (index.parent / "matches" / href).read_text()
@@ -218,7 +186,7 @@ def test_a_person_plays_a_game_to_the_end_by_clicking(tmp_path, page):
     game ends, its result is printed and stored."""
     process = subprocess.Popen(
         [str(ARENA), "play", "--human", "--variant", "newyork", "--bot", "random",
-         "--bot", "route-focus", "--seed", "5", "--no-open", "--port", "0"],
+         "--bot", "ticket-by-ticket", "--seed", "5", "--no-open", "--port", "0"],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     try:
@@ -274,7 +242,7 @@ def test_a_person_plays_a_game_to_the_end_by_clicking(tmp_path, page):
     assert "stored as match" in out
     store = ResultsStore(tmp_path / "arena-data")
     (match,) = stored_matches(store)
-    assert match.tournament == "human-play" and match.bots == ("you", "random", "route-focus")
+    assert match.tournament == "human-play" and match.bots == ("you", "random", "ticket-by-ticket")
     assert list(match.scores) == shown
     assert not match.faults[0], "the person never forfeits for a slow or illegal click"
 
@@ -291,7 +259,7 @@ def test_the_live_page_shows_a_match_appearing_while_a_tournament_runs(tmp_path,
         assert page.locator("#matches tr[data-match]").count() == 0
         tournament = subprocess.Popen(
             [str(ARENA), "tournament", "run", "--name", "live", "--bot", "random",
-             "--bot", "one-step", "--players", "2", "--games", "2", "--no-progress"],
+             "--bot", "greedy-claims", "--players", "2", "--games", "2", "--no-progress"],
             cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         page.wait_for_selector("#matches tr.new-match", timeout=90_000)

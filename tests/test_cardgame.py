@@ -640,9 +640,9 @@ def test_a_tournament_refuses_a_bot_that_does_not_play_the_card_game(tmp_path):
     from arena.tournament.store import ResultsStore
 
     spec = TournamentSpec(
-        name="cg", variant="cardgame", bots=("route-focus", "random"), players=(2,)
+        name="cg", variant="cardgame", bots=("ticket-by-ticket", "random"), players=(2,)
     )
     store = ResultsStore(tmp_path)
-    with pytest.raises(SpecError, match="'route-focus' does not play variant 'cardgame'"):
+    with pytest.raises(SpecError, match="'ticket-by-ticket' does not play variant 'cardgame'"):
         TournamentRunner(spec, store, LocalExecutor(1), tmp_path, show_progress=False)
     store.close()

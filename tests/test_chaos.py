@@ -57,7 +57,7 @@ def stored(data_dir):
 def test_kill_9_of_driver_worker_and_writer_in_a_loop_then_resume_equals_a_calm_run(
     tmp_path, ray_cluster
 ):
-    s = spec(name="chaos", bots=(PLAYER, "random", "one-step"), games=8)
+    s = spec(name="chaos", bots=(PLAYER, "random", "greedy-claims"), games=8)
     args = [*cli_args(s), "--ray", ray_cluster]
     run_cli(*args, data_dir=tmp_path / "calm")
     hurt = tmp_path / "hurt"

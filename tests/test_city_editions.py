@@ -370,7 +370,7 @@ def test_the_last_round_starts_at_two_trams():
 
 @pytest.mark.parametrize("variant", [AMSTERDAM, SANFRANCISCO], ids=lambda v: v.name)
 def test_the_published_bots_play_the_fixture_editions_through_the_referee(variant):
-    names = ("route-focus", "one-step", "destination-hungry", "random")
+    names = ("ticket-by-ticket", "greedy-claims", "ticket-collector", "random")
     seats = [InProcessSeat(get_bot(n).factory(f"7:{i}"), n) for i, n in enumerate(names)]
     outcome = Referee(variant, seats, TimeControl()).play(7)
     assert outcome.faults == []

@@ -315,7 +315,7 @@ def test_doubles_use_one_track_with_two_or_three_players(players, open_):
 
 
 def test_random_and_heuristic_bots_play_europe_through_the_referee(tmp_path):
-    names = ("route-focus", "destination-hungry", "one-step", "long-route", "random")
+    names = ("ticket-by-ticket", "ticket-collector", "greedy-claims", "long-claims", "random")
     entries = [BotEntry.parse(n) for n in names]
     with ProcessMatch(EU, entries, TimeControl(move_ms=3000), log_dir=tmp_path) as referee:
         outcome = referee.play(11)

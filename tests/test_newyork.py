@@ -134,7 +134,7 @@ def test_random_new_york_games(players, seed):
 
 
 def test_bots_play_new_york_through_the_referee(tmp_path):
-    entries = [BotEntry.parse(b) for b in ("route-focus", "one-step", "random")]
+    entries = [BotEntry.parse(b) for b in ("ticket-by-ticket", "greedy-claims", "random")]
     with ProcessMatch(NY, entries, TimeControl(move_ms=3000), log_dir=tmp_path) as referee:
         outcome = referee.play(4)
     assert outcome.faults == []

@@ -148,18 +148,18 @@ def test_cli_replay_rejects_a_tampered_log(tmp_path):
     lines[-1] = " ".join(words)
     log.write_text("\n".join(lines) + "\n")
     out = cli("replay", str(log))
-    assert out.returncode == 2 and "differs" in out.stdout
+    assert out.returncode == 2 and "differs" in out.stderr
     lines.insert(7, "claim 999 red")
     log.write_text("\n".join(lines) + "\n")
     out = cli("replay", str(log))
-    assert out.returncode == 2 and "action 3 ('claim 999 red') does not replay" in out.stdout
+    assert out.returncode == 2 and "action 3 ('claim 999 red') does not replay" in out.stderr
 
 
 def test_cli_refuses_unknown_variant_and_bad_player_count():
     out = cli("play", "--variant", "narnia")
-    assert out.returncode == 2 and "no variant named 'narnia'" in out.stdout
+    assert out.returncode == 2 and "no variant named 'narnia'" in out.stderr
     out = cli("play", "--players", "7")
-    assert out.returncode == 2 and "2-5 players" in out.stdout
+    assert out.returncode == 2 and "2-5 players" in out.stderr
 
 
 def test_copy_is_independent_and_replays_the_same_future():

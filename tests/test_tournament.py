@@ -340,4 +340,4 @@ def test_submit_on_the_command_line(tmp_path):
         data_dir=tmp_path,
         check=False,
     )
-    assert out.returncode == 2 and "rejected" in out.stdout and "crash" in out.stdout
+    assert out.returncode == 2 and "rejected" in out.stderr and "crash" in out.stderr

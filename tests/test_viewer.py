@@ -184,7 +184,7 @@ def test_arena_view_refuses_what_is_not_a_match_log_in_one_line(tmp_path, conten
     if content is not None:
         (tmp_path / "bad.jsonl").write_bytes(content)
     out = arena("view", "bad.jsonl", "--no-open", cwd=tmp_path, expect=2)
-    assert message in out.stdout and out.stdout.count("error:") == 1
+    assert message in out.stderr and out.stderr.count("error:") == 1
     assert not list(tmp_path.glob("*.html"))
 
 
@@ -299,7 +299,7 @@ def test_serve_on_a_busy_port_says_so_in_one_line(tmp_path):
         busy.listen()
         port = busy.getsockname()[1]
         out = arena("serve", "--port", str(port), "--data-dir", "d", cwd=tmp_path, expect=2)
-    assert f"cannot listen on 127.0.0.1:{port}" in out.stdout and "--port" in out.stdout
+    assert f"cannot listen on 127.0.0.1:{port}" in out.stderr and "--port" in out.stderr
 
 
 @pytest.mark.parametrize(
@@ -312,8 +312,8 @@ def test_serve_on_a_busy_port_says_so_in_one_line(tmp_path):
 )
 def test_play_human_refuses_a_clumsy_command_in_one_line(tmp_path, args, message):
     out = arena("play", "--human", "--no-open", "--port", "0", *args, cwd=tmp_path, expect=2)
-    assert message in out.stdout, out.stdout
-    assert out.stdout.count("error:") == 1
+    assert message in out.stderr, out.stderr
+    assert out.stderr.count("error:") == 1
 
 
 def test_leaderboard_cli_shows_every_player_count(tmp_path):

@@ -1,0 +1,1 @@
+"""The ``arena`` command's groups, one module each; ``arena/cli.py`` registers them."""

@@ -24,7 +24,9 @@ def play_as_person(
     match_log: Path | None,
 ) -> None:
     """Serve the play page, wait until the game is over, print and store its result."""
-    from arena.cli import console, fail, result_table
+    from arena.cli import result_table
+    from arena.commands.common import RUNTIME, console, fail
+    from arena.commands.report import print_faults
     from arena.commands.serve import open_server
 
     server = open_server(DATA_DIR, port)
@@ -50,15 +52,13 @@ def play_as_person(
         server.shutdown()
         server.close()
     if game.error or game.outcome is None:
-        console.print(f"[bold red]error:[/] the game failed: {game.error}", soft_wrap=True)
-        raise SystemExit(1)
+        raise fail(f"the game failed: {game.error}", RUNTIME)
     outcome = game.outcome
     names = [entry.name for entry in game.entries]
     title = f"{variant.title} — seed {seed}"
     labels = variant.score_labels
     console.print(result_table(outcome.result, names, title, outcome.ranks, labels=labels))
-    for fault in outcome.faults:
-        console.print(f"[yellow]seat {fault.seat} ({names[fault.seat]}) forfeited: {fault.code}[/]")
+    print_faults(outcome, names, DATA_DIR)
     if match_log:
         match_log.write_bytes(outcome.log.to_jsonl())
         console.print(f"match log written to {match_log}")

@@ -17,7 +17,7 @@ DATA_DIR = Path("arena-data")
 
 def open_server(data_dir: Path, port: int, max_replays: int | None = None):
     """The site's HTTP server on 127.0.0.1:``port``, or a one-line error (exit 2)."""
-    from arena.cli import fail
+    from arena.commands.common import fail
     from leaderboards.server import ArenaServer
 
     if not 0 <= port <= 65535:
@@ -42,7 +42,7 @@ def serve(
     ] = False,
 ) -> None:
     """Serve the site on localhost, live as matches land; /play seats you against bots."""
-    from arena.cli import console
+    from arena.commands.common import console
 
     server = open_server(data_dir, port, max_replays)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
@@ -66,9 +66,12 @@ def view(
     open_browser: Annotated[
         bool, typer.Option("--open/--no-open", help="open the page in the browser")
     ] = True,
+    data_dir: Annotated[
+        Path, typer.Option(help="the data folder the log's bot-log paths are relative to")
+    ] = DATA_DIR,
 ) -> None:
     """Open any match log in the replay viewer: one self-contained HTML page."""
-    from arena.cli import console, fail
+    from arena.commands.common import console, fail
     from arena.referee.gamelog import GameLog, LogError
     from arena.referee.matchlog import MatchLog
     from leaderboards.site import standalone_replay
@@ -79,7 +82,9 @@ def view(
             match = MatchLog.from_jsonl(data)
         else:
             match = GameLog.from_text(data.decode()).to_match_log()
-        page = standalone_replay(match, f"{log.name}", download=log.resolve().as_uri())
+        page = standalone_replay(
+            match, f"{log.name}", download=log.resolve().as_uri(), base=data_dir
+        )
     except IsADirectoryError:
         raise fail(f"{log} is a folder: give a match log file") from None
     except OSError as error:

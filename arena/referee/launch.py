@@ -8,6 +8,7 @@ one-time token in ``ARENA_CONNECT`` and ``ARENA_TOKEN``.
 from __future__ import annotations
 
 import shlex
+import subprocess
 import sys
 import time
 import uuid
@@ -51,6 +52,9 @@ class BotEntry:
     plugin: str | None = None
     version: str = "1"
     labelled: bool = False  # named by whoever listed it, not by the bot's hello
+    # Files the sandbox lets it read even inside a protected folder: a registered bot's
+    # own stored code (named by the arena, never by a command line).
+    own_files: tuple[str, ...] = ()
 
     @classmethod
     def parse(cls, text: str) -> BotEntry:
@@ -97,8 +101,12 @@ class ProcessMatch:
         limits: ProcessLimits | None = None,
         log_dir: Path | None = None,
         endpoint: str = "tcp://127.0.0.1:*",
+        logs_relative_to: Path | None = None,
     ) -> None:
+        """``logs_relative_to`` (the data folder): the match log names each seat's stdout
+        and stderr files relative to it, so they are found again wherever it is moved."""
         self.variant = variant
+        self.logs_relative_to = logs_relative_to
         self.entries = entries
         self.time_control = time_control or TimeControl()
         self.limits = limits or ProcessLimits()
@@ -119,14 +127,25 @@ class ProcessMatch:
         hub = self.hub = Hub(self.endpoint, match_id)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         seats: list[RemoteSeat] = []
+        unstartable: dict[int, str] = {}
         folder = self.log_dir / f"{stamp}-{match_id}"
         self.bot_log_dir = folder
         for s, entry in enumerate(self.entries):
-            seats.append(self._seat(hub, s, entry, folder))
+            try:
+                seats.append(self._seat(hub, s, entry, folder))
+            except (OSError, subprocess.SubprocessError) as error:
+                # A program that cannot be started forfeits its seat; the others play.
+                unstartable[s] = f"could not start {entry.command[0]!r}: {error}"
+                seats.append(RemoteSeat(hub, s, None, entry.name))
         self.referee = Referee(self.variant, seats, self.time_control, match_id)
+        for s, detail in unstartable.items():
+            self.referee.dead[s] = Fault(s, CRASH, detail, 0)
         deadline = time.monotonic() + self.time_control.handshake_ms / 1000
-        hub.handshake(set(range(len(seats))), deadline, lambda s: seats[s].alive())
+        waiting = set(range(len(seats))) - set(unstartable)
+        hub.handshake(waiting, deadline, lambda s: seats[s].alive())
         for s, seat in enumerate(seats):
+            if s in unstartable:
+                continue
             if s in hub.identity:
                 hello_name, seat.version = hub.names[s]
                 entry = self.entries[s]
@@ -157,9 +176,28 @@ class ProcessMatch:
         endpoint = hub.ipc_endpoint() if own_network else hub.endpoint
         env = {"ARENA_CONNECT": endpoint, "ARENA_TOKEN": hub.issue_token(s)}
         process = BotProcess(
-            entry.argv(), env, folder / f"seat{s}-{entry.name}", self.limits, endpoint, own_network
+            entry.argv(),
+            env,
+            folder / f"seat{s}-{entry.name}",
+            self.limits,
+            endpoint,
+            own_network,
+            entry.own_files,
         )
-        return RemoteSeat(hub, s, process, entry.name)
+        seat = RemoteSeat(hub, s, process, entry.name)
+        seat.logs = {
+            "stdout": self._log_name(process.stdout_path),
+            "stderr": self._log_name(process.stderr_path),
+        }
+        return seat
+
+    def _log_name(self, path: Path) -> str:
+        if self.logs_relative_to is not None:
+            try:
+                return str(path.resolve().relative_to(self.logs_relative_to.resolve()))
+            except ValueError:
+                pass
+        return str(path.resolve())
 
     def __exit__(self, *exc: object) -> None:
         try:

@@ -1,9 +1,15 @@
 """The match log: JSON lines that record a game completely enough to re-simulate it.
 
-    {"type": "header", "protocol": 1, "variant": "usa", "players": 4, "seed": 7, ...}
+    {"type": "header", "protocol": 1, "variant": "usa", "players": 4, "seed": 7,
+     "seats": [{"seat": 0, "bot": "x", "version": "1", "stdout": "bot-logs/...",
+                "stderr": "bot-logs/.../seat0-x.stderr"}, ...], ...}
     {"type": "action", "n": 1, "seat": 2, "action": "keep 0 1", "ms": 3.1, "by": "bot"}
     {"type": "fault", "seat": 1, "code": "timeout", "detail": "...", "decision": 57}
     {"type": "result", "scores": [...], "ranks": [...], "engine_ranks": [...], ...}
+
+A seat run as a process names its stdout and stderr files (relative to the data
+folder when it has one, else absolute); a seat played in process, or whose program
+could not start, has none.
 
 ``replay`` is the one loop that walks a log on the engine: ``verify`` (which
 checks the recorded result), the text game log and the site's replay viewer

@@ -92,10 +92,12 @@ class BotProcess:
         limits: ProcessLimits,
         endpoint: str | None = None,
         own_network: bool = False,
+        own_files: Sequence[str] = (),
     ) -> None:
         """Start ``command``; with ``limits.sandbox`` and an ``endpoint`` (the referee's), in a
         Landlock sandbox whose scratch folder is ``<log_prefix>.tmp`` (its ``TMPDIR``); with
-        ``own_network``, in a new network namespace (``endpoint`` is then a Unix socket)."""
+        ``own_network``, in a new network namespace (``endpoint`` is then a Unix socket);
+        ``own_files`` are readable in the sandbox even inside a protected folder."""
         self.command = list(command)
         log_prefix.parent.mkdir(parents=True, exist_ok=True)
         policy, abi = None, 0
@@ -105,7 +107,7 @@ class BotProcess:
             scratch.mkdir(exist_ok=True)
             env = {**env, "TMPDIR": str(scratch.resolve())}
             policy = (
-                SandboxPolicy.for_bot(self.command, scratch, endpoint, limits.protected)
+                SandboxPolicy.for_bot(self.command, scratch, endpoint, limits.protected, own_files)
                 if abi
                 else None
             )

@@ -96,7 +96,7 @@ class Referee:
                 "players": n,
                 "seed": seed,
                 "seats": [
-                    {"seat": s, "bot": seat.name, "version": seat.version}
+                    {"seat": s, "bot": seat.name, "version": seat.version, **seat.logs}
                     for s, seat in enumerate(self.seats)
                 ],
                 "time_control": asdict(tc),

@@ -111,13 +111,16 @@ class SandboxPolicy:
         scratch: Path,
         endpoint: str,
         protected: Sequence[str] = (),
+        own_files: Sequence[str] = (),
     ) -> SandboxPolicy:
         """The policy of a bot started with ``argv`` talking to the referee at ``endpoint``.
 
         Paths on the command line are granted, but never one inside a ``protected``
         folder (the results store's), and a folder holding one is narrowed to the file
         named: a bot whose command names the store, or a script beside it, still cannot
-        read the store."""
+        read the store. ``own_files`` are granted read access wherever they are: the
+        arena names them (a registered bot's stored code in the data folder), never the
+        bot's command line."""
         import arena
         import bots
         import protocols
@@ -139,6 +142,7 @@ class SandboxPolicy:
                     read.append(str(target))  # the script only, not the folder around it
                 continue
             read.append(str(folder))
+        read += [str(Path(p).resolve()) for p in own_files]
         list_only = [p for p in sys.path if p and Path(p).is_dir()]
         port = int(endpoint.rsplit(":", 1)[1]) if endpoint.startswith("tcp://") else None
         return cls(

@@ -21,6 +21,7 @@ class InProcessSeat:
     """A trusted Python bot called directly: no sockets, no clocks."""
 
     person = False  # see RemoteSeat.person
+    logs: dict[str, str] = {}  # noqa: RUF012 - no process, no log files
 
     def __init__(self, bot: Bot, name: str, version: str = "1") -> None:
         self.bot = bot
@@ -67,6 +68,7 @@ class RemoteSeat:
         self.process = process
         self.name = name
         self.version = "?"
+        self.logs: dict[str, str] = {}  # "stdout"/"stderr" -> the process's log files
         self._stderr_seen = 0  # bytes of the bot's stderr already attached to a decision
 
     def new_stderr(self, max_bytes: int = 2000, max_lines: int = 20) -> list[str]:

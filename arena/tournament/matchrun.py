@@ -29,6 +29,7 @@ class MatchTask:
     limits: ProcessLimits
     log_dir: str
     in_process: bool = False  # trusted plugin bots called directly: same games, no processes
+    data_dir: str | None = None  # the match log names the bots' log files relative to it
 
 
 def play_match(task: MatchTask) -> MatchRecord:
@@ -40,7 +41,12 @@ def play_match(task: MatchTask) -> MatchRecord:
         outcome = referee.play(task.match.seed, game_id=game_id)
     else:
         with ProcessMatch(
-            variant, list(task.entries), task.time_control, task.limits, Path(task.log_dir)
+            variant,
+            list(task.entries),
+            task.time_control,
+            task.limits,
+            Path(task.log_dir),
+            logs_relative_to=Path(task.data_dir) if task.data_dir else None,
         ) as referee:
             outcome = referee.play(task.match.seed, game_id=game_id)
     worker = f"{socket.gethostname()}:{os.getpid()}"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console, Group
@@ -14,7 +13,7 @@ from rich.table import Table
 
 from arena.referee.process import ProcessLimits
 from arena.tournament import ladder
-from arena.tournament.bots import resolve, result_label
+from arena.tournament.bots import bot_limits, resolve, result_label
 from arena.tournament.matchrun import MatchTask
 from arena.tournament.ratings import rate
 from arena.tournament.schedule import MatchSpec, fixed_schedule
@@ -76,9 +75,8 @@ class TournamentRunner:
         self.store = store
         self.executor = executor
         self.data_dir = Path(data_dir)
-        limits = limits or ProcessLimits()
         # The results store is off limits to every bot, whatever its command line names.
-        self.limits = replace(limits, protected=(*limits.protected, str(self.data_dir.resolve())))
+        self.limits = bot_limits(self.data_dir, limits)
         self.console = console or Console()
         self.show_progress = show_progress
         get_variant(spec.variant).new_game(min(spec.players), 0)  # fail early: unplayable
@@ -114,6 +112,7 @@ class TournamentRunner:
             time_control=self.spec.time_control,
             limits=self.limits,
             log_dir=str(self.data_dir / "bot-logs" / self.spec.name),
+            data_dir=str(self.data_dir),
         )
 
     def _stored_rows(self) -> list[tuple[int, list[str], list[int], set[int]]]:
@@ -160,7 +159,10 @@ class TournamentRunner:
 
         live = (
             Live(
-                Group(progress, self.standings.table()), console=self.console, refresh_per_second=4
+                Group(progress, self.standings.table()),
+                console=self.console,
+                refresh_per_second=4,
+                transient=True,  # gone at the end: the command prints the final standings once
             )
             if self.show_progress
             else None

@@ -5,31 +5,67 @@ Described by a small TOML file or by command-line flags::
     name = "usa-weekly"
     variant = "usa"
     players = [4]                 # one or more player counts
-    bots = ["random", "greedy", "cmd:node examples/js-bot/bot.js"]
+    bots = ["random", "my-bot@2", "js=cmd:node examples/js-bot/bot.js"]
     format = "round-robin"        # round-robin | duplicate | ladder
     games = 2                     # rounds (round robin), deals (duplicate), matches (ladder)
     seed = 1
     [time_control]
-    move_ms = 1000
-    bank_ms = 30000
+    move_ms = 1000                # free time per decision, > 0
+    bank_ms = 30000               # time bank per bot and game, >= 0
+
+The file is decoded into typed msgspec structures (``SpecFile``), so a wrong type
+or an unknown key is reported with its path (``time_control.bank_msec: unknown
+key``); ``TournamentSpec`` then checks what needs more than types (player counts
+against the variant and the bots, names).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import tomllib
+import typing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
+
+import msgspec
 
 from arena.referee.faults import TimeControl
+from arena.referee.launch import split_label
+from arena.tournament.names import BadName, check_name, split_ref
 
 FORMATS = ("round-robin", "duplicate", "ladder")
+Format = Literal["round-robin", "duplicate", "ladder"]
+OPEN_POOL = "*"  # in a ladder: every registered bot
 
 
 class SpecError(ValueError):
     """A tournament description that cannot be run; the message says why."""
+
+
+class TimeControlTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """The ``[time_control]`` table; defaults are the referee's."""
+
+    move_ms: Annotated[int, msgspec.Meta(gt=0)] = TimeControl.move_ms
+    bank_ms: Annotated[int, msgspec.Meta(ge=0)] = TimeControl.bank_ms
+    handshake_ms: Annotated[int, msgspec.Meta(gt=0)] = TimeControl.handshake_ms
+    retries: Annotated[int, msgspec.Meta(ge=0)] = TimeControl.retries
+
+
+class SpecFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """A tournament file as written: the keys, their types and their simple bounds."""
+
+    name: str
+    variant: str
+    bots: list[str]
+    players: Annotated[int, msgspec.Meta(ge=2)] | list[Annotated[int, msgspec.Meta(ge=2)]] = 4
+    format: Format = "round-robin"
+    games: Annotated[int, msgspec.Meta(ge=1)] = 1
+    seed: int = 0
+    time_control: TimeControlTable = TimeControlTable()
+    ladder_wave: Annotated[int, msgspec.Meta(ge=1)] = 8
 
 
 @dataclass(frozen=True)
@@ -45,25 +81,64 @@ class TournamentSpec:
     ladder_wave: int = 8  # ladder matches scheduled together from the same ratings
 
     def __post_init__(self) -> None:
+        # Checked in the order a person fixes them: what is played, then by whom.
+        try:
+            check_name(self.name, "tournament name")
+        except BadName as error:
+            raise SpecError(str(error)) from None
         if self.format not in FORMATS:
             raise SpecError(f"format '{self.format}' is not one of {', '.join(FORMATS)}")
+        self._check_players()
+        check_time_control(self.time_control)
         if not self.bots:
             raise SpecError("a tournament needs bots")
+        for bot in self.bots:
+            check_bot_text(bot)
         if len(set(self.bots)) != len(self.bots):
             raise SpecError("a bot is named twice")
-        for count in self.players:
-            if count > len(self.bots):
-                raise SpecError(f"{count}-player games need at least {count} bots")
-            if count < 2:
-                raise SpecError("games need at least 2 players")
+        if OPEN_POOL not in self.bots:  # an open pool's size is known only when it runs
+            for count in self.players:
+                if count > len(self.bots):
+                    raise SpecError(
+                        f"{count}-player games need at least {count} bots, {len(self.bots)} "
+                        "given: add bots or choose fewer players"
+                    )
         if self.games < 1:
             raise SpecError("games must be at least 1")
+        if self.ladder_wave < 1:
+            raise SpecError("ladder_wave must be at least 1")
+
+    def _check_players(self) -> None:
+        from arena.variants import get_variant  # the registry loads every variant plugin
+
+        try:
+            variant = get_variant(self.variant)
+        except KeyError as error:
+            raise SpecError(f"variant: {error.args[0]}") from None
+        if not self.players:
+            raise SpecError("give at least one player count")
+        low, high = variant.min_players, variant.max_players
+        for count in self.players:
+            if not low <= count <= high:
+                raise SpecError(f"{variant.name} is played by {low}-{high} players, not {count}")
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["bots"] = list(self.bots)
         data["players"] = list(self.players)
         return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TournamentSpec:
+        """The inverse of ``to_json`` (a description as the store keeps it)."""
+        return cls(
+            **data
+            | {
+                "bots": tuple(data["bots"]),
+                "players": tuple(data["players"]),
+                "time_control": TimeControl(**data["time_control"]),
+            }
+        )
 
     @property
     def fingerprint(self) -> str:
@@ -73,42 +148,134 @@ class TournamentSpec:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TournamentSpec:
-        known = {
-            "name",
-            "variant",
-            "bots",
-            "players",
-            "format",
-            "games",
-            "seed",
-            "time_control",
-            "ladder_wave",
-        }
-        unknown = set(data) - known
-        if unknown:
-            raise SpecError(f"unknown keys: {', '.join(sorted(unknown))}")
         try:
-            players = data.get("players", [4])
-            tc = TimeControl(**data.get("time_control", {}))
-            return cls(
-                name=str(data["name"]),
-                variant=str(data["variant"]),
-                bots=tuple(data["bots"]),
-                players=tuple(players if isinstance(players, list) else [players]),
-                format=data.get("format", "round-robin"),
-                games=int(data.get("games", 1)),
-                seed=int(data.get("seed", 0)),
-                time_control=tc,
-                ladder_wave=int(data.get("ladder_wave", 8)),
-            )
-        except KeyError as missing:
-            raise SpecError(f"missing key: {missing.args[0]}") from None
-        except TypeError as error:
-            raise SpecError(str(error)) from None
+            typed = msgspec.convert(data, SpecFile)
+        except msgspec.ValidationError as error:
+            raise SpecError(explain(str(error), SpecFile, data)) from None
+        players = typed.players if isinstance(typed.players, list) else [typed.players]
+        return cls(
+            name=typed.name,
+            variant=typed.variant,
+            bots=tuple(typed.bots),
+            players=tuple(players),
+            format=typed.format,
+            games=typed.games,
+            seed=typed.seed,
+            time_control=TimeControl(**msgspec.structs.asdict(typed.time_control)),
+            ladder_wave=typed.ladder_wave,
+        )
 
     @classmethod
     def from_toml(cls, path: Path) -> TournamentSpec:
         try:
-            return cls.from_dict(tomllib.loads(path.read_text()))
+            text = Path(path).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise SpecError(f"{path}: no such file") from None
+        except IsADirectoryError:
+            raise SpecError(f"{path}: is a folder, not a tournament file") from None
+        except (OSError, UnicodeDecodeError) as error:
+            raise SpecError(f"{path}: cannot be read ({error})") from None
+        try:
+            data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as error:
+            raise SpecError(f"{path}: not valid TOML: {error}") from None
+        try:
+            return cls.from_dict(data)
+        except SpecError as error:
             raise SpecError(f"{path}: {error}") from None
+
+
+def check_time_control(tc: TimeControl) -> None:
+    """Refuse clocks no bot could play under (every bot would time out)."""
+    for key, low in (("move_ms", 1), ("bank_ms", 0), ("handshake_ms", 1), ("retries", 0)):
+        value = getattr(tc, key)
+        if not isinstance(value, int) or value < low:
+            raise SpecError(f"time_control.{key}: must be a whole number >= {low}, not {value!r}")
+
+
+def check_bot_text(text: str) -> None:
+    """A bot as written in a tournament: ``*``, ``[LABEL=]cmd:LINE``, or ``name[@N]``."""
+    if text == OPEN_POOL:
+        return
+    label, command = split_label(text)
+    try:
+        if command is not None:
+            if label is not None:
+                check_name(label, "bot label")
+            if not command.strip():
+                raise SpecError(f"'{text}': 'cmd:' needs a command line")
+            return
+        split_ref(text)
+    except BadName as error:
+        raise SpecError(str(error)) from None
+
+
+# ---------------------------------------------------------------- msgspec errors, in words
+
+_AT = re.compile(r"^(?P<what>.*?)(?: - at `\$(?P<path>[^`]*)`)?$")
+_TYPES = {
+    "int": "a whole number",
+    "str": "a string",
+    "array": "a list",
+    "object": "a table",
+    "float": "a decimal number",
+    "bool": "true or false",
+    "null": "nothing",
+}
+
+
+def explain(message: str, root: type, data: Any = None) -> str:
+    """A msgspec validation message as ``path: what is wrong (how to fix)``.
+
+    msgspec says ``Object contains unknown field `bank_msec` - at `$.time_control```;
+    a person reads ``time_control.bank_msec: unknown key (known: move_ms, ...)``.
+    """
+    match = _AT.match(message)
+    what, path = match.group("what"), (match.group("path") or "").lstrip(".")
+    if found := re.fullmatch(r"Object contains unknown field `(.+)`", what):
+        key = f"{path}.{found.group(1)}" if path else found.group(1)
+        known = ", ".join(_field_names(_type_at(root, path)))
+        return f"{key}: unknown key (known keys: {known})"
+    if found := re.fullmatch(r"Object missing required field `(.+)`", what):
+        key = f"{path}.{found.group(1)}" if path else found.group(1)
+        return f"{key}: missing (it is required)"
+    if found := re.fullmatch(r"Expected `(\w+)`, got `(\w+)`", what):
+        expected, got = (_TYPES.get(t, t) for t in found.groups())
+        value = _value_at(data, path)
+        if isinstance(value, bool):
+            shown = str(value).lower()
+        elif isinstance(value, str | int | float):
+            shown = f"{got} {value!r}"
+        else:
+            shown = got
+        return f"{path or 'the file'}: expected {expected}, got {shown}"
+    if found := re.fullmatch(r"Expected `(\w+)` (>=|>|<=|<) (-?\d+)", what):
+        kind, op, bound = found.groups()
+        return f"{path}: must be {_TYPES.get(kind, kind)} {op} {bound}"
+    if found := re.fullmatch(r"Invalid enum value (.+)", what):
+        choices = typing.get_args(_type_at(root, path))
+        return f"{path}: {found.group(1)} is not one of {', '.join(choices)}"
+    return f"{path}: {what}" if path else what
+
+
+def _type_at(root: Any, path: str) -> Any:
+    """The declared type of the field at a dotted ``path`` under a Struct type."""
+    current = root
+    for part in filter(None, re.split(r"\.|\[\d+\]", path)):
+        hints = typing.get_type_hints(current, include_extras=False)
+        current = hints.get(part)
+    return current
+
+
+def _value_at(data: Any, path: str) -> Any:
+    """The value at a msgspec ``path`` (``a.b[1]``) in the decoded data, or None."""
+    for part in filter(None, re.split(r"\.|(\[\d+\])", path)):
+        try:
+            data = data[int(part[1:-1])] if part.startswith("[") else data[part]
+        except (KeyError, IndexError, TypeError, ValueError):
+            return None
+    return data
+
+
+def _field_names(struct: Any) -> list[str]:
+    return list(getattr(struct, "__struct_fields__", ()))

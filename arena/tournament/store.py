@@ -256,3 +256,77 @@ class ResultsStore:
     def bots(self) -> list[dict[str, Any]]:
         rows = self.db.execute("SELECT name, MAX(version) FROM bots GROUP BY name ORDER BY name")
         return [self.bot(name, version) for name, version in rows.fetchall()]
+
+    # ---------------------------------------------------------------- managing what is stored
+
+    def registered_bots(self) -> list[dict[str, Any]]:
+        """Every registered version of every bot, by name then version."""
+        rows = self.db.execute(
+            "SELECT name, version, kind, target, variants, content_hash, created_at FROM bots"
+            " ORDER BY name, version"
+        ).fetchall()
+        keys = ("name", "version", "kind", "target", "variants", "content_hash", "created_at")
+        records = [dict(zip(keys, row, strict=True)) for row in rows]
+        for record in records:
+            record["variants"] = json.loads(record["variants"])
+        return records
+
+    def remove_bot(self, name: str, version: int | None = None) -> list[dict[str, Any]]:
+        """Unregister ``name`` (one version, or all); returns the removed registrations.
+
+        Results it already played stay: they belong to their tournaments."""
+        removed = [
+            r
+            for r in self.registered_bots()
+            if r["name"] == name and version in (None, r["version"])
+        ]
+        if not removed:
+            raise KeyError(name if version is None else f"{name}@{version}")
+        with self.transaction() as db:
+            db.executemany(
+                "DELETE FROM bots WHERE name = ? AND version = ?",
+                [(r["name"], r["version"]) for r in removed],
+            )
+        return removed
+
+    def tournaments(self) -> list[dict[str, Any]]:
+        """Every tournament with how many of its matches are stored, oldest first."""
+        rows = self.db.execute(
+            "SELECT t.name, t.spec, t.created_at, t.finished_at, COUNT(m.id) FROM tournaments t"
+            " LEFT JOIN matches m ON m.tournament_id = t.id GROUP BY t.id ORDER BY t.id"
+        ).fetchall()
+        return [
+            {
+                "name": name,
+                "spec": json.loads(spec),
+                "created_at": created,
+                "finished_at": finished,
+                "matches": count,
+            }
+            for name, spec, created, finished, count in rows
+        ]
+
+    def delete_tournament(self, name: str) -> int:
+        """Delete tournament ``name`` with its matches, seats and logs in one transaction;
+        returns how many matches went. Ratings are recomputed from what remains."""
+        with self.transaction() as db:
+            row = db.execute("SELECT id FROM tournaments WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                raise KeyError(name)
+            matches = "SELECT id FROM matches WHERE tournament_id = ?"
+            db.execute(f"DELETE FROM logs WHERE match_id IN ({matches})", row)
+            db.execute(f"DELETE FROM seats WHERE match_id IN ({matches})", row)
+            count = db.execute("DELETE FROM matches WHERE tournament_id = ?", row).rowcount
+            db.execute("DELETE FROM tournaments WHERE id = ?", row)
+        return count
+
+    def forfeits(self, tournament: str) -> list[dict[str, Any]]:
+        """Every forfeit of a tournament's stored matches, in schedule order."""
+        rows = self.db.execute(
+            "SELECT m.id, m.idx, s.seat, s.bot, s.fault, s.fault_detail FROM matches m"
+            " JOIN tournaments t ON t.id = m.tournament_id JOIN seats s ON s.match_id = m.id"
+            " WHERE t.name = ? AND s.fault IS NOT NULL ORDER BY m.idx, s.seat",
+            (tournament,),
+        ).fetchall()
+        keys = ("match_id", "idx", "seat", "bot", "code", "detail")
+        return [dict(zip(keys, row, strict=True)) for row in rows]

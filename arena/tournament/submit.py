@@ -1,7 +1,15 @@
-"""Submitting a bot: validate it in real games, then register it under a name and version."""
+"""Submitting a bot: validate it in real games, then register it under a name and version.
+
+Validation plays the bot exactly as a tournament will: the same command built
+from the same registration (``bots.entry_for_record``), under the same sandbox
+with the data folder protected (``bots.bot_limits``). So a bot that passes can
+play, and one that cannot play does not pass. Nothing is registered, and no copy
+of its code is kept, unless it passes.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import inspect
 import shlex
@@ -10,11 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.referee.faults import TimeControl
-from arena.referee.launch import PYTHON, BotEntry, ProcessMatch
-from arena.referee.process import ProcessLimits
+from arena.referee.launch import BotEntry, ProcessMatch
+from arena.tournament.bots import bot_limits, cannot_start, entry_for_record
+from arena.tournament.forfeits import read_tail, reason
+from arena.tournament.names import check_name
 from arena.tournament.store import ResultsStore
 from arena.variants import all_variants, get_variant
-from bots import get_bot
+from bots import all_bots, get_bot
 
 
 class SubmissionRejected(RuntimeError):
@@ -45,6 +55,22 @@ def _hash_files(root: Path) -> str:
     return digest.hexdigest()
 
 
+def _chosen_variants(variants: list[str] | None, claimed) -> list[str]:
+    """The variants to validate: those asked for (``*``: every playable one), else what
+    the bot claims (``claimed``: a list of names, or a plugin's ``supports``)."""
+    playable = [v for v, variant in all_variants().items() if variant.playable]
+    if variants and "*" in variants:
+        return playable
+    if not variants and callable(claimed):
+        return [v for v in playable if claimed(v)]
+    chosen = list(variants or claimed)
+    for name in chosen:
+        variant = get_variant(name)  # KeyError: no such variant, with the installed ones
+        if not variant.playable:
+            raise ValueError(f"variant '{name}' cannot be played: {variant.status}")
+    return chosen
+
+
 def submit(
     store: ResultsStore,
     name: str,
@@ -56,63 +82,103 @@ def submit(
     games: int = 2,
     time_control: TimeControl | None = None,
 ) -> Submission:
-    """Validate and register a bot. Exactly one of ``plugin``, ``path``, ``command``."""
+    """Validate and register a bot. Exactly one of ``plugin``, ``path``, ``command``.
+
+    Raises ``ValueError``/``KeyError`` for input that cannot be used (checked before
+    anything is written) and ``SubmissionRejected`` when the bot faults in a game."""
     if sum(x is not None for x in (plugin, path, command)) != 1:
-        raise ValueError("give exactly one of a plugin name, a file or folder, or a command line")
-    if not name or "@" in name or name.startswith("cmd:"):
-        raise ValueError("a bot name may not be empty, contain '@' or start with 'cmd:'")
+        raise ValueError("give exactly one of --plugin, --file or --cmd")
+    check_name(name)
+    if name in all_bots():
+        raise ValueError(f"'{name}' is an installed bot plugin's name: choose another name")
+    if games < 1:
+        raise ValueError("--games: at least 1 validation game")
     data_dir = store.data_dir
+    copied: Path | None = None
     if plugin is not None:
         spec = get_bot(plugin)
         kind, target = "plugin", plugin
-        source = Path(inspect.getfile(type(spec.factory(0))))
-        content_hash = _hash_files(source)
-        claimed = list(spec.variants)
-        entry = BotEntry.for_plugin(spec, name=name)
+        content_hash = _hash_files(Path(inspect.getfile(type(spec.factory(0)))))
+        claimed = spec.supports  # '*': every board variant, 'any': every variant
     elif path is not None:
         path = Path(path).resolve()
         if not path.exists():
             raise ValueError(f"no such file or folder: {path}")
+        if path.is_dir() and not (path / "bot.py").is_file():
+            raise ValueError(f"{path} has no bot.py: a folder bot starts from its bot.py")
+        if path.is_file() and path.suffix != ".py":
+            raise ValueError(f"{path} is not a Python file (.py); for other programs use --cmd")
         content_hash = _hash_files(path)
-        stored = data_dir / "bots" / name / content_hash[:16] / path.name
-        if not stored.exists():
-            stored.parent.mkdir(parents=True, exist_ok=True)
-            (shutil.copytree if path.is_dir() else shutil.copy2)(path, stored)
-        kind, target = "file", str(stored)
-        claimed = ["usa"]
-        entry = BotEntry(name, (PYTHON, "-m", "bots.filebot", target))
+        # Kept relative to the data folder, so the folder can be moved as a whole.
+        target = str(Path("bots") / name / content_hash[:16] / path.name)
+        stored = data_dir / target
+        kind, claimed = "file", ["usa"]
     else:
         words = shlex.split(command or "")
         if not words:
-            raise ValueError("an empty command line")
+            raise ValueError("--cmd: an empty command line")
         digest = hashlib.sha256(command.encode())
         for word in words:
             if Path(word).is_file():
                 digest.update(Path(word).read_bytes())
-        kind, target, content_hash = "command", command, digest.hexdigest()
-        claimed = ["usa"]
-        entry = BotEntry(name, tuple(words))
-    chosen = variants or claimed
-    if "*" in chosen:
-        chosen = [v for v, variant in all_variants().items() if variant.playable]
+        kind, target, content_hash, claimed = "command", command, digest.hexdigest(), ["usa"]
+    newest = store.bot(name)
+    record = {"name": name, "version": newest["version"] + 1 if newest else 1}
+    try:
+        if kind == "file" and not stored.exists():
+            copied = stored.parent
+            stored.parent.mkdir(parents=True, exist_ok=True)
+            (shutil.copytree if path.is_dir() else shutil.copy2)(path, stored)
+        entry = entry_for_record(record | {"kind": kind, "target": target}, data_dir)
+        if problem := cannot_start(entry):
+            raise ValueError(f"the bot cannot be started: {problem}")
+        chosen = _chosen_variants(variants, claimed)
+        played = _validate(store, name, entry, chosen, games, time_control)
+    except BaseException:
+        if copied is not None:  # nothing half-written: the copy goes with the rejection
+            shutil.rmtree(copied, ignore_errors=True)
+            _remove_empty(copied.parent)  # bots/NAME
+            _remove_empty(copied.parent.parent)  # bots/
+        raise
+    version = store.register_bot(name, kind, target, list(chosen), content_hash)
+    where = str(stored.resolve()) if kind == "file" else target
+    return Submission(name, version, kind, where, tuple(chosen), content_hash, played)
+
+
+def _validate(store, name, entry, chosen, games, time_control) -> int:
+    """Play ``games`` games per variant against the random bot; the first fault rejects."""
     tc = time_control or TimeControl(move_ms=2000, bank_ms=20000)
+    limits = bot_limits(store.data_dir)
+    log_dir = store.data_dir / "submissions" / name
+    opponent = BotEntry.for_plugin(get_bot("random"))
     played = 0
     for variant_name in chosen:
         variant = get_variant(variant_name)
-        if not variant.playable:
-            raise ValueError(f"variant '{variant_name}' cannot be played: {variant.status}")
-        log_dir = data_dir / "submissions" / name
-        random_bot = BotEntry.parse("random")
-        with ProcessMatch(variant, [entry, random_bot], tc, ProcessLimits(), log_dir) as referee:
+        with ProcessMatch(
+            variant, [entry, opponent], tc, limits, log_dir, logs_relative_to=store.data_dir
+        ) as referee:
             for game in range(games):
                 outcome = referee.play(seed=game)
                 played += 1
                 for fault in outcome.faults:
                     if fault.seat == 0:
-                        raise SubmissionRejected(
-                            f"'{name}' faulted in a validation game of {variant_name} "
-                            f"(seed {game}): {fault.code}: {fault.detail}",
-                            log=log_dir,
-                        )
-    version = store.register_bot(name, kind, target, list(chosen), content_hash)
-    return Submission(name, version, kind, target, tuple(chosen), content_hash, played)
+                        raise _rejection(store.data_dir, name, variant_name, game, fault, outcome)
+    return played
+
+
+def _rejection(data_dir: Path, name, variant_name, game, fault, outcome) -> SubmissionRejected:
+    """Why the bot was rejected, in one line naming its stderr log (``log``: that game's
+    log folder)."""
+    stderr = outcome.log.header["seats"][0].get("stderr")
+    path = data_dir / stderr if stderr else None
+    why = reason(fault.code, fault.detail, read_tail(path))
+    where = f"; its stderr: {path}" if path else ""
+    return SubmissionRejected(
+        f"'{name}' forfeited a validation game of {variant_name} (seed {game}): {why}{where}",
+        log=path.parent if path else data_dir / "submissions" / name,
+    )
+
+
+def _remove_empty(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        folder.rmdir()  # only when empty: other versions of the bot stay

@@ -1,0 +1,128 @@
+"""What every command shares: the consoles, the one-line error, the data folder, tables
+that fit the terminal.
+
+Errors go to stderr as one line (``error: what is wrong and what to do``) with exit
+status 2 for input that cannot be used and 1 for a failure while running.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich import box
+from rich.cells import cell_len
+from rich.console import Console
+from rich.segment import Segment
+from rich.table import Table
+from rich.text import Text
+
+from arena.tournament.store import ResultsStore
+
+# No console markup: names, reasons and paths come from users and bots, and a '[x]' in
+# them is text (styles are given as Text styles instead).
+console = Console(markup=False)
+errors = Console(stderr=True, markup=False)
+DATA_DIR = Path("arena-data")
+USAGE, RUNTIME = 2, 1
+
+DataDir = Annotated[Path, typer.Option(help="the data folder: results store, bots, logs")]
+
+
+def fail(message: str, code: int = USAGE) -> typer.Exit:
+    """Print ``error: message`` (one line, never wrapped) and return the Exit to raise."""
+    errors.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True)
+    return typer.Exit(code=code)
+
+
+def warn(message: str) -> None:
+    errors.print(Text.assemble(("warning:", "yellow"), " ", message), soft_wrap=True)
+
+
+def existing_store(data_dir: Path) -> ResultsStore | None:
+    """The store in ``data_dir`` if there is one; reading commands never create one."""
+    if not (Path(data_dir) / "results.sqlite").is_file():
+        return None
+    return ResultsStore(data_dir)
+
+
+def writable(path: Path | None, option: str) -> None:
+    """Refuse, before playing, an output file that could not be written afterwards."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise fail(f"{option} {path}: is a folder; give a file name")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise fail(f"{option} {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise fail(f"{option} {path}: the folder {folder} is not writable")
+
+
+def reading_store(data_dir: Path) -> ResultsStore:
+    store = existing_store(data_dir)
+    if store is None:
+        raise fail(f"no results store in {data_dir}: run a tournament first", RUNTIME)
+    return store
+
+
+@contextlib.contextmanager
+def writing_store(data_dir: Path) -> Iterator[ResultsStore]:
+    """The store in ``data_dir``, created if needed. If this command created it and fails
+    before storing anything, the empty store goes again: bad input leaves no trace."""
+    folder = Path(data_dir)
+    new_folder = not folder.exists()
+    new_store = not (folder / "results.sqlite").exists()
+    store = ResultsStore(folder)
+    try:
+        yield store
+    except BaseException as error:
+        failed = not (isinstance(error, typer.Exit) and error.exit_code == 0)
+        if failed and new_store and not store.tournaments() and not store.registered_bots():
+            store.close()
+            for suffix in ("", "-wal", "-shm"):
+                (folder / f"results.sqlite{suffix}").unlink(missing_ok=True)
+            if new_folder:
+                with contextlib.suppress(OSError):
+                    folder.rmdir()  # only if nothing else (logs worth reading) is in it
+        raise
+    finally:
+        store.close()
+
+
+def fitted_table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    *,
+    shrink: int,
+    right: Sequence[int] = (),
+    width: int | None = None,
+    **options,
+) -> Table:
+    """A table no wider than the terminal: column ``shrink`` (names) is cut with an
+    ellipsis as far as needed, every other column (numbers) keeps its full width."""
+    width = width or console.width
+    natural = max([cell_len(headers[shrink]), *(cell_len(row[shrink]) for row in rows)])
+
+    def build(limit: int) -> Table:
+        table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, **options)
+        for i, header in enumerate(headers):
+            table.add_column(
+                header,
+                justify="right" if i in right else "left",
+                no_wrap=True,
+                overflow="ellipsis" if i == shrink else "fold",
+                max_width=limit if i == shrink else None,
+            )
+        for row in rows:
+            table.add_row(*row)
+        return table
+
+    table = build(natural)
+    lines = console.render_lines(table, console.options.update_width(10_000), pad=False)
+    excess = max(Segment.get_line_length(line) for line in lines) - width
+    return table if excess <= 0 else build(max(8, natural - excess))

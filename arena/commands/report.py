@@ -1,0 +1,78 @@
+"""What the user reads after games and tournaments: standings, and why bots forfeited."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+from rich.table import Table
+from rich.text import Text
+
+from arena.commands.common import console, fitted_table
+from arena.referee.matchlog import MatchLog
+from arena.tournament.forfeits import read_tail, reason
+from arena.tournament.runner import TournamentRunner
+from arena.tournament.store import ResultsStore
+
+
+def seat_stderr(header: dict, seat: int, data_dir: Path) -> Path | None:
+    """The stderr log of ``seat`` named in a match log's header (relative to ``data_dir``)."""
+    name = header["seats"][seat].get("stderr")
+    return Path(data_dir) / name if name else None
+
+
+def print_faults(outcome, names: list[str], data_dir: Path) -> None:
+    """One line per forfeit of a game: seat, bot, the reason, its stderr log."""
+    for fault in outcome.faults:
+        log = seat_stderr(outcome.log.header, fault.seat, data_dir)
+        why = reason(fault.code, fault.detail, read_tail(log))
+        where = f" (stderr: {log})" if log else ""
+        console.print(
+            Text.assemble(
+                (f"seat {fault.seat} ({names[fault.seat]}) forfeited:", "yellow"), f" {why}{where}"
+            ),
+            soft_wrap=True,
+            highlight=False,
+        )
+
+
+def standings_table(runner: TournamentRunner) -> Table:
+    """The final standings, once, fitted to the terminal."""
+    standings = runner.standings
+    order = sorted(standings.games, key=lambda b: (-standings.wins[b] / standings.games[b], b))
+    rows = [
+        [
+            bot,
+            str(standings.games[bot]),
+            str(standings.wins[bot]),
+            f"{100 * standings.wins[bot] / standings.games[bot]:.0f}",
+            f"{standings.rank_sum[bot] / standings.games[bot]:.2f}",
+            str(standings.forfeits[bot]),
+        ]
+        for bot in order
+    ]
+    headers = ("bot", "games", "wins", "win %", "mean rank", "forfeits")
+    return fitted_table(
+        headers, rows, shrink=0, right=range(1, 6), title=f"{runner.spec.name}: standings"
+    )
+
+
+def print_forfeits(store: ResultsStore, tournament: str, data_dir: Path) -> None:
+    """Per bot: how many forfeits, of which kinds, and why the last one happened."""
+    by_bot: dict[str, list[dict]] = {}
+    for forfeit in store.forfeits(tournament):
+        by_bot.setdefault(forfeit["bot"], []).append(forfeit)
+    for bot, forfeits in by_bot.items():
+        last = forfeits[-1]
+        header = MatchLog.from_jsonl(store.match_log(last["match_id"])).header
+        log = seat_stderr(header, last["seat"], data_dir)
+        kinds = Counter(f["code"] for f in forfeits)
+        counted = ", ".join(f"{code} ×{n}" for code, n in kinds.most_common())
+        games = f"{len(forfeits)} game{'s' if len(forfeits) > 1 else ''}"
+        summary = f"{games} ({counted}); the last" if len(kinds) > 1 else games
+        why = reason(last["code"], last["detail"] or "", read_tail(log))
+        where = f" — stderr: {log}" if log and log.exists() else ""
+        console.print(
+            Text.assemble((f"{bot} forfeited {summary}:", "yellow"), f" {why}{where}"),
+            soft_wrap=True,
+        )

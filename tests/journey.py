@@ -1,0 +1,96 @@
+"""Running the ``arena`` command the way a user does, for journey tests.
+
+``Journey(folder)`` runs ``arena ...`` as a subprocess in ``folder`` (a fresh
+``tmp_path``), with the sandbox on (the default), and hands back what the user
+sees: the exit status, stdout, stderr. It also reads the results store the way
+a test needs to check what was (or was not) stored.
+
+    journey = Journey(tmp_path)
+    done = journey("submit", "my-bot", "--file", EXAMPLES / "python-bot")
+    assert done.code == 0, done.text
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+PYTHON_BOT = EXAMPLES / "python-bot"
+ARENA = [sys.executable, "-m", "arena.cli"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What ``arena`` showed: exit status, stdout, stderr."""
+
+    code: int
+    out: str
+    err: str
+
+    @property
+    def text(self) -> str:
+        return self.out + self.err
+
+    def one_line_error(self) -> str:
+        """The single ``error: ...`` line a failure must print (asserts it is exactly that:
+        one line, on stderr, no traceback, nothing else on stderr)."""
+        lines = self.err.strip().splitlines()
+        assert "Traceback" not in self.text, self.text
+        assert len(lines) == 1 and lines[0].startswith("error: "), self.text
+        return lines[0]
+
+
+class Journey:
+    """The ``arena`` command, run in ``folder`` with a terminal ``columns`` wide."""
+
+    def __init__(self, folder: Path, columns: int = 80) -> None:
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.env = {k: v for k, v in os.environ.items() if k != "ARENA_DEBUG"}
+        self.env["COLUMNS"] = str(columns)
+
+    def __call__(self, *args: object, timeout: float = 600, stdin: str = "") -> Outcome:
+        done = subprocess.run(
+            [*ARENA, *map(str, args)],
+            cwd=self.folder,
+            env=self.env,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        return Outcome(done.returncode, done.stdout, done.stderr)
+
+    def start(self, *args: object) -> subprocess.Popen:
+        """Start ``arena ...`` without waiting (for signals, or to run several at once)."""
+        return subprocess.Popen(
+            [*ARENA, *map(str, args)],
+            cwd=self.folder,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    @property
+    def data(self) -> Path:
+        return self.folder / "arena-data"
+
+    def rows(self, query: str, *params: object) -> list[tuple]:
+        """Rows of a query on the results store (read only); [] when there is no store."""
+        path = self.data / "results.sqlite"
+        if not path.exists():
+            return []
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            return db.execute(query, params).fetchall()
+
+    def files(self) -> set[str]:
+        """Every file under the folder (relative), to check that nothing was written."""
+        return {str(p.relative_to(self.folder)) for p in self.folder.rglob("*") if p.is_file()}

@@ -1,0 +1,456 @@
+"""The journeys users walk, end to end: the ``arena`` command as a subprocess, the real
+sandbox on, a fresh folder; assertions on what the user sees and what was stored.
+
+(Stopping a tournament with Ctrl-C/SIGTERM and ``--ray ADDRESS`` with nothing there
+are tested with the tournament driver that implements them.)
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from arena.tournament.forfeits import error_line, reason
+from arena.variants import all_variants
+from tests.journey import PYTHON_BOT, Journey
+
+CRASHING_BOT = """
+from bots.sdk import Bot
+
+
+class Broken(Bot):
+    name = "broken"
+
+    def choose(self, observation, legal_actions):
+        raise ValueError("my bot is broken: no plan for this board")
+"""
+
+
+def write_bot(folder: Path, source: str) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "bot.py").write_text(source)
+    return folder
+
+
+def forfeits(journey: Journey, tournament: str) -> list[tuple]:
+    return journey.rows(
+        "SELECT s.bot, s.fault, s.fault_detail FROM seats s JOIN matches m ON m.id = s.match_id"
+        " JOIN tournaments t ON t.id = m.tournament_id WHERE t.name = ? AND s.fault IS NOT NULL",
+        tournament,
+    )
+
+
+# ---------------------------------------------------------------- submit, then play
+
+
+def test_bots_submitted_from_a_folder_a_plugin_and_a_command_play_their_tournament(tmp_path):
+    """The submitted bot's stored code must be readable by its own sandbox in a
+    tournament (it was not: a forfeit in every game), and it is on the leaderboard,
+    the site, ``arena bots`` and playable with ``arena play``."""
+    arena = Journey(tmp_path)
+    greedy = PYTHON_BOT / "greedy.py"
+    for args in (
+        ("my-bot", "--file", PYTHON_BOT),
+        ("rf", "--plugin", "ticket-by-ticket"),
+        ("greedy", "--cmd", f"{sys.executable} -m bots.filebot {greedy}"),
+    ):
+        done = arena("submit", *args)
+        assert done.code == 0, done.text
+        assert f"registered {args[0]}@1" in done.out
+    done = arena(
+        "tournament", "run", "--name", "subs", "--bot", "my-bot", "--bot", "rf",
+        "--bot", "greedy", "--players", "2",
+    )  # fmt: skip
+    assert done.code == 0, done.text
+    assert forfeits(arena, "subs") == [], "submitted bots play without forfeits"
+    played = arena.rows("SELECT DISTINCT bot FROM seats ORDER BY bot")
+    assert played == [("greedy@1",), ("my-bot@1",), ("rf@1",)]
+    board = arena("leaderboard", "--variant", "usa")
+    assert board.code == 0 and all(f"{b}@1" in board.out for b in ("my-bot", "rf", "greedy"))
+    site = arena("site", "site")
+    assert site.code == 0, site.text
+    pages = {p.name for p in (tmp_path / "site" / "bots").glob("*.html")}
+    assert all(any(page.startswith(f"{b}-1") for page in pages) for b in ("my-bot", "rf"))
+    listed = arena("bots")
+    assert re.search(r"my-bot\s+registered \(file\)\s+@1", listed.out), listed.out
+    game = arena("play", "--bot", "my-bot", "--bot", "rf@1", "--seed", "3")
+    assert game.code == 0 and "my-bot@1" in game.out and "forfeited" not in game.out, game.text
+
+
+def test_submit_validates_under_the_tournament_sandbox_with_the_data_folder_protected(tmp_path):
+    """Validation runs under the tournament's sandbox and data-folder protection: a bot
+    that reads a file of the data folder other than its own code fails validation."""
+    arena = Journey(tmp_path)
+    (arena.data).mkdir()
+    (arena.data / "secret.txt").write_text("the results store's neighbour")
+    nosy = write_bot(
+        tmp_path / "nosy",
+        CRASHING_BOT.replace(
+            'raise ValueError("my bot is broken: no plan for this board")',
+            f"open({str(arena.data.resolve() / 'secret.txt')!r}).read()\n"
+            "        return legal_actions[0]",
+        ),
+    )
+    done = arena("submit", "nosy", "--file", nosy)
+    assert done.code == 2
+    line = done.one_line_error()
+    assert "rejected" in line and "PermissionError" in line, line
+    assert arena.rows("SELECT * FROM bots") == []
+    assert not (arena.data / "bots" / "nosy").exists(), "no copy of a rejected bot is kept"
+
+
+# ---------------------------------------------------------------- crashes, explained
+
+
+def test_a_crashing_bot_is_rejected_with_its_error_and_forfeits_with_it_on_the_site(tmp_path):
+    arena = Journey(tmp_path)
+    broken = write_bot(tmp_path / "broken", CRASHING_BOT)
+    done = arena("submit", "broken", "--file", broken)
+    assert done.code == 2
+    line = done.one_line_error()
+    assert "ValueError: my bot is broken: no plan for this board" in line, line
+    stderr_log = Path(line.rsplit("its stderr: ", 1)[1])
+    assert "Traceback" in (tmp_path / stderr_log).read_text(), "the full log is kept"
+    assert arena.rows("SELECT * FROM bots") == [] and not (arena.data / "bots").exists()
+
+    bot = f"broken=cmd:{sys.executable} -m bots.filebot {broken}"
+    done = arena("tournament", "run", "--name", "t", "--bot", bot, "--bot", "random",
+                 "--players", "2")  # fmt: skip
+    assert done.code == 0, done.text
+    summary = [line for line in done.out.splitlines() if "forfeited" in line]
+    assert len(summary) == 1 and "broken forfeited 2 games" in summary[0], done.out
+    assert "ValueError: my bot is broken" in summary[0] and "stderr: arena-data/" in summary[0]
+    assert {row[1] for row in forfeits(arena, "t")} == {"crash"}
+    assert arena("site", "site").code == 0
+    pages = list((tmp_path / "site" / "matches").glob("*.html"))
+    assert len(pages) == 2
+    for page in pages:
+        html = page.read_text()
+        assert re.search(r"forfeited at step \d+: <span[^>]*>crash: ValueError: my bot is", html)
+        (stderr_href,) = re.findall(r'href="([^"]+)" class="log-link">stderr log', html)
+        assert "ValueError: my bot is broken" in (page.parent / stderr_href).read_text()
+        match_log = re.search(r'href="(\d+\.jsonl)" download', html).group(1)
+        assert (page.parent / match_log).read_text().startswith('{"type":"header"')
+
+
+@pytest.mark.parametrize(
+    ("stderr", "expected"),
+    [
+        (  # Node.js: the version line comes last, the error well before it
+            "node:internal/modules/cjs/loader:1210\n  throw err;\n  ^\n\n"
+            "Error: Cannot find module 'zeromq'\nRequire stack:\n- /b/bot.js\n"
+            "    at Module._resolveFilename (node:internal/modules/cjs/loader:1207:15)\n"
+            "    at node:internal/main/run_main_module:28:49 {\n"
+            "  code: 'MODULE_NOT_FOUND',\n  requireStack: [ '/b/bot.js' ]\n}\n\nNode.js v20.20.2\n",
+            "Error: Cannot find module 'zeromq'",
+        ),
+        (  # Python, chained: the exception that stopped the bot
+            "Traceback (most recent call last):\n  File \"bot.py\", line 3\nKeyError: 'x'\n\n"
+            "During handling of the above exception, another exception occurred:\n\n"
+            'Traceback (most recent call last):\n  File "bot.py", line 5\n'
+            "RuntimeError: no route\n",
+            "RuntimeError: no route",
+        ),
+        (  # Java: stack frames after the exception
+            'Exception in thread "main" java.lang.IllegalStateException: bad hand\n'
+            "\tat Bot.choose(Bot.java:12)\n\tat Bot.main(Bot.java:3)\n",
+            'Exception in thread "main" java.lang.IllegalStateException: bad hand',
+        ),
+        (  # Rust: the message is on the line after the panic
+            "thread 'main' panicked at src/main.rs:2:5:\nout of trains\n"
+            "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n",
+            "thread 'main' panicked at src/main.rs:2:5: out of trains",
+        ),
+        ("panic: deck is empty\n\ngoroutine 1 [running]:\nmain.main()\n", "panic: deck is empty"),
+    ],
+)
+def test_the_forfeit_reason_names_the_error_not_the_last_line(stderr, expected):
+    assert error_line(stderr) == expected
+    assert reason("crash", "the bot process exited", stderr) == f"crash: {expected}"
+
+
+def test_a_js_style_crash_is_explained_by_its_error_line(tmp_path):
+    """The JavaScript example bot without its npm dependency: the user saw 'Node.js v20'."""
+    arena = Journey(tmp_path)
+    script = tmp_path / "fake-node.sh"
+    script.write_text(
+        "#!/bin/sh\necho \"Error: Cannot find module 'zeromq'\" >&2\n"
+        "echo '    at Module._load (node:internal/modules/cjs/loader:1038:27)' >&2\n"
+        "echo 'Node.js v20.20.2' >&2\nexit 1\n"
+    )
+    script.chmod(0o755)
+    done = arena("play", "--bot", f"js=cmd:{script}", "--bot", "random", "--seed", "1")
+    assert done.code == 0, done.text
+    (line,) = [line for line in done.out.splitlines() if "forfeited" in line]
+    assert "crash: Error: Cannot find module 'zeromq'" in line and "Node.js" not in line
+
+
+# ---------------------------------------------------------------- a bot that cannot start
+
+
+def test_a_bot_that_cannot_start_forfeits_and_the_tournament_goes_on(tmp_path):
+    arena = Journey(tmp_path)
+    done = arena("tournament", "run", "--name", "t", "--bot", "random", "--bot", "ticket-by-ticket",
+                 "--bot", "cmd:/nonexistent/bot", "--players", "2", "--in-process")  # fmt: skip
+    # --in-process refuses command-line bots: a usage error, nothing stored.
+    assert done.code == 2 and "command-line bot" in done.one_line_error()
+    done = arena("tournament", "run", "--name", "t", "--bot", "random", "--bot", "ticket-by-ticket",
+                 "--bot", "cmd:/nonexistent/bot", "--players", "2")  # fmt: skip
+    assert done.code == 0, done.text
+    assert "warning: bot 'cmd:/nonexistent/bot' cannot be started" in done.err
+    assert "Traceback" not in done.text
+    lost = forfeits(arena, "t")
+    assert len(lost) == 4 and {row[0] for row in lost} == {"cmd:/nonexistent/bot"}
+    assert all("could not start" in row[2] for row in lost)
+    assert arena.rows("SELECT COUNT(*) FROM matches") == [(6,)], "every match was played"
+
+
+# ---------------------------------------------------------------- bad input, one line
+
+
+def tournament_file(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "t.toml"
+    path.write_text('name = "t"\nvariant = "usa"\nbots = ["random", "ticket-by-ticket"]\n' + body)
+    return path
+
+
+RUN = ("tournament", "run", "--bot", "random", "--bot", "ticket-by-ticket", "--players", "2")
+BAD_INPUTS = {
+    # name: (args (a "{toml:BODY}" argument writes a tournament file), exit code, message part)
+    "play a missing program": (
+        ("play", "--bot", "cmd:/nonexistent", "--bot", "random"),
+        2,
+        "bot 'cmd:/nonexistent' cannot be started: /nonexistent: no such file",
+    ),
+    "play an unknown bot": (("play", "--bot", "nosuch", "--bot", "random"), 2, "no bot named"),
+    "play an escaping label": (
+        ("play", "--bot", "../../x=cmd:ls", "--bot", "random"),
+        2,
+        "bot label '../../x' is not allowed",
+    ),
+    "play an unknown variant": (("play", "--variant", "narnia"), 2, "no variant named 'narnia'"),
+    "play too many players": (("play", "--players", "7"), 2, "usa is played by 2-5 players"),
+    "play a zero clock": (("play", "--move-ms", "0"), 2, "--move-ms"),
+    "play a log into no folder": (("play", "--log", "no/such/x.log"), 2, "does not exist"),
+    "play in process a command": (
+        ("play", "--in-process", "--bot", "cmd:ls", "--bot", "random"),
+        2,
+        "command-line bot",
+    ),
+    "submit a missing program": (("submit", "x", "--cmd", "/nonexistent"), 2, "no such file"),
+    "submit an escaping name": (
+        ("submit", "../../../x", "--file", PYTHON_BOT),
+        2,
+        "bot name '../../../x' is not allowed",
+    ),
+    "submit a name with spaces": (("submit", "bad name!", "--file", PYTHON_BOT), 2, "not allowed"),
+    "submit a plugin's name": (("submit", "random", "--plugin", "random"), 2, "plugin's name"),
+    "submit nothing": (("submit", "x"), 2, "exactly one of --plugin, --file or --cmd"),
+    "submit a missing file": (("submit", "x", "--file", "nothere"), 2, "no such file or folder"),
+    "submit a folder without bot.py": (("submit", "x", "--file", "."), 2, "has no bot.py"),
+    "submit an unknown plugin": (("submit", "x", "--plugin", "nosuch"), 2, "no bot named"),
+    "submit for an unknown variant": (
+        ("submit", "x", "--plugin", "random", "--variant", "europa"),
+        2,
+        "no variant named 'europa'",
+    ),
+    "toml: a wrong type": ((*RUN[:2], "{toml:games = 'three'}"), 2, "games: expected a whole"),
+    "toml: an unknown key in a table": (
+        (*RUN[:2], "{toml:[time_control]\nbank_msec = 3}"),
+        2,
+        "time_control.bank_msec: unknown key",
+    ),
+    "toml: a negative clock": (
+        (*RUN[:2], "{toml:players = 2\n[time_control]\nmove_ms = -5}"),
+        2,
+        "time_control.move_ms: must be a whole number >= 1",
+    ),
+    "toml: not toml": ((*RUN[:2], "{toml:games = [}"), 2, "not valid TOML"),
+    "toml: a missing file": ((*RUN[:2], "nothere.toml"), 2, "nothere.toml: no such file"),
+    "toml and flags": ((*RUN[:2], "{toml:players = 2}", "--bot", "x"), 2, "drop --bot"),
+    "flags: a negative clock": ((*RUN, "--bank-ms", "-1"), 2, "--bank-ms"),
+    "flags: a zero move clock": ((*RUN, "--move-ms", "0"), 2, "--move-ms"),
+    "flags: too many players": (
+        ("tournament", "run", "--bot", "random", "--bot", "ticket-by-ticket", "--players", "7"),
+        2,
+        "usa is played by 2-5 players, not 7",
+    ),
+    "flags: too few bots": (
+        ("tournament", "run", "--bot", "random"),
+        2,
+        "4-player games need at least 4 bots, 1 given",
+    ),
+    "flags: an escaping tournament name": ((*RUN, "--name", "../x"), 2, "tournament name"),
+    "flags: an unknown bot": ((*RUN, "--bot", "nosuch"), 2, "no bot named 'nosuch'"),
+    "flags: a bad version": ((*RUN, "--bot", "random@0"), 2, "whole number from 1"),
+    "flags: a bad format": ((*RUN, "--format", "swiss"), 2, "format 'swiss' is not one of"),
+    "flags: a bot of another game": (
+        ("tournament", "run", "--bot", "cardgame-greedy", "--bot", "random", "--players", "2"),
+        2,
+        "does not play variant 'usa'",
+    ),
+    "flags: nothing can start": (
+        ("tournament", "run", "--bot", "random", "--bot", "cmd:/nonexistent", "--players", "2"),
+        1,
+        "nothing can be played",
+    ),
+    "an unknown option": (("play", "--nope"), 2, "No such option: --nope"),
+    "leaderboard of an unknown variant": (
+        ("leaderboard", "--variant", "europa"),
+        2,
+        "no variant named 'europa'",
+    ),
+    "leaderboard of an impossible count": (
+        ("leaderboard", "--players", "9"),
+        2,
+        "usa is played by 2-5 players, not 9",
+    ),
+    "results without a store": (("results", "--out", "x.csv"), 1, "no results store"),
+    "site without a store": (("site", "out"), 1, "no results store"),
+    "remove an unknown bot": (("bots", "remove", "nosuch"), 2, "no registered bot 'nosuch'"),
+    "remove a plugin": (("bots", "remove", "random"), 2, "an installed plugin"),
+    "delete an unknown tournament": (
+        ("tournament", "delete", "nosuch"),
+        2,
+        "no tournament named 'nosuch'",
+    ),
+    "replay a missing log": (("replay", "nothere.jsonl"), 2, "nothere.jsonl"),
+}
+
+
+def run_bad_input(tmp_path: Path, name: str) -> None:
+    args, code, message = BAD_INPUTS[name]
+    folder = tmp_path / re.sub(r"\W+", "-", name)
+    arena = Journey(folder)
+    written = []
+    for i, arg in enumerate(args):
+        if isinstance(arg, str) and arg.startswith("{toml:"):
+            written.append(tournament_file(folder, arg[6:-1]))
+            args = (*args[:i], written[-1].name, *args[i + 1 :])
+    before = arena.files()
+    done = arena(*args)
+    assert done.code == code, f"{name}: {done.text}"
+    line = done.one_line_error()
+    assert message in line, f"{name}: {line}"
+    assert arena.files() == before, f"{name}: nothing may be stored or written"
+    assert not (tmp_path.parent / "x").exists()
+
+
+def test_every_bad_input_gets_one_line_the_right_status_and_stores_nothing(tmp_path):
+    def check(name: str) -> str | None:
+        try:
+            run_bad_input(tmp_path, name)
+        except AssertionError as error:
+            return f"{name}: {str(error).splitlines()[0]}"
+        return None
+
+    with ThreadPoolExecutor(4) as pool:  # each case its own process and folder
+        failed = [problem for problem in pool.map(check, BAD_INPUTS) if problem]
+    assert not failed, "\n".join(failed)
+
+
+def test_a_damaged_store_is_one_line_and_debug_shows_the_traceback(tmp_path):
+    arena = Journey(tmp_path)
+    arena.data.mkdir()
+    (arena.data / "results.sqlite").write_bytes(b"this is not a database" * 100)
+    done = arena("leaderboard")
+    assert done.code == 1 and "results store" in done.one_line_error()
+    debug = arena("--debug", "leaderboard")
+    assert debug.code == 1 and "Traceback" in debug.err
+
+
+# ---------------------------------------------------------------- managing what is stored
+
+
+def test_list_and_remove_bots_list_and_delete_tournaments(tmp_path):
+    arena = Journey(tmp_path)
+    quick = ("--variant", "usa", "--games", "1")
+    for _ in range(2):
+        assert arena("submit", "rf", "--plugin", "ticket-by-ticket", *quick).code == 0
+    assert arena("submit", "mine", "--file", PYTHON_BOT, *quick).code == 0
+    code = list((arena.data / "bots" / "mine").iterdir())
+    assert len(code) == 1, "the stored copy of mine@1"
+    for name, bots in (("keep", ("rf@2", "random")), ("drop", ("rf@1", "mine"))):
+        done = arena("tournament", "run", "--name", name, "--bot", bots[0], "--bot", bots[1],
+                     "--players", "2")  # fmt: skip
+        assert done.code == 0, done.text
+
+    listed = arena("bots")
+    assert re.search(r"rf\s+registered \(plugin\)\s+@1-@2", listed.out), listed.out
+    long = arena("bots", "--long")
+    assert "bots/mine/" in long.out and long.out.count("rf") >= 2
+    tournaments = arena("tournament", "list")
+    assert re.search(r"keep\s+usa\s+round-robin\s+2\s+2/2\s+finished", tournaments.out)
+    assert re.search(r"drop\s+usa\s+round-robin\s+2\s+2/2\s+finished", tournaments.out)
+
+    asked = arena("tournament", "delete", "drop")  # no terminal, no --yes: nothing happens
+    assert asked.code == 2 and "--yes" in asked.one_line_error()
+    assert "mine@1" in arena("leaderboard", "--format", "csv").out
+    done = arena("tournament", "delete", "drop", "--yes")
+    assert done.code == 0 and "deleted tournament 'drop' (2 matches)" in done.out
+    board = arena("leaderboard", "--format", "csv").out
+    assert "mine@1" not in board and "rf@2" in board, "the leaderboard is recomputed"
+    assert not (arena.data / "bot-logs" / "drop").exists()
+    assert "drop" not in arena("tournament", "list").out
+
+    assert arena("bots", "remove", "rf@1", "--yes").code == 0
+    assert re.search(r"rf\s+registered \(plugin\)\s+@2\b", arena("bots").out)
+    assert arena("bots", "remove", "mine", "--yes").code == 0
+    assert "mine" not in arena("bots").out and not (arena.data / "bots" / "mine").exists()
+    gone = arena("play", "--bot", "mine", "--bot", "random")
+    assert gone.code == 2 and "no bot named 'mine'" in gone.one_line_error()
+
+
+# ---------------------------------------------------------------- output for a terminal
+
+
+def test_output_fits_80_columns_and_the_standings_are_printed_once(tmp_path):
+    arena = Journey(tmp_path, columns=80)
+    long_name = "a-bot-with-a-name-much-longer-than-any-column-has-room-for"
+    assert arena("submit", long_name, "--plugin", "ticket-collector").code == 0
+    done = arena("tournament", "run", "--name", "t", "--bot", long_name, "--bot",
+                 "ticket-collector", "--bot", "ticket-by-ticket", "--players", "2",
+                 "--in-process")  # fmt: skip
+    assert done.code == 0, done.text
+    assert done.out.count("standings") == 1, done.out
+    assert all(len(line) <= 80 for line in done.out.splitlines() if "tournament 't'" not in line)
+    board = arena("leaderboard")
+    csv = arena("leaderboard", "--format", "csv").out.splitlines()
+    assert all(len(line) <= 80 for line in board.out.splitlines()), board.out
+    rows = [line.split() for line in board.out.splitlines() if re.match(r"\s*\d+\s", line)]
+    assert len(rows) == 3
+    for row, record in zip(rows, csv[1:], strict=True):
+        fields = record.split(",")  # rank,bot,rating,mu,sigma,games,wins,win_rate,mean_score,...
+        assert row[1] == fields[1] or row[1].endswith("…")
+        mu, score = float(fields[3]), float(fields[8])
+        assert row[3] == f"{mu:.2f}" and row[7] == f"{score:.1f}", "numbers are never cut"
+    for command in ("variants", "bots"):
+        out = arena(command).out.splitlines()
+        assert all(len(line) <= 80 for line in out)
+    lines = arena("variants").out.splitlines()
+    for name in all_variants():
+        assert sum(line.split()[:1] == [name] for line in lines) == 1, "one line per variant"
+
+
+def test_help_shows_the_defaults(tmp_path):
+    arena = Journey(tmp_path, columns=120)
+    help_text = arena("tournament", "run", "--help").out
+    assert re.search(r"--players .*\[default: \(?4\)?\]", help_text), help_text
+    assert "[default: round-robin]" in help_text and "[default: arena-data]" in help_text
+    play_help = arena("play", "--help").out
+    assert "name[@N]" in play_help and "[default: (--players random bots)]" in play_help
+
+
+def test_parquet_export_without_pyarrow_says_which_extra_to_install(tmp_path):
+    """``make run`` installs no pyarrow (it is the ``parquet`` extra)."""
+    blocker = tmp_path / "no-pyarrow" / "pyarrow"
+    blocker.mkdir(parents=True)
+    (blocker / "__init__.py").write_text("raise ImportError('pyarrow is not installed')\n")
+    arena = Journey(tmp_path / "work")
+    arena.env["PYTHONPATH"] = str(blocker.parent)
+    done = arena("results", "--out", "x.parquet", "--format", "parquet")
+    assert done.code == 1 and "pip install 'ttr-arena[parquet]'" in done.one_line_error()

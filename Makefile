@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 JS_BOT := examples/js-bot
 
-.PHONY: setup setup-run run test lint bench soak clean browser js-bot
+.PHONY: setup setup-run run test typecheck lint bench soak clean browser js-bot
 
 # What running needs: the package and its dependencies, nothing for tests or browsers.
 $(VENV)/.installed-run: pyproject.toml
@@ -46,7 +46,20 @@ browser:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 		else echo "chromium not found and cannot be installed here: the browser test will be skipped"; fi; }
 
-test: setup js-bot browser
+# Types: strict where the contracts live (the engine, the protocol), plain on the rest of
+# the engine's work (variants, the bots that search it, their tests).
+MYPY_STRICT := arena/engine protocols
+MYPY := arena/variants bots/policy.py bots/planning.py bots/search.py bots/published.py bots/fdg \
+	bots/cardgame_bot.py bots/random_bot.py tools/build_maps.py benchmarks/engine.py \
+	tests/helpers.py tests/city_fixtures.py $(patsubst %,tests/test_%.py,claiming drawing \
+	endgame europe newyork city_editions cardgame setup tickets scoring legal_actions notation \
+	properties sampling search bots positions third_party_variant engine_journeys fdg) tests/toll_variant.py
+
+typecheck: setup
+	$(BIN)/mypy --strict --follow-imports=silent $(MYPY_STRICT)
+	$(BIN)/mypy --follow-imports=silent $(MYPY)
+
+test: setup js-bot browser typecheck
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest

@@ -42,7 +42,7 @@ from arena.commands.doctor import doctor
 from arena.commands.report import print_faults, print_forfeits, standings_table
 from arena.commands.serve import serve, view
 from arena.engine.errors import VariantUnavailableError
-from arena.engine.result import GameResult
+from arena.engine.result import GameResult, ScoreLabel
 from arena.referee.faults import TimeControl
 from arena.referee.gamelog import GameLog, LogError, replay
 from arena.referee.keys import MatchKey, play_seed
@@ -118,37 +118,25 @@ def variants(
 app.add_typer(bots_commands.app, name="bots")
 
 
-# Short column headings, so a result fits an 80-column terminal.
-HEADINGS = {
-    "routes": "routes",
-    "tickets_completed": "tix+",
-    "tickets_failed": "tix-",
-    "longest_path_bonus": "path+",
-    "attractions": "attr",
-    "merchandise": "merch",
-    "tourists": "tour",
-    "stations": "stn",
-    "big_cities": "cities",
-}
-LEGEND = {
-    "tickets_completed": "tickets completed",
-    "tickets_failed": "tickets failed",
-    "longest_path_bonus": "longest-path bonus",
-    "attractions": "tourist attractions",
-    "merchandise": "Merchandise bonus",
-    "tourists": "tourist symbols",
-    "stations": "unbuilt stations",
-    "big_cities": "Big City bonuses",
-}
-
-
 def result_table(
-    result: GameResult, seats: list[str], title: str, ranks: list[int] | None = None
+    result: GameResult,
+    seats: list[str],
+    title: str,
+    ranks: list[int] | None = None,
+    *,
+    labels: dict[str, ScoreLabel] | None = None,
 ) -> Table:
-    """The result as a table; ``ranks`` overrides the engine's ranks (after forfeits)."""
+    """The result as a table, its columns headed by the variant's score ``labels``
+    (``variant.score_labels``); ``ranks`` overrides the engine's ranks (after forfeits)."""
     ranks = list(ranks) if ranks is not None else list(result.ranks)
     has_path = "longest_path" in result.breakdown[0]
-    legend = [HEADINGS[c] + " " + LEGEND[c] for c in result.categories if c in LEGEND]
+    labels = labels or {}
+    heading = {c: labels[c].heading if c in labels else c for c in result.categories}
+    legend = [
+        f"{heading[c]} {labels[c].legend}"
+        for c in result.categories
+        if c in labels and heading[c] != c
+    ]
     legend.append("done tickets completed/failed")
     if has_path:
         legend.append("path longest path")
@@ -157,7 +145,7 @@ def result_table(
     table.add_column("seat", justify="right")
     table.add_column("bot", overflow="fold")  # a long name wraps, never cut
     for category in result.categories:
-        table.add_column(HEADINGS.get(category, category.replace("_", " ")), justify="right")
+        table.add_column(heading[category], justify="right")
     table.add_column("total", justify="right", style="bold")
     table.add_column("done", justify="right")
     if has_path:
@@ -176,8 +164,10 @@ def result_table(
     return table
 
 
-def _print_outcome(outcome, names: list[str], title: str, data_dir: Path) -> None:
-    console.print(result_table(outcome.result, names, title, outcome.ranks))
+def _print_outcome(
+    outcome, names: list[str], title: str, data_dir: Path, labels: dict[str, ScoreLabel]
+) -> None:
+    console.print(result_table(outcome.result, names, title, outcome.ranks, labels=labels))
     print_faults(outcome, names, data_dir)
 
 
@@ -283,7 +273,9 @@ def play(
         seat["bot"] for seat in outcomes[-1].log.header["seats"]
     ]  # as the bots named themselves
     for g, outcome in enumerate(outcomes):
-        _print_outcome(outcome, names, f"{chosen.title} — seed {seed + g}", data_dir)
+        _print_outcome(
+            outcome, names, f"{chosen.title} — seed {seed + g}", data_dir, chosen.score_labels
+        )
         console.print(f"{outcome.decisions} actions in {outcome.seconds:.2f} s")
     last = outcomes[-1]
     if log:
@@ -346,7 +338,8 @@ def replay_command(
         raise fail(str(error)) from None
     if not state.is_over:
         raise fail(f"the log replays {count} actions but the game is not over")
-    console.print(result_table(state.result(), names, f"replay of {path}", ranks))
+    labels = state.variant.score_labels
+    console.print(result_table(state.result(), names, f"replay of {path}", ranks, labels=labels))
     console.print(f"replayed {count} actions: verified against the recorded result")
 
 

@@ -1,19 +1,34 @@
 """Engine benchmark: random games per second on one core, and the cost of one decision.
 
     python benchmarks/engine.py [--variant usa] [--players 4] [--games 500]
+    python benchmarks/engine.py --against ../engine-base [--rounds 4]
 
 Without --variant it reports every playable variant (4 players each).
 
 A random game is new_game + (legal_actions, uniform choice, apply) until the
 end + result(). The per-decision figure times legal_actions() + apply() alone.
+
+``--against DIR`` measures this tree against another checkout of the project (a
+pristine copy of the engine, e.g. ``git worktree add ../engine-base main``) in one
+run: each round runs this benchmark once per tree and variant in a fresh process,
+alternating which tree goes first (A B, then B A), and the table gives each
+tree's median and the ratio, in CPU time (games per CPU second: the load of other
+processes on a shared machine moves it far less than wall time). Only ratios
+measured this way mean anything on a shared machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import platform
 import random
+import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 from arena.variants import all_variants, get_variant
 
@@ -38,8 +53,9 @@ def run(variant_name: str, players: int, games: int, seed: int) -> dict[str, flo
             decisions += 1
         state.result()
     wall = clock() - start
-    # Timing calls inflate the wall time a little; measure games/s without them too.
-    start = clock()
+    # Timing calls inflate the wall time a little; measure games/s without them too, in
+    # wall time and in this process's CPU time (which other processes' load barely moves).
+    start, cpu = clock(), time.process_time()
     for game in range(games):
         state = variant.new_game(players, seed + game)
         rng = random.Random(seed + game)
@@ -47,13 +63,62 @@ def run(variant_name: str, players: int, games: int, seed: int) -> dict[str, flo
             actions = state.legal_actions()
             state.apply(actions[rng.randrange(len(actions))])
         state.result()
-    clean = clock() - start
+    clean, cpu = clock() - start, time.process_time() - cpu
     return {
         "games_per_second": games / clean,
+        "cpu_games_per_second": games / cpu,
         "decisions_per_game": decisions / games,
         "us_per_decision": engine_seconds / decisions * 1e6,
         "instrumented_games_per_second": games / wall,
     }
+
+
+HERE = Path(__file__).resolve().parent.parent
+
+
+def measure_in(tree: Path, name: str, players: int, games: int, seed: int) -> dict[str, float]:
+    """This benchmark, run on the engine of ``tree`` in a fresh Python process."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    args = [sys.executable, __file__, "--variant", name, "--players", str(players)]
+    args += ["--games", str(games), "--seed", str(seed), "--json"]
+    out = subprocess.run(args, env=env, capture_output=True, text=True, check=True, cwd=tree)
+    figures: dict[str, float] = json.loads(out.stdout)
+    return figures
+
+
+def compare(against: Path, names: list[str], players: int, games: int, rounds: int) -> None:
+    """Alternate runs of the other tree (A) and this one (B); print medians and ratios."""
+    trees = {"A": against.resolve(), "B": HERE}
+    runs: dict[tuple[str, str], list[dict[str, float]]] = {}
+    for round_ in range(rounds):
+        order = "AB" if round_ % 2 == 0 else "BA"
+        for name in names:
+            for tree in order:
+                runs.setdefault((tree, name), []).append(
+                    measure_in(trees[tree], name, players, games, 0)
+                )
+    print(f"A = {trees['A']}\nB = {trees['B']}")
+    print(
+        f"{players} players, {games} random games a run, {rounds} runs each, A/B alternated;"
+        " games per CPU second"
+    )
+    print(
+        f"{'variant':<15}{'A games/s':>11}{'B games/s':>11}{'B/A':>7}"
+        f"{'A us/dec':>10}{'B us/dec':>10}{'B/A':>7}{'A dec/game':>12}{'B dec/game':>12}"
+    )
+    for name in names:
+        a, b = runs[("A", name)], runs[("B", name)]
+
+        def median(figures: list[dict[str, float]], key: str) -> float:
+            return statistics.median(f[key] for f in figures)
+
+        ga, gb = median(a, "cpu_games_per_second"), median(b, "cpu_games_per_second")
+        ua, ub = median(a, "us_per_decision"), median(b, "us_per_decision")
+        da, db = median(a, "decisions_per_game"), median(b, "decisions_per_game")
+        print(
+            f"{name:<15}{ga:>11.1f}{gb:>11.1f}{gb / ga:>7.3f}"
+            f"{ua:>10.2f}{ub:>10.2f}{ub / ua:>7.3f}{da:>12.1f}{db:>12.1f}"
+        )
 
 
 def main() -> None:
@@ -62,12 +127,21 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--games", type=int, default=500)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", action="store_true", help="one variant's figures as JSON")
+    parser.add_argument("--against", type=Path, help="another checkout to compare with")
+    parser.add_argument("--rounds", type=int, default=4, help="runs per tree with --against")
     args = parser.parse_args()
     names = (
         [args.variant]
         if args.variant
         else [name for name, variant in all_variants().items() if variant.playable]
     )
+    if args.against:
+        compare(args.against, names, args.players, args.games, args.rounds)
+        return
+    if args.json:
+        print(json.dumps(run(names[0], args.players, args.games, args.seed)))
+        return
     for name in names:
         figures = run(name, args.players, args.games, args.seed)
         print(

@@ -40,6 +40,7 @@ def random_log(variant: str, players: int, seed: int) -> MatchLog:
     result = state.result()
     header = {
         "variant": variant,
+        "rules": state.variant.rules_version,
         "players": players,
         "seed": seed,
         "seats": [{"seat": s, "bot": "random"} for s in range(players)],

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.engine.actions import Action, ClaimRoute, DrawCard, DrawTickets, KeepTickets
+from arena.engine.observation import BoardObservation, Observation, TicketView
+from arena.variants.sanfrancisco import PlaceStack, TakeToken
 
 WILD = "wild"
 
@@ -52,17 +54,24 @@ class BoardGraph:
         self.points = {int(k): v for k, v in board.get("route_points", {}).items()}
 
 
+def board_observation(observation: Observation) -> BoardObservation:
+    """``observation`` as a board's (these bots play the board games only)."""
+    if not isinstance(observation, BoardObservation):
+        raise TypeError(f"a board bot was given a {type(observation).__name__}")
+    return observation
+
+
 class View:
     """One decision's view: the graph plus the seat's observation, with derived facts."""
 
-    def __init__(self, graph: BoardGraph, observation: dict[str, Any]) -> None:
+    def __init__(self, graph: BoardGraph, observation: BoardObservation) -> None:
         self.graph = graph
         self.obs = observation
-        self.seat = observation["seat"]
-        self.players = observation["players"]
-        self.owner = {int(k): v for k, v in observation["claimed"].items()}
-        self.hand = observation["hand"]
-        self.trains = observation["public"][self.seat]["trains"]
+        self.seat = observation.seat
+        self.players = observation.players
+        self.owner = {int(k): v for k, v in observation.claimed.items()}
+        self.hand = observation.hand
+        self.trains = observation.public[self.seat].trains
         self.mine = {rid for rid, seat in self.owner.items() if seat == self.seat}
 
     def usable(self, route: Route) -> bool:
@@ -85,9 +94,9 @@ class View:
         first; ``inf`` when it can no longer be done. By default a free route costs its
         length and an own one 0 (trains still to place); ``step(route)`` prices every usable
         route instead, own ones included (``inf`` leaves a route out)."""
-        best = {a: 0}
+        best: dict[str, float] = {a: 0}
         back: dict[str, Route] = {}
-        queue = [(0, a)]
+        queue: list[tuple[float, str]] = [(0, a)]
         while queue:
             cost, city = heapq.heappop(queue)
             if city == b:
@@ -117,22 +126,24 @@ class View:
             city = route.a if route.b == city else route.b
         return best[b], needed
 
-    def ticket_paths(self, tickets: Iterable[dict[str, Any]]) -> list[tuple[dict, float, list]]:
-        return [(t, *self.path(t["a"], t["b"])) for t in tickets]
+    def ticket_paths(
+        self, tickets: Iterable[TicketView]
+    ) -> list[tuple[TicketView, float, list[Route]]]:
+        return [(t, *self.path(t.a, t.b)) for t in tickets]
 
-    def open_tickets(self) -> list[tuple[dict, float, list]]:
+    def open_tickets(self) -> list[tuple[TicketView, float, list[Route]]]:
         """Own tickets not yet connected but still possible: (ticket, cost, routes)."""
         return [
             (t, cost, routes)
-            for t, cost, routes in self.ticket_paths(self.obs["tickets"])
+            for t, cost, routes in self.ticket_paths(self.obs.tickets)
             if 0 < cost < float("inf")
         ]
 
-    def wanted_colours(self, routes: Iterable[Route]) -> Counter:
+    def wanted_colours(self, routes: Iterable[Route]) -> Counter[str]:
         """Card colours that the given routes call for (gray: the colour held most)."""
         held = {c: n for c, n in self.hand.items() if c != WILD}
         favourite = max(held, key=lambda c: (held[c], c)) if held else None
-        wanted: Counter = Counter()
+        wanted: Counter[str] = Counter()
         for route in routes:
             colour = route.colour if route.colour != "gray" else favourite
             if colour:
@@ -154,34 +165,39 @@ def cheapest_payment(options: Sequence[ClaimRoute], hand: dict[str, int]) -> Cla
 
 
 def draw_for(
-    wanted: Counter,
+    wanted: Counter[str],
     legal: Sequence[Action],
-    observation: dict[str, Any],
+    observation: BoardObservation,
     take_face_up_wild: bool = False,
 ) -> Action:
     """Take a face-up card of a wanted colour, else (optionally) a face-up wild, else blind."""
-    display = observation["display"]
-    face_up = [a for a in legal if type(a) is DrawCard and a.slot is not None]
-    best = None
-    for action in face_up:
-        colour = display[action.slot]
-        if colour != WILD and wanted.get(colour, 0) > 0:
+    display = observation.display
+    face_up = [
+        (a, display[a.slot]) for a in legal if isinstance(a, DrawCard) and a.slot is not None
+    ]
+    best: tuple[int, DrawCard] | None = None
+    for action, colour in face_up:
+        if colour is not None and colour != WILD and wanted.get(colour, 0) > 0:
             key = wanted[colour]
             if best is None or key > best[0]:
                 best = (key, action)
     if best:
         return best[1]
     if take_face_up_wild:
-        for action in face_up:
-            if display[action.slot] == WILD:
+        for action, colour in face_up:
+            if colour == WILD:
                 return action
-    for action in legal:
-        if type(action) is DrawCard and action.slot is None:
-            return action
-    return face_up[0] if face_up else legal[0]
+    for any_action in legal:
+        if isinstance(any_action, DrawCard) and any_action.slot is None:
+            return any_action
+    return face_up[0][0] if face_up else legal[0]
 
 
-def keep_choice(legal: Sequence[Action], offered: Sequence[dict], score) -> KeepTickets:
+def keep_choice(
+    legal: Sequence[Action],
+    offered: Sequence[TicketView],
+    score: Callable[[list[TicketView]], float],
+) -> KeepTickets:
     """The legal keep choice whose kept tickets score highest under ``score(tickets)``."""
     options = [a for a in legal if type(a) is KeepTickets]
     return max(options, key=lambda k: (score([offered[i] for i in k.indices]), -len(k.indices)))
@@ -198,9 +214,10 @@ def tourist_choice(view: View, legal: Sequence[Action]) -> Action:
     best-connected free location; of two tokens, take the one whose stack has fewest
     left (the other is likelier to still be there later)."""
     stacks = view.obs.get("tourist_stacks", {})
-    if view.obs["phase"] == "take_token":
-        return min(legal, key=lambda a: (stacks[a.city]["tokens"], a.city))
-    own = [t for t in (*view.obs["tickets"], *view.obs["offered_tickets"])]
-    ends = {c for t in own for c in (t["a"], t["b"])}
+    if view.obs.phase == "take_token":
+        takes = [a for a in legal if isinstance(a, TakeToken)]
+        return min(takes, key=lambda a: (stacks[a.city].tokens, a.city))
+    places = [a for a in legal if isinstance(a, PlaceStack)]
+    ends = {c for t in (*view.obs.tickets, *view.obs.offered_tickets) for c in (t.a, t.b)}
     degree = {c: len(routes) for c, routes in view.graph.adjacent.items()}
-    return max(legal, key=lambda a: (a.city in ends, degree.get(a.city, 0), a.city))
+    return max(places, key=lambda a: (a.city in ends, degree.get(a.city, 0), a.city, a.symbol))

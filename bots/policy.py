@@ -16,9 +16,10 @@ stale (a planned route taken by someone else, new tickets).
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from arena.engine.actions import DRAW_DECK, DRAW_TICKETS, Action, KeepTickets
+from arena.engine.actions import DRAW_DECK, DRAW_TICKETS, Action, ClaimRoute, DrawCard, KeepTickets
 from arena.engine.errors import IllegalActionError
 from arena.engine.state import BoardState
 from arena.engine.variant import Variant
@@ -45,7 +46,7 @@ class Planner:
         board = variant.board
         self.style = style or Style()
         self.board = board
-        self.adjacent = [[] for _ in board.cities]
+        self.adjacent: list[list[tuple[int, int]]] = [[] for _ in board.cities]
         for r in range(board.num_routes):
             self.adjacent[board.route_a[r]].append((r, board.route_b[r]))
             self.adjacent[board.route_b[r]].append((r, board.route_a[r]))
@@ -57,25 +58,12 @@ class Planner:
 
     # -- planning ---------------------------------------------------------------------------
 
-    def blocked(self, state: BoardState, seat: int, r: int) -> bool:
-        """``r`` cannot be claimed by ``seat`` now or later (owned routes are not blocked).
-        ``costs`` applies the same rule to every route at once; this one asks about a single
-        route, which is cheaper where few are looked at."""
-        owner = state._owner[r]
-        if owner >= 0:
-            return owner != seat
-        s = self.board.route_sibling[r]
-        if s >= 0 and state._owner[s] >= 0:
-            return (
-                state._owner[s] == seat or state.num_players < state.rules.double_routes_min_players
-            )
-        return False
-
-    def costs(self, state: BoardState, seat: int) -> list[int]:
-        """Trains each route still costs ``seat``: 0 if its own, ``NEVER`` if blocked."""
-        owner, sibling = state._owner, self.board.route_sibling
+    def costs(self, state: BoardState, seat: int) -> list[float]:
+        """Trains each route still costs ``seat``: 0 if its own, ``NEVER`` if blocked (the
+        rule of ``state.route_blocked``, for every route at once)."""
+        owner, sibling = state.route_owner, self.board.route_sibling
         doubles = state.num_players >= state.rules.double_routes_min_players
-        costs = list(self.weights)
+        costs: list[float] = list(self.weights)
         for r, holder in enumerate(owner):
             if holder >= 0:
                 costs[r] = 0 if holder == seat else NEVER
@@ -84,14 +72,14 @@ class Planner:
                     costs[s] = NEVER
         return costs
 
-    def path(self, costs: list[int], a: int, b: int) -> tuple[int, list[int]]:
+    def path(self, costs: Sequence[float], a: int, b: int) -> tuple[float, list[int]]:
         """Fewest trains to join ``a`` and ``b`` under ``costs`` and the routes that cost
         something on the way; ``NEVER`` if it cannot be done."""
         adjacent = self.adjacent
-        best = [NEVER] * len(adjacent)
+        best: list[float] = [NEVER] * len(adjacent)
         best[a] = 0
         back = [0] * len(adjacent)
-        queue = [(0, a)]
+        queue: list[tuple[float, int]] = [(0, a)]
         pop, push = heapq.heappop, heapq.heappush
         while queue:
             cost, city = pop(queue)
@@ -117,12 +105,12 @@ class Planner:
         return best[b], routes
 
     def union(
-        self, costs: list[int], tickets: list[int], planned: set[int] | None = None
+        self, costs: Sequence[float], tickets: Iterable[int], planned: set[int] | None = None
     ) -> tuple[int, set[int]]:
         """Trains needed to join all ``tickets`` together (on top of ``planned``) and the
         routes to claim; later tickets reuse the routes planned for earlier ones."""
         board = self.board
-        costs = costs[:]
+        costs = list(costs)
         planned = set(planned or ())
         for r in planned:
             costs[r] = 0
@@ -138,11 +126,11 @@ class Planner:
             planned.update(routes)
         return total, planned
 
-    def open_tickets(self, state: BoardState, seat: int, costs: list[int]) -> list[int]:
+    def open_tickets(self, state: BoardState, seat: int, costs: Sequence[float]) -> list[int]:
         """Own tickets not yet joined that still can be, most valuable first."""
         board = self.board
         found = []
-        for t in state._tickets[seat]:
+        for t in state.held_tickets(seat):
             cost, _ = self.path(costs, board.ticket_a[t], board.ticket_b[t])
             if 0 < cost < NEVER:
                 found.append(t)
@@ -154,7 +142,7 @@ class Planner:
         tickets = self.open_tickets(state, seat, costs)
         while tickets:
             cost, routes = self.union(costs, tickets)
-            if cost <= state._trains[seat]:
+            if cost <= state.trains[seat]:
                 return routes
             tickets.pop()  # the least valuable goes first
         return set()
@@ -165,13 +153,14 @@ class Planner:
         """The keep choice whose tickets are worth most points less a charge per extra
         train on top of the current plan (fewer tickets on ties); sets that would not fit
         the trains (or, at the start, the setup budget) rank far below."""
-        seat = state._to_move
-        offer = state._offers[seat]
+        seat = state.to_move
+        assert seat is not None
+        offer = state.offered_tickets(seat)
         style = self.style
         costs = self.costs(state, seat)
         base, planned = self.union(costs, self.open_tickets(state, seat, costs))
         setup = state.phase == "setup_tickets"
-        budget = style.setup_budget if setup else state._trains[seat] - style.keep_margin
+        budget = style.setup_budget if setup else state.trains[seat] - style.keep_margin
         points = self.board.ticket_points
 
         def value(choice: KeepTickets) -> tuple[float, int]:
@@ -183,22 +172,23 @@ class Planner:
                 worth = sum(points[t] for t in kept) - style.keep_weight * extra
             return worth, -len(kept)
 
-        return max(state.legal_actions(), key=value)
+        options = [a for a in state.legal_actions() if isinstance(a, KeepTickets)]
+        return max(options, key=value)
 
     # -- cards ------------------------------------------------------------------------------
 
-    def shortfall(self, state: BoardState, seat: int, routes) -> list[int]:
+    def shortfall(self, state: BoardState, seat: int, routes: Iterable[int]) -> list[int]:
         """Cards of each colour the routes still need beyond the hand; wilds are kept for
         the end."""
-        hand = state._hands[seat]
+        hand = state.hand(seat)
         need = self.demand(state, seat, routes)
         return [max(0, need[c] - hand[c]) for c in range(self.colours)]
 
-    def demand(self, state: BoardState, seat: int, routes) -> list[int]:
+    def demand(self, state: BoardState, seat: int, routes: Iterable[int]) -> list[int]:
         """Cards of each colour the routes call for (gray routes take the colour with most
         to spare)."""
         colours, board = self.colours, self.board
-        hand = state._hands[seat]
+        hand = state.hand(seat)
         need = [0] * colours
         gray = []
         for r in routes:
@@ -214,19 +204,20 @@ class Planner:
 
     def payment(
         self, state: BoardState, seat: int, r: int, spare: list[int] | None
-    ) -> Action | None:
+    ) -> ClaimRoute | None:
         """The cheapest way for ``seat`` to pay for ``r`` now (fewest wilds, then the colour
         the rest of the plan needs least), or None."""
         board = self.board
         size = board.route_length[r]
-        if size > state._trains[seat]:
+        if size > state.trains[seat]:
             return None
-        hand = state._hands[seat]
+        hand = state.hand(seat)
         wilds = hand[self.colours]
         least = board.route_ferries[r]
         colour = board.route_colour[r]
         options = range(self.colours) if colour < 0 else (colour,)
-        best, best_key = None, None
+        best: ClaimRoute | None = None
+        best_key: tuple[int, int, int, int] | None = None
         for c in options:
             have = hand[c]
             if have + wilds < size or not have:
@@ -243,14 +234,14 @@ class Planner:
 
     def draw(self, state: BoardState, want: list[int]) -> Action:
         """A face-up card of the colour most wanted, else the deck, else anything legal."""
-        display = state._display
+        display = state.display
         best_slot, best = None, 0
         for slot, card in enumerate(display):
             if 0 <= card < self.colours and want[card] > best:
                 best_slot, best = slot, want[card]
         if best_slot is not None:
-            return state._draw_slots[best_slot]
-        if state._deck or any(state._discards):
+            return DrawCard(best_slot)
+        if state.can_draw_blind():
             return DRAW_DECK
         legal = [a for a in state.legal_actions() if a is not DRAW_TICKETS]
         return legal[0] if legal else state.legal_actions()[0]
@@ -264,29 +255,32 @@ class Planner:
             return self.keep(state)
         if phase not in ("turn", "second_draw"):
             return state.legal_actions()[0]  # tunnels, tourist tokens: the first choice
-        seat = state._to_move
+        seat = state.to_move
+        assert seat is not None
         board = self.board
         if plan:
             if phase == "turn":
                 for r in sorted(plan, key=lambda r: (-board.route_length[r], r)):
                     if self.payment(state, seat, r, None) is not None:
                         spare = self.shortfall(state, seat, plan - {r})
-                        return self.payment(state, seat, r, spare)
+                        pay = self.payment(state, seat, r, spare)  # the same route, payable
+                        assert pay is not None
+                        return pay
             return self.draw(state, self.shortfall(state, seat, plan))
-        trains = state._trains[seat]
+        trains = state.trains[seat]
         if (
             phase == "turn"
             and allow_tickets
-            and state._ticket_deck
+            and state.ticket_deck_size
             and trains >= self.style.ticket_trains
         ):
             return DRAW_TICKETS
         want = [0] * self.colours
-        hand = state._hands[seat]
+        hand = state.hand(seat)
         favourite = max(range(self.colours), key=lambda c: (hand[c], -c))
         for r in self.by_length:
             size = board.route_length[r]
-            if size > trains or state._owner[r] >= 0 or self.blocked(state, seat, r):
+            if size > trains or state.route_owner[r] >= 0 or state.route_blocked(seat, r):
                 continue
             if phase == "turn" and (size >= self.style.long_min or trains <= 6):
                 pay = self.payment(state, seat, r, None)
@@ -308,15 +302,17 @@ class Rollout:
         planner = self.planner
         players = state.num_players
         plans: list[set[int] | None] = [None] * players
-        tickets = [len(t) for t in state._tickets]
+        tickets = [len(state.held_tickets(p)) for p in range(players)]
         for _ in range(limit):
             if state.is_over:
                 break
-            seat = state._to_move
-            if plans[seat] is None or len(state._tickets[seat]) != tickets[seat]:
-                plans[seat] = planner.plan(state, seat)
-                tickets[seat] = len(state._tickets[seat])
-            action = planner.move(state, plans[seat])
+            seat = state.to_move
+            assert seat is not None
+            plan = plans[seat]
+            if plan is None or len(state.held_tickets(seat)) != tickets[seat]:
+                plan = plans[seat] = planner.plan(state, seat)
+                tickets[seat] = len(state.held_tickets(seat))
+            action = planner.move(state, plan)
             try:
                 state.apply(action)
             except IllegalActionError:  # a rule the planner does not model: any legal move

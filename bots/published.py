@@ -20,15 +20,16 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
-from arena.engine.actions import Action
+from arena.engine.actions import Action, ClaimRoute
+from arena.engine.observation import Observation, TicketView
 from arena.plugins import hookimpl
 from bots.planning import (
     WILD,
     BoardGraph,
     Route,
     View,
+    board_observation,
     can_draw_tickets,
     cheapest_payment,
     claims_by_route,
@@ -46,15 +47,16 @@ class PlannerBot(Bot):
 
     take_face_up_wild = False
 
-    def on_game_start(self, observation: dict[str, Any]) -> None:
+    def on_game_start(self, observation: Observation) -> None:
         self.graph = BoardGraph(self.board)
-        self.wanted: Counter = Counter()
+        self.wanted: Counter[str] = Counter()
 
-    def choose(self, observation: dict[str, Any], legal_actions: Sequence[Action]) -> Action:
+    def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        observation = board_observation(observation)
         view = View(self.graph, observation)
-        phase = observation["phase"]
+        phase = observation.phase
         if phase in ("setup_tickets", "keep_tickets"):
-            return self.keep(view, legal_actions, observation["offered_tickets"])
+            return self.keep(view, legal_actions, observation.offered_tickets)
         if phase == "second_draw":
             return draw_for(self.wanted, legal_actions, observation, take_face_up_wild=False)
         if phase in ("place_stacks", "take_token"):
@@ -65,17 +67,19 @@ class PlannerBot(Bot):
 
     # -- shared judgement --------------------------------------------------------------
 
-    def union_cost(self, view: View, tickets: Sequence[dict]) -> float:
+    def union_cost(self, view: View, tickets: Sequence[TicketView]) -> float:
         """Trains needed to connect all ``tickets`` together, sharing routes between them."""
         routes: dict[int, Route] = {}
         for ticket in tickets:
-            cost, needed = view.path(ticket["a"], ticket["b"])
+            cost, needed = view.path(ticket.a, ticket.b)
             if cost == INF:
                 return INF
             routes.update((r.id, r) for r in needed)
         return sum(r.length for r in routes.values())
 
-    def claim(self, view: View, legal: Sequence[Action], routes: Sequence[Route]) -> Action | None:
+    def claim(
+        self, view: View, legal: Sequence[Action], routes: Sequence[Route]
+    ) -> ClaimRoute | None:
         """Claim the longest of ``routes`` that can be paid for now."""
         options = claims_by_route(legal)
         payable = [r for r in routes if r.id in options]
@@ -84,7 +88,7 @@ class PlannerBot(Bot):
         best = max(payable, key=lambda r: (r.length, -r.id))
         return cheapest_payment(options[best.id], view.hand)
 
-    def draw(self, view: View, legal: Sequence[Action], wanted: Counter) -> Action:
+    def draw(self, view: View, legal: Sequence[Action], wanted: Counter[str]) -> Action:
         self.wanted = wanted
         return draw_for(wanted, legal, view.obs, self.take_face_up_wild)
 
@@ -97,7 +101,7 @@ class PlannerBot(Bot):
         held = Counter({c: n for c, n in view.hand.items() if c != WILD})
         return self.draw(view, legal, held)
 
-    def keep(self, view: View, legal: Sequence[Action], offered: Sequence[dict]) -> Action:
+    def keep(self, view: View, legal: Sequence[Action], offered: Sequence[TicketView]) -> Action:
         raise NotImplementedError
 
     def turn(self, view: View, legal: Sequence[Action]) -> Action:
@@ -108,12 +112,12 @@ class TicketCollector(PlannerBot):
     name = "ticket-collector"
 
     def keep(self, view, legal, offered):
-        held = view.obs["tickets"]
+        held = view.obs.tickets
         budget = view.trains - 5
 
         def score(kept):
             cost = self.union_cost(view, [*held, *kept])
-            points = sum(t["points"] for t in kept)
+            points = sum(t.points for t in kept)
             return points if cost <= budget else -cost
 
         return keep_choice(legal, offered, score)
@@ -138,7 +142,7 @@ class TicketByTicket(PlannerBot):
     def keep(self, view, legal, offered):
         def score(kept):
             cost = self.union_cost(view, kept)
-            return -INF if cost == INF else sum(t["points"] for t in kept) / max(cost, 1)
+            return -INF if cost == INF else sum(t.points for t in kept) / max(cost, 1)
 
         options = [a for a in legal if len(a.indices) == min(len(b.indices) for b in legal)]
         return keep_choice(options, offered, score)
@@ -146,7 +150,7 @@ class TicketByTicket(PlannerBot):
     def turn(self, view, legal):
         feasible = [t for t in view.open_tickets() if t[1] <= view.trains]
         if feasible:
-            _, _, routes = max(feasible, key=lambda t: (t[0]["points"], -t[1], t[0]["id"]))
+            _, _, routes = max(feasible, key=lambda t: (t[0].points, -t[1], t[0].id))
             action = self.claim(view, legal, routes)
             if action is not None:
                 return action
@@ -174,9 +178,9 @@ class GreedyClaims(PlannerBot):
             if open_tickets:
                 view.mine.add(rid)  # one step ahead: as if this route were ours
                 for ticket, before, _ in open_tickets:
-                    after, _ = view.path(ticket["a"], ticket["b"])
+                    after, _ = view.path(ticket.a, ticket.b)
                     if after < before:
-                        value += ticket["points"] * (before - after) / before
+                        value += ticket.points * (before - after) / before
                 view.mine.discard(rid)
             if value > best_value:
                 best, best_value = rid, value
@@ -196,7 +200,7 @@ class LongClaims(PlannerBot):
         def long_lengths(kept):
             total = 0
             for ticket in kept:
-                cost, routes = view.path(ticket["a"], ticket["b"])
+                cost, routes = view.path(ticket.a, ticket.b)
                 if cost == INF:
                     return -INF
                 total += sum(r.length for r in routes if r.length >= 4)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from arena.engine.actions import Action
+from arena.engine.observation import Observation
 from arena.plugins import hookimpl
 from bots.sdk import Bot, BotSpec
 
@@ -13,7 +13,7 @@ from bots.sdk import Bot, BotSpec
 class RandomBot(Bot):
     name = "random"
 
-    def choose(self, observation: dict[str, Any], legal_actions: Sequence[Action]) -> Action:
+    def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
         return legal_actions[self.rng.randrange(len(legal_actions))]
 
 

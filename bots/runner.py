@@ -15,10 +15,14 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
+import msgspec
 import zmq
 
 from arena.engine.actions import Action, parse_action
+from arena.engine.errors import VariantUnavailableError
+from arena.variants import get_variant
 from bots.sdk import Bot
 from protocols.messages import (
     MAX_REFEREE_MESSAGE,
@@ -50,6 +54,16 @@ class ActionCache(dict[str, Action]):
         return action
 
 
+def typed_observations(variant: str) -> type[Any] | None:
+    """The observation Struct of ``variant``, or None (plain JSON) when it is not installed
+    here."""
+    try:
+        return get_variant(variant).observation_type
+    except (KeyError, VariantUnavailableError):
+        print(f"variant '{variant}' is not installed here: untyped observations", file=sys.stderr)
+        return None
+
+
 def run_bot(bot: Bot, endpoint: str, token: str, name: str, version: str = "1") -> int:
     """Serve the referee until it says bye or disappears. Returns the exit status."""
     context = zmq.Context()
@@ -62,6 +76,7 @@ def run_bot(bot: Bot, endpoint: str, token: str, name: str, version: str = "1") 
     socket.send(encode(Hello(token=token, name=name, bot_version=version)))
     parent = os.getppid()
     cache = ActionCache()
+    observation_type = None  # the variant's observation Struct, once a game has started
     idle = 0.0
     try:
         while True:
@@ -78,7 +93,7 @@ def run_bot(bot: Bot, endpoint: str, token: str, name: str, version: str = "1") 
                 continue
             idle = 0.0
             try:
-                message = decode_from_referee(data)
+                message = decode_from_referee(data, observation_type)
             except ProtocolError as error:
                 print(f"ignored a bad message from the referee: {error}", file=sys.stderr)
                 continue
@@ -87,7 +102,15 @@ def run_bot(bot: Bot, endpoint: str, token: str, name: str, version: str = "1") 
                 choice = bot.choose(message.observation, legal)
                 socket.send(encode(ActionMessage(seq=message.seq, action=str(choice))))
             elif isinstance(message, GameStart):
-                bot.start_game(message.seed, message.observation, message.board)
+                observation_type = typed_observations(message.variant)
+                observation = message.observation
+                if observation_type is not None:
+                    try:
+                        observation = msgspec.convert(observation, observation_type)
+                    except msgspec.ValidationError as error:
+                        print(f"untyped observations: {error}", file=sys.stderr)
+                        observation_type = None
+                bot.start_game(message.seed, observation, message.board)
             elif isinstance(message, GameOver):
                 bot.on_game_over(message.observation, message.result())
             elif isinstance(message, Error):

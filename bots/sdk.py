@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from arena.engine.actions import Action
+from arena.engine.observation import Observation
 
 
 class Bot:
@@ -32,7 +33,7 @@ class Bot:
         self.board: dict[str, Any] = {}  # set at each game start: cities, routes, tickets
 
     def start_game(
-        self, seed: int | str, observation: dict[str, Any], board: dict[str, Any] | None = None
+        self, seed: int | str, observation: Observation, board: dict[str, Any] | None = None
     ) -> None:
         """Reseed for a new game (so every game replays exactly), keep the board as
         ``self.board``, then call ``on_game_start``."""
@@ -40,14 +41,16 @@ class Bot:
         self.board = board or {}
         self.on_game_start(observation)
 
-    def on_game_start(self, observation: dict[str, Any]) -> None:
+    def on_game_start(self, observation: Observation) -> None:
         """Called once before the seat's first decision of a game."""
 
-    def choose(self, observation: dict[str, Any], legal_actions: Sequence[Action]) -> Action:
-        """Return one of ``legal_actions`` (an Action, or its notation as text)."""
+    def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        """Return one of ``legal_actions`` (an Action, or its notation as text). The
+        observation is the variant's typed Struct (``variant.observation_type``): read it by
+        attribute, ``observation.public[2].trains`` (``observation["phase"]`` works too)."""
         raise NotImplementedError
 
-    def on_game_over(self, observation: dict[str, Any], result: dict[str, Any]) -> None:
+    def on_game_over(self, observation: Observation, result: dict[str, Any]) -> None:
         """Called once when the game has ended, with the result as JSON-ready data."""
 
 

@@ -5,7 +5,7 @@ game is decided: which tickets to keep, whether to draw more, and once some
 seat is low on trains, every turn (claim which route, or draw). At those
 decisions it samples the hidden information (other hands and tickets, the
 deck order) consistently with its own observation
-(``arena.engine.sampling.determinize``), so it never reads what it may not
+(``Variant.sample``, ``state.resample``), so it never reads what it may not
 know; plays each candidate on the sample and the game on to its end with the
 planner moving for every seat; and scores the end by its margin over the best
 opponent plus a bonus for winning. All candidates share each sample and its
@@ -25,14 +25,14 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Sequence
-from typing import Any
 
 from arena.engine.actions import DRAW_DECK, DRAW_TICKETS, Action
-from arena.engine.sampling import SAMPLEABLE, TicketBelief, determinize
-from arena.engine.state import BoardState
+from arena.engine.game import TicketBelief
+from arena.engine.observation import BoardObservation, Observation
+from arena.engine.state import SAMPLEABLE, BoardState
 from arena.plugins import hookimpl
 from arena.variants import get_variant
-from bots.planning import claims_by_route
+from bots.planning import board_observation, claims_by_route
 from bots.policy import Planner, Rollout, Style
 from bots.published import TicketByTicket
 from bots.sdk import Bot, BotSpec
@@ -46,26 +46,34 @@ class PlanningBot(Bot):
     name = "planner"
     style = SEARCH_STYLE
 
-    def on_game_start(self, observation: dict[str, Any]) -> None:
-        self.variant = get_variant(observation["variant"])
+    def on_game_start(self, observation: Observation) -> None:
+        self.variant = get_variant(observation.variant)
         self.planner = Planner(self.variant, self.style)
         # San Francisco's tourist stacks and Europe's tunnels: ticket-by-ticket's small choices.
         self.helper = TicketByTicket(0)
         self.helper.board = self.board
         self.helper.on_game_start(observation)
 
-    def choose(self, observation: dict[str, Any], legal_actions: Sequence[Action]) -> Action:
-        if observation["phase"] not in SAMPLEABLE or len(legal_actions) == 1:
+    def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        observation = board_observation(observation)
+        if observation.phase not in SAMPLEABLE or len(legal_actions) == 1:
             return self.helper.choose(observation, legal_actions)
         # The planner reads only what this seat knows, so any sample gives the same move.
-        state = determinize(self.variant, observation, self.rng)
+        state = self.sample(observation, None)
         return self.decide(state, observation, legal_actions)
 
+    def sample(self, observation: BoardObservation, belief: TicketBelief | None) -> BoardState:
+        """A full state consistent with ``observation`` (hidden cards and tickets dealt at
+        random by this bot's generator)."""
+        state = self.variant.sample(observation, self.rng, belief)
+        assert isinstance(state, BoardState)
+        return state
+
     def decide(
-        self, state: BoardState, observation: dict[str, Any], legal: Sequence[Action]
+        self, state: BoardState, observation: BoardObservation, legal: Sequence[Action]
     ) -> Action:
         """The move, given a sample of the state this seat sees."""
-        return self.planner.move(state, self.planner.plan(state, observation["seat"]))
+        return self.planner.move(state, self.planner.plan(state, observation.seat))
 
 
 class MonteCarloBot(PlanningBot):
@@ -100,12 +108,12 @@ class MonteCarloBot(PlanningBot):
         self.endgame_claims = endgame_claims
         self.belief = belief
 
-    def on_game_start(self, observation: dict[str, Any]) -> None:
+    def on_game_start(self, observation: Observation) -> None:
         super().on_game_start(observation)
         self.rollout = Rollout(self.planner)
 
     def decide(
-        self, state: BoardState, observation: dict[str, Any], legal: Sequence[Action]
+        self, state: BoardState, observation: BoardObservation, legal: Sequence[Action]
     ) -> Action:
         candidates = self.candidates(state, legal)
         if len(candidates) == 1:
@@ -119,14 +127,15 @@ class MonteCarloBot(PlanningBot):
         if state.phase in ("setup_tickets", "keep_tickets"):
             return list(legal)
         seat = state.to_move
+        assert seat is not None
         plan = self.planner.plan(state, seat)
         found = [self.planner.move(state, plan, allow_tickets=False)]
         if state.phase != "turn":
             return found
         # (the planner's move is never a ticket draw: it was asked not to draw)
-        if not plan and DRAW_TICKETS in legal and state._trains[seat] >= self.min_trains:
+        if not plan and DRAW_TICKETS in legal and state.trains[seat] >= self.min_trains:
             found.append(DRAW_TICKETS)
-        if min(state._trains) <= self.endgame_trains:
+        if min(state.trains) <= self.endgame_trains:
             length = state.board.route_length
             claimable = sorted(claims_by_route(legal), key=lambda rid: (-length[rid - 1], rid))
             for rid in claimable[: self.endgame_claims]:
@@ -137,9 +146,9 @@ class MonteCarloBot(PlanningBot):
                 found.append(DRAW_DECK)
         return found
 
-    def search(self, observation: dict[str, Any], candidates: list[Action]) -> int:
+    def search(self, observation: BoardObservation, candidates: list[Action]) -> int:
         """The index of the candidate with the best mean rollout value."""
-        seat = observation["seat"]
+        seat = observation.seat
         belief = self.ticket_belief(observation)
         totals = [0.0] * len(candidates)
         deadline = time.perf_counter() + self.budget_s
@@ -147,7 +156,7 @@ class MonteCarloBot(PlanningBot):
         while self.iterations is None or done < self.iterations:
             if done and time.perf_counter() >= deadline:
                 break
-            sample = determinize(self.variant, observation, self.rng, belief)
+            sample = self.sample(observation, belief)
             for i, action in enumerate(candidates):
                 state = sample.copy()
                 state.apply(action)
@@ -155,7 +164,7 @@ class MonteCarloBot(PlanningBot):
             done += 1
         return max(range(len(candidates)), key=lambda i: (totals[i], -i))
 
-    def ticket_belief(self, observation: dict[str, Any]) -> TicketBelief | None:
+    def ticket_belief(self, observation: BoardObservation) -> TicketBelief | None:
         """Weights for the other seats' unseen tickets: a seat is likelier to hold the
         tickets whose cities its claimed routes reach."""
         if self.belief == 1.0:
@@ -163,8 +172,7 @@ class MonteCarloBot(PlanningBot):
         board = self.variant.board
         ends = (board.route_a, board.route_b)
         reached = [
-            {end[rid - 1] for rid in public["routes"] for end in ends}
-            for public in observation["public"]
+            {end[rid - 1] for rid in public.routes for end in ends} for public in observation.public
         ]
         strength = self.belief
 

@@ -249,9 +249,25 @@ def longest_trail_routes(facts: BoardFacts, routes: list[int]) -> list[int]:
                 walk(other, used, length + facts.routes[r]["length"])
                 used.pop()
 
-    odd = [city for city, out in links.items() if len(out) % 2]
-    for city in odd or list(links):
-        walk(city, [], 0)
+    # A longest trail ends at odd-degree cities, or is a whole circuit: in each group of
+    # connected routes start at its odd cities, or at any city when it has none.
+    group: dict[str, int] = {}
+    for label, city in enumerate(links):
+        stack = [city]
+        while stack:
+            here = stack.pop()
+            if here not in group:
+                group[here] = label
+                stack += [other for other, _ in links[here]]
+    starts: dict[int, list[str]] = defaultdict(list)
+    for city, out in links.items():
+        if len(out) % 2:
+            starts[group[city]].append(city)
+    for city in links:
+        starts.setdefault(group[city], [city])
+    for cities in starts.values():
+        for city in cities:
+            walk(city, [], 0)
     return best[1]
 
 
@@ -417,7 +433,7 @@ def replay_steps(log: MatchLog) -> dict[str, Any]:
     for line, state in replay(log):
         if facts is None:
             facts = BoardFacts(state.board.public_json())
-        observations = [state.observation(seat) for seat in range(header["players"])]
+        observations = [state.observation(seat).to_json() for seat in range(header["players"])]
         org = organiser_extras(facts, observations, known)
         step: dict[str, Any] = {"n": len(steps)}
         if line is None:

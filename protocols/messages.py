@@ -19,9 +19,13 @@ Flow (PROTOCOL.md has a full transcript)::
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import msgspec
+
+# The observation's type: the variant's Struct (``Variant.observation_type``, in the JSON
+# Schema's $defs) where the reader knows the variant, plain JSON where it does not.
+Obs = TypeVar("Obs")
 
 VERSION = 1
 # Largest message a bot may send; larger ones are a protocol fault ("oversize"). The referee's
@@ -54,7 +58,7 @@ class Welcome(Message, tag="welcome"):
     match_id: str
 
 
-class GameStart(Message, tag="game_start"):
+class GameStart(Message, Generic[Obs], tag="game_start"):
     """Referee to bot: a new game begins on this connection.
 
     ``seed`` is the bot's own seed for the game (32 hex digits), so a
@@ -69,16 +73,16 @@ class GameStart(Message, tag="game_start"):
     seed: str
     move_ms: int
     bank_ms: int
-    observation: dict[str, Any]
+    observation: Obs
     board: dict[str, Any] = {}  # the printed board: cities, routes, tickets, route points
 
 
-class Act(Message, tag="act"):
+class Act(Message, Generic[Obs], tag="act"):
     """Referee to bot: decide. Answer with an ``Action`` carrying the same ``seq``."""
 
     game_id: str
     seq: int  # this request's number: unpredictable, 1 to 2**53 - 1, never reused in a game
-    observation: dict[str, Any]
+    observation: Obs
     legal: list[str]
     deadline_ms: int  # free time for this decision
     bank_ms: int  # time bank left, used up once the free time has run out
@@ -100,7 +104,7 @@ class Error(Message, tag="error"):
     seq: int | None = None
 
 
-class GameOver(Message, tag="game_over"):
+class GameOver(Message, Generic[Obs], tag="game_over"):
     """Referee to bot: the game has ended."""
 
     game_id: str
@@ -108,7 +112,7 @@ class GameOver(Message, tag="game_over"):
     ranks: list[int]
     breakdown: list[dict[str, int]]
     forfeits: dict[str, str]  # seat (as text) -> fault code
-    observation: dict[str, Any]
+    observation: Obs
 
     def result(self) -> dict[str, Any]:
         """The result as bots' ``on_game_over`` hooks receive it."""
@@ -127,8 +131,8 @@ class Bye(Message, tag="bye"):
 
 
 BotMessage = Hello | Action
-RefereeMessage = Welcome | GameStart | Act | Error | GameOver | Bye
-AnyMessage = Hello | Welcome | GameStart | Act | Action | Error | GameOver | Bye
+RefereeMessage = Welcome | GameStart[Any] | Act[Any] | Error | GameOver[Any] | Bye
+AnyMessage = Hello | Welcome | GameStart[Any] | Act[Any] | Action | Error | GameOver[Any] | Bye
 
 _encoder = msgspec.json.Encoder()
 _bot_decoder = msgspec.json.Decoder(BotMessage)
@@ -146,7 +150,7 @@ def decode_from_bot(data: bytes) -> Hello | Action:
             "oversize", f"message of {len(data)} bytes; the limit is {MAX_BOT_MESSAGE}"
         )
     try:
-        message = _bot_decoder.decode(data)
+        message: Hello | Action = _bot_decoder.decode(data)
     except msgspec.ValidationError as error:  # valid JSON, wrong shape: the path says where
         raise ProtocolError("malformed", f"not a valid bot message: {error}") from None
     except msgspec.DecodeError as error:
@@ -156,11 +160,36 @@ def decode_from_bot(data: bytes) -> Hello | Action:
     return message
 
 
-def decode_from_referee(data: bytes) -> Welcome | GameStart | Act | Error | GameOver | Bye:
+_typed_decoders: dict[Any, msgspec.json.Decoder[Any]] = {}
+
+
+def _typed_referee_decoder(observation: Any) -> msgspec.json.Decoder[Any]:
+    """The decoder of referee messages whose observations are ``observation`` Structs."""
+    decoder = _typed_decoders.get(observation)
+    if decoder is None:
+        decoder = _typed_decoders[observation] = msgspec.json.Decoder(
+            Welcome
+            | GameStart[observation]
+            | Act[observation]
+            | Error
+            | GameOver[observation]
+            | Bye
+        )
+    return decoder
+
+
+def decode_from_referee(
+    data: bytes, observation: type[Any] | None = None
+) -> Welcome | GameStart[Any] | Act[Any] | Error | GameOver[Any] | Bye:
+    """Decode a referee's message; ``observation`` (the variant's observation Struct, once
+    the game's variant is known) types its observations, else they are plain JSON."""
     if len(data) > MAX_REFEREE_MESSAGE:
         raise ProtocolError("oversize", f"message of {len(data)} bytes from the referee")
+    decoder = _referee_decoder if observation is None else _typed_referee_decoder(observation)
     try:
-        return _referee_decoder.decode(data)
+        message: Welcome | GameStart[Any] | Act[Any] | Error | GameOver[Any] | Bye
+        message = decoder.decode(data)
+        return message
     except (msgspec.DecodeError, msgspec.ValidationError) as error:
         raise ProtocolError("malformed", str(error)) from None
 

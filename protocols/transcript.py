@@ -31,7 +31,9 @@ PROTOCOL_MD = Path(__file__).resolve().parent / "PROTOCOL.md"
 OBSERVATION_KEYS = ("phase", "to_move", "hand", "offered_tickets")
 
 
-def _bot(endpoint: str, token: str, name: str, record: list | None) -> None:
+def _bot(
+    endpoint: str, token: str, name: str, record: list[tuple[str, dict[str, Any]]] | None
+) -> None:
     """A bot on a real DEALER socket: the first legal action, except on its first turn."""
     context = zmq.Context()
     socket = context.socket(zmq.DEALER)
@@ -46,7 +48,7 @@ def _bot(endpoint: str, token: str, name: str, record: list | None) -> None:
     send({"type": "hello", "version": 1, "token": token, "name": name, "bot_version": "1"})
     tried = False
     while True:
-        message = socket.recv_json()
+        message: dict[str, Any] = json.loads(socket.recv())  # a referee message: an object
         if record is not None:
             record.append(("ref", message))
         if message["type"] == "bye":

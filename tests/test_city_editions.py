@@ -16,21 +16,22 @@ from arena.variants import get_variant, new_game
 from arena.variants.mapdata import load_map
 from bots import get_bot
 from tests.city_fixtures import AMSTERDAM, SANFRANCISCO
-from tests.helpers import finish, give, route_id
+from tests.helpers import claim_for, edit, finish, give, position, route_id
 
 NEWYORK = get_variant("newyork")
 CITY_EDITIONS = [NEWYORK, AMSTERDAM, SANFRANCISCO]
 
 
 def started(variant, players=4, seed=1):
-    """Past the setup: San Francisco's two stacks on Fort Mason and Pier 39, every ticket
-    kept."""
+    """Past the setup: every ticket kept; San Francisco's two stacks (fortune cookie and sea
+    lion) on Fort Mason and Pier 39."""
     state = new_game(variant, players, seed)
-    for city in ("fort-mason", "pier-39"):
-        if state.phase == "place_stacks":
-            state.apply(f"place {city}")
     while state.phase == "setup_tickets":
         state.apply(state.legal_actions()[-1])
+    for city, symbol in (("fort-mason", "fortune-cookie"), ("pier-39", "sea-lion")):
+        if state.phase == "place_stacks":
+            state.apply(f"place {city} {symbol}")
+    assert state.phase == "turn"
     return state
 
 
@@ -43,7 +44,8 @@ def test_shared_components_and_setup(variant):
     rules = state.rules
     assert rules.colours and len(rules.colours) == 6 and rules.cards_per_colour == 6
     assert rules.wild_cards == 8 and rules.face_up == 5 and rules.face_up_wild_reset == 3
-    assert all(sum(h) == 2 for h in state._hands) and all(len(o) == 2 for o in state._offers)
+    assert all(sum(state.hand(p)) == 2 for p in range(4))
+    assert all(len(state.offered_tickets(p)) == 2 for p in range(4))
     assert rules.route_points == {1: 1, 2: 2, 3: 4, 4: 7} | (
         {5: 10} if 5 in rules.route_points else {}
     )
@@ -60,7 +62,13 @@ def test_tickets_two_keep_at_least_one_and_a_single_last_ticket(variant):
     state.apply("tickets")
     assert [str(a) for a in state.legal_actions()] == ["keep 0", "keep 1", "keep 0 1"]
     state.apply("keep 0")
-    state._ticket_deck[:] = state._ticket_deck[-1:]
+
+    def one_ticket_left(data):
+        deck = data["ticket_deck"]
+        data["tickets"][data["to_move"]] += deck[:-1]  # the other seat holds the rest
+        del deck[:-1]
+
+    state = edit(state, one_ticket_left)
     state.apply("draw deck")
     state.apply("draw deck")
     state.apply("tickets")
@@ -76,14 +84,10 @@ def test_two_players_use_one_track_of_a_double_route_and_nobody_both(variant):
         first = next(r for r in range(board.num_routes) if board.route_sibling[r] >= 0)
         other = board.route_sibling[first]
         owner = seat if players == 3 else (seat + 1) % players
-        state._owner[first] = owner  # as if claimed earlier
-        state._routes[owner].append(first)
-        state._free[board.route_colour[first]].remove(first)
-        if players == 2:
-            state._free[board.route_colour[other]].remove(other)
+        state = claim_for(state, owner, first + 1)  # as if claimed earlier
         colour = board.route_colour[other]
         name = state.rules.colours[colour] if colour >= 0 else state.rules.colours[0]
-        give(state, seat, name, 6, 0)
+        state = give(state, seat, name, 6, 0)
         assert not any(a.route == other + 1 for a in state.legal_actions() if hasattr(a, "route"))
         with pytest.raises(IllegalActionError) as error:
             state.apply(f"claim {other + 1} {name}")
@@ -100,33 +104,37 @@ def test_amsterdam_components_on_the_real_map():
     assert AMSTERDAM.rules.merchandise_bonus == {4: (8, 6, 4, 2), 3: (8, 5, 2), 2: (8, 4)}
 
 
+def merchandise(state):
+    data = position(state)
+    return data["merchandise"], AMSTERDAM.rules.merchandise_cards - sum(data["merchandise"])
+
+
 def test_a_cart_route_gives_a_public_merchandise_card_and_others_do_not():
     state = started(AMSTERDAM, players=3)
     board = state.board
     cart = next(r for r in range(board.num_routes) if board.route_carts[r])
     plain = next(r for r in range(board.num_routes) if not board.route_carts[r])
     seat = state.to_move
-    give(state, seat, wilds=board.route_length[cart])
+    state = give(state, seat, wilds=board.route_length[cart])
     state.apply(f"claim {cart + 1} w{board.route_length[cart]}")
-    assert state._merch[seat] == 1 and state._merch_left == 15
+    assert merchandise(state)[0][seat] == 1 and merchandise(state)[1] == 15
     view = state.observation((seat + 1) % 3)
-    assert view["public"][seat]["merchandise"] == 1 and view["merchandise_left"] == 15
+    assert view.public[seat].merchandise == 1 and view.merchandise_left == 15
     seat = state.to_move
-    give(state, seat, wilds=board.route_length[plain])
+    state = give(state, seat, wilds=board.route_length[plain])
     state.apply(f"claim {plain + 1} w{board.route_length[plain]}")
-    assert state._merch[seat] == 0 and state._merch_left == 15
+    assert merchandise(state)[0][seat] == 0 and merchandise(state)[1] == 15
 
 
 def test_no_merchandise_card_once_the_deck_is_empty():
     state = started(AMSTERDAM, players=2)
     board = state.board
     cart = next(r for r in range(board.num_routes) if board.route_carts[r])
-    state._merch_left = 0
-    state._merch[1 - state.to_move] = 16
     seat = state.to_move
-    give(state, seat, wilds=board.route_length[cart])
+    state = edit(state, lambda data: data["merchandise"].__setitem__(1 - seat, 16))
+    state = give(state, seat, wilds=board.route_length[cart])
     state.apply(f"claim {cart + 1} w{board.route_length[cart]}")
-    assert state._merch[seat] == 0 and state._merch_left == 0
+    assert merchandise(state) == ([0, 16] if seat == 0 else [16, 0], 0)
 
 
 @pytest.mark.parametrize(
@@ -134,9 +142,11 @@ def test_no_merchandise_card_once_the_deck_is_empty():
     [
         ((5, 3, 2, 1), (8, 6, 4, 2)),
         ((5, 5, 3, 1), (8, 8, 4, 2)),  # tied first: both 8, second place skipped
+        ((3, 3, 3, 1), (8, 8, 8, 4)),  # three tied: only the next position is skipped
         ((4, 2, 2, 0), (8, 6, 6, 0)),  # tied second; no card, no bonus
+        ((4, 2, 2, 1), (8, 6, 6, 2)),
         ((3, 3, 3, 3), (8, 8, 8, 8)),
-        ((1, 2, 2, 2), (2, 8, 8, 8)),
+        ((1, 2, 2, 2), (4, 8, 8, 8)),
         ((0, 0, 0, 0), (0, 0, 0, 0)),
         ((2, 1, 0), (8, 5, 0)),
         ((1, 1, 1), (8, 8, 8)),
@@ -148,9 +158,7 @@ def test_no_merchandise_card_once_the_deck_is_empty():
 )
 def test_merchandise_end_bonus_with_ties(counts, bonus):
     state = started(AMSTERDAM, players=len(counts))
-    state._merch = list(counts)
-    state._merch_left = 16 - sum(counts)
-    result = finish(state)
+    result = finish(state, lambda data: data.update(merchandise=list(counts)))
     assert tuple(row["merchandise"] for row in result.breakdown) == bonus
     assert "merchandise" in result.categories
     assert result.scores == bonus  # nothing else was scored
@@ -160,36 +168,57 @@ def test_merchandise_end_bonus_with_ties(counts, bonus):
 
 
 def stacks(state):
-    return {state.board.cities[c]: tuple(s) for c, s in state._stacks.items()}
+    return {c: (s["symbol"], s["tokens"]) for c, s in position(state)["stacks"].items()}
+
+
+def tokens(state, seat):
+    return position(state)["tokens"][seat]
 
 
 @pytest.mark.parametrize(("players", "fixed", "placed"), [(4, 3, 3), (3, 2, 2), (2, 2, 1)])
-def test_tourist_stacks_at_setup(players, fixed, placed):
+def test_tourist_stacks_are_placed_once_the_tickets_are_chosen(players, fixed, placed):
     state = new_game(SANFRANCISCO, players, 5)
     first = state.first_player
     printed = {"alcatraz", "golden-gate-bridge", "the-embarcadero", "sunset", "potrero-hill"}
     assert {c: n for c, (_, n) in stacks(state).items()} == dict.fromkeys(printed, fixed)
+    assert state.phase == "setup_tickets" and state.to_move == first, "tickets come first"
+    while state.phase == "setup_tickets":
+        state.apply(state.legal_actions()[0])
     if players >= 3:
         placers = [(first + players - 1) % players, (first + players - 2) % players]
     else:
         placers = [(first + 1) % 2] * 2
     assert state.phase == "place_stacks"
-    for placer, city in zip(placers, ("pier-39", "mission-district"), strict=True):
+    left = {"fortune-cookie", "sea-lion"}
+    for placer, city, symbol in zip(
+        placers, ("pier-39", "mission-district"), ("sea-lion", "fortune-cookie"), strict=True
+    ):
         assert state.to_move == placer
         legal = {str(a) for a in state.legal_actions()}
-        assert legal == {f"place {c}" for c in state.board.cities if c not in stacks(state)}
+        free = [c for c in state.board.cities if c not in stacks(state)]
+        assert legal == {f"place {c} {s}" for c in free for s in left}, "any stack, anywhere"
         view = state.observation(placer)
-        assert view["stacks_to_place"][0]["seat"] == placer
-        state.apply(f"place {city}")
-    symbols = {c: state.rules.tourist_symbols[s] for c, (s, _) in stacks(state).items()}
-    assert symbols["pier-39"] == "fortune-cookie" and symbols["mission-district"] == "sea-lion"
-    assert stacks(state)["pier-39"][1] == placed
-    assert state.phase == "setup_tickets" and state.to_move == first
+        assert view.stacks_to_place[0].seat == placer and set(view.stack_symbols) == left
+        state.apply(f"place {city} {symbol}")
+        left.remove(symbol)
+    assert stacks(state)["pier-39"] == ("sea-lion", placed)
+    assert stacks(state)["mission-district"] == ("fortune-cookie", placed)
+    assert state.phase == "turn" and state.to_move == first
 
 
 def test_placing_a_stack_on_a_taken_or_unknown_location_is_illegal():
     state = new_game(SANFRANCISCO, 4, 5)
-    for text, rule in (("place sunset", "place.occupied"), ("place mars", "place.location")):
+    with pytest.raises(IllegalActionError) as error:
+        state.apply("place pier-39 sea-lion")
+    assert error.value.rule == "place.phase", "not before the tickets are chosen"
+    while state.phase == "setup_tickets":
+        state.apply(state.legal_actions()[0])
+    for text, rule in (
+        ("place sunset sea-lion", "place.occupied"),
+        ("place mars sea-lion", "place.location"),
+        ("place pier-39 flower", "place.symbol"),  # the flower stack is printed on Sunset
+        ("place pier-39 dragon", "place.symbol"),
+    ):
         with pytest.raises(IllegalActionError) as error:
             state.apply(text)
         assert error.value.rule == rule
@@ -202,67 +231,80 @@ def test_a_ferry_needs_one_wild_per_ferry_symbol():
     state = started(SANFRANCISCO, players=2)
     seat = state.to_move
     alcatraz = route_id(state, "alcatraz", "fort-mason")  # blue, 3, one ferry
-    give(state, seat, "blue", 3, 0)
+    state = give(state, seat, "blue", 3, 0)
     assert not [a for a in state.legal_actions() if getattr(a, "route", 0) == alcatraz]
     with pytest.raises(IllegalActionError) as error:
         state.apply(f"claim {alcatraz} blue")
     assert error.value.rule == "claim.ferry" and "at least 1" in error.value.reason
-    give(state, seat, "blue", 2, 1)
+    state = give(state, seat, "blue", 2, 1)
     legal = [str(a) for a in state.legal_actions() if getattr(a, "route", 0) == alcatraz]
     assert legal == [f"claim {alcatraz} blue w1"]
     state.apply(f"claim {alcatraz} blue w1")
-    assert state._owner[alcatraz - 1] == seat
+    assert state.route_owner[alcatraz - 1] == seat
 
 
 def test_an_all_ferry_route_is_paid_with_wilds_only():
     state = started(SANFRANCISCO, players=2)
     seat = state.to_move
     pier = route_id(state, "alcatraz", "pier-39")  # gray, 2, two ferries
-    give(state, seat, "red", 5, 1)
+    state = give(state, seat, "red", 5, 1)
     assert not [a for a in state.legal_actions() if getattr(a, "route", 0) == pier]
-    give(state, seat, "red", 5, 2)
+    state = give(state, seat, "red", 5, 2)
     legal = [str(a) for a in state.legal_actions() if getattr(a, "route", 0) == pier]
     assert legal == [f"claim {pier} w2"]
+
+
+def take_token(state, seat, city):
+    """``seat`` holds a token of the stack on ``city`` (taken from it earlier)."""
+
+    def change(data):
+        stack = data["stacks"][city]
+        stack["tokens"] -= 1
+        data["tokens"][seat].append(stack["symbol"])
+
+    return edit(state, change)
 
 
 def test_a_claim_takes_a_token_of_a_new_symbol_at_one_end():
     state = started(SANFRANCISCO, players=2)
     seat = state.to_move
     r = route_id(state, "mission-district", "potrero-hill")  # only potrero-hill has a stack
-    give(state, seat, "pink", 2)
+    state = give(state, seat, "pink", 2)
     state.apply(f"claim {r} pink")
-    crab = state.rules.tourist_symbols.index("crab")
-    assert state._tokens[seat] == 1 << crab and state.phase == "turn"
-    assert state.observation(1 - seat)["public"][seat]["tourist_tokens"] == ["crab"]
-    assert stacks(state)["potrero-hill"] == (crab, 1)
+    assert tokens(state, seat) == ["crab"] and state.phase == "turn"
+    assert state.observation(1 - seat).public[seat].tourist_tokens == ["crab"]
+    assert stacks(state)["potrero-hill"] == ("crab", 1)
     # The other seat takes the last token; a symbol already held is not taken twice.
     other = state.to_move
     r2 = route_id(state, "potrero-hill", "the-embarcadero")
-    state._tokens[other] = 1 << state.rules.tourist_symbols.index("tram")
-    give(state, other, "red", 2)
+    state = give(take_token(state, other, "the-embarcadero"), other, "red", 2)  # a tram
     state.apply(f"claim {r2} red")
-    assert state._tokens[other].bit_count() == 2 and stacks(state)["potrero-hill"][1] == 0
-    assert stacks(state)["the-embarcadero"][1] == 2
+    assert sorted(tokens(state, other)) == ["crab", "tram"]
+    assert stacks(state)["potrero-hill"][1] == 0
+    assert stacks(state)["the-embarcadero"][1] == 1
 
 
 def test_an_empty_stack_gives_nothing():
-    state = started(SANFRANCISCO, players=2)
+    state = started(SANFRANCISCO, players=3)
     seat = state.to_move
-    state._stacks[state.board.city_index["potrero-hill"]][1] = 0
-    give(state, seat, "pink", 2)
+    for other in range(3):
+        if other != seat:
+            state = take_token(state, other, "potrero-hill")
+    assert stacks(state)["potrero-hill"][1] == 0
+    state = give(state, seat, "pink", 2)
     state.apply(f"claim {route_id(state, 'mission-district', 'potrero-hill')} pink")
-    assert state._tokens[seat] == 0
+    assert tokens(state, seat) == []
 
 
 def test_two_qualifying_ends_are_the_players_choice():
     state = started(SANFRANCISCO, players=2)
     seat = state.to_move
     r = route_id(state, "golden-gate-bridge", "sunset")  # both ends hold a stack
-    give(state, seat, "green", 3)
+    state = give(state, seat, "green", 3)
     state.apply(f"claim {r} green")
     assert state.phase == "take_token" and state.to_move == seat
     assert {str(a) for a in state.legal_actions()} == {"token golden-gate-bridge", "token sunset"}
-    assert state.observation(1 - seat)["token_choices"] == ["golden-gate-bridge", "sunset"]
+    assert state.observation(1 - seat).token_choices == ["golden-gate-bridge", "sunset"]
     with pytest.raises(IllegalActionError) as error:
         state.apply("token alcatraz")
     assert error.value.rule == "token.choice"
@@ -270,18 +312,17 @@ def test_two_qualifying_ends_are_the_players_choice():
         state.apply("draw deck")
     assert error.value.rule == "turn.phase"
     state.apply("token sunset")
-    assert state._tokens[seat] == 1 << state.rules.tourist_symbols.index("flower")
+    assert tokens(state, seat) == ["flower"]
     assert state.phase == "turn" and state.to_move == 1 - seat
 
 
 def test_one_end_with_a_symbol_already_held_leaves_no_choice():
     state = started(SANFRANCISCO, players=2)
     seat = state.to_move
-    state._tokens[seat] = 1 << state.rules.tourist_symbols.index("flower")
-    give(state, seat, "green", 3)
+    state = give(take_token(state, seat, "sunset"), seat, "green", 3)  # a flower
     state.apply(f"claim {route_id(state, 'golden-gate-bridge', 'sunset')} green")
     assert state.phase == "turn"
-    assert state._tokens[seat] == (1 << 6) | (1 << 3)  # flower, then bridge
+    assert tokens(state, seat) == ["bridge", "flower"]  # in the symbols' order
 
 
 @pytest.mark.parametrize(
@@ -289,9 +330,10 @@ def test_one_end_with_a_symbol_already_held_leaves_no_choice():
 )
 def test_tourist_end_bonus_by_distinct_symbols(distinct, points):
     state = started(SANFRANCISCO, players=2)
-    state._tokens[0] = (1 << distinct) - 1
-    for stack in state._stacks.values():
-        stack[1] = 0  # keep the tokens conserved in spirit: the stacks are spent
+    places = ["alcatraz", "potrero-hill", "the-embarcadero", "golden-gate-bridge"]
+    places += ["fort-mason", "pier-39", "sunset"]  # the symbols in their data order
+    for city in places[:distinct]:
+        state = take_token(state, 0, city)
     result = finish(state)
     assert result.breakdown[0]["tourists"] == points
     assert result.breakdown[0]["tourist_symbols"] == distinct
@@ -300,7 +342,8 @@ def test_tourist_end_bonus_by_distinct_symbols(distinct, points):
 
 def test_ties_share_the_victory_after_completed_tickets():
     state = started(SANFRANCISCO, players=2)
-    state._tokens[0] = state._tokens[1] = 0b11
+    for seat in (0, 1):
+        state = take_token(take_token(state, seat, "alcatraz"), seat, "potrero-hill")
     result = finish(state)
     assert result.scores == (1, 1) and result.ranks == (1, 1)
 
@@ -308,12 +351,18 @@ def test_ties_share_the_victory_after_completed_tickets():
 def test_the_last_round_starts_at_two_trams():
     state = started(SANFRANCISCO, players=2)
     seat = state.to_move
-    state._trains[seat] = 3
-    give(state, seat, "green", 1)
-    state.apply(f"claim {route_id(state, 'pier-39', 'the-embarcadero')} green")
-    assert not state.observation(seat)["last_round"]  # the turn ends with the token choice
-    state.apply("token pier-39")
-    assert state.observation(seat)["last_round"]
+    given = [("mission-district", "pier-39"), ("golden-gate-bridge", "the-embarcadero")]
+    given += [("potrero-hill", "sunset"), ("mission-district", "sunset")]  # 4 + 4 + 4 + 3
+    ids = [route_id(state, *ends) for ends in given]
+    state = edit(state, lambda data: data["routes"][seat].extend(ids))
+    assert state.trains[seat] == 5
+    state = give(state, seat, "red", 2, 1)
+    state.apply(f"claim {route_id(state, 'fort-mason', 'sunset')} red w1")  # red 3, a ferry
+    assert state.trains[seat] == 2
+    assert state.phase == "take_token"  # fortune cookie or flower: both ends qualify
+    assert not state.observation(seat).last_round  # the turn ends with the choice
+    state.apply("token sunset")
+    assert state.observation(seat).last_round
 
 
 # -- playing them ---------------------------------------------------------------------------

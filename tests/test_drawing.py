@@ -4,8 +4,10 @@ import pytest
 
 from arena.engine import DrawCard, IllegalActionError
 from tests.helpers import (
-    card,
-    collect_cards,
+    COLOURS,
+    collect,
+    edit,
+    position,
     set_deck_top,
     set_display,
     set_hand,
@@ -19,30 +21,30 @@ WILD = 8
 def test_two_blind_cards_make_a_turn():
     state = started()
     seat = state.to_move
-    before = sum(state._hands[seat])
+    before = sum(state.hand(seat))
     state.apply("draw deck")
     assert state.to_move == seat and state.phase == "second_draw"
     state.apply("draw deck")
-    assert sum(state._hands[seat]) == before + 2
+    assert sum(state.hand(seat)) == before + 2
     assert state.to_move == (seat + 1) % 4 and state.phase == "turn"
 
 
 def test_face_up_locomotive_as_first_card_is_the_whole_draw():
     state = started()
     seat = state.to_move
-    set_display(state, ["wild", "red", "blue", "green", "pink"])
-    set_deck_top(state, ["black"])
-    wilds = state._hands[seat][WILD]
+    state = set_display(state, ["wild", "red", "blue", "green", "pink"])
+    state = set_deck_top(state, ["black"])
+    wilds = state.hand(seat)[WILD]
     state.apply("draw 0")
-    assert state._hands[seat][WILD] == wilds + 1
+    assert state.hand(seat)[WILD] == wilds + 1
     assert state.to_move == (seat + 1) % 4, "the turn is over"
-    assert state._display[0] == card("black"), "the taken card is replaced at once"
+    assert position(state)["display"][0] == "black", "the taken card is replaced at once"
 
 
 def test_face_up_locomotive_may_not_be_the_second_card():
     state = started()
-    set_display(state, ["red", "wild", "blue", "green", "pink"])
-    set_deck_top(state, ["black"])
+    state = set_display(state, ["red", "wild", "blue", "green", "pink"])
+    state = set_deck_top(state, ["black"])
     state.apply("draw 0")
     assert DrawCard(1) not in state.legal_actions()
     assert DrawCard(2) in state.legal_actions() and DrawCard(None) in state.legal_actions()
@@ -54,9 +56,9 @@ def test_face_up_locomotive_may_not_be_the_second_card():
 def test_locomotive_drawn_blind_counts_as_one_card():
     state = started()
     seat = state.to_move
-    set_deck_top(state, ["wild", "red"])
+    state = set_deck_top(state, ["wild", "red"])
     state.apply("draw deck")
-    assert state._hands[seat][WILD] >= 1
+    assert state.hand(seat)[WILD] >= 1
     assert state.phase == "second_draw" and state.to_move == seat
     state.apply("draw deck")
     assert state.to_move != seat
@@ -64,23 +66,22 @@ def test_locomotive_drawn_blind_counts_as_one_card():
 
 def test_three_face_up_locomotives_after_a_refill_reset_the_display():
     state = started()
-    set_display(state, ["wild", "wild", "red", "blue", "green"])
+    state = set_display(state, ["wild", "wild", "red", "blue", "green"])
     # The red card is replaced by a locomotive: three are showing, so all five go.
-    set_deck_top(state, ["wild", "pink", "pink", "white", "black", "orange"])
-    discards_before = sum(state._discards)
+    state = set_deck_top(state, ["wild", "pink", "pink", "white", "black", "orange"])
+    discards_before = sum(position(state)["discards"].values())
     state.apply("draw 2")
-    assert sum(state._discards) == discards_before + 5
-    assert state._discards[WILD] == 3
-    assert [state._display[i] for i in range(5)] == [
-        card(n) for n in ["pink", "pink", "white", "black", "orange"]
-    ]
+    after = position(state)
+    assert sum(after["discards"].values()) == discards_before + 5
+    assert after["discards"]["wild"] == 3
+    assert after["display"] == ["pink", "pink", "white", "black", "orange"]
     assert total_cards(state) == 110
 
 
 def test_a_reset_that_shows_three_locomotives_again_is_repeated():
     state = started()
-    set_display(state, ["wild", "wild", "red", "blue", "green"])
-    set_deck_top(
+    state = set_display(state, ["wild", "wild", "red", "blue", "green"])
+    state = set_deck_top(
         state,
         [
             "wild",  # the refill of slot 2: three locomotives
@@ -89,91 +90,166 @@ def test_a_reset_that_shows_three_locomotives_again_is_repeated():
         ],
     )
     state.apply("draw 2")
-    assert sum(state._discards) == 10
-    assert state._display.count(WILD) == 0
+    after = position(state)
+    assert sum(after["discards"].values()) == 10
+    assert "wild" not in after["display"]
     assert total_cards(state) == 110
 
 
 def test_no_reset_when_no_legal_display_can_be_made():
     """Nearly every coloured card is in hands: a reset could only show locomotives again."""
     state = started(players=2)
-    collect_cards(state)
-    set_hand(state, 0, pink=12, white=12, blue=12, yellow=12, orange=12, black=12)
-    set_hand(state, 1, red=12, green=10)
-    # Left: 14 locomotives and 2 green cards.
-    assert sorted(set(state._deck)) == [card("green"), WILD]
-    state._deck.sort(key=lambda c: c == WILD)  # locomotives on top
-    state._refill_display()
-    assert state._display.count(WILD) == 5, "no legal display exists, so it stays"
+
+    def change(data):
+        collect(data)
+        data["hands"][0] |= dict.fromkeys(COLOURS[:6], 12)
+        data["hands"][1] |= {"red": 12, "green": 10}
+        data["hands"][0]["wild"] = data["hands"][1]["wild"] = 0
+        # Left: 14 locomotives and 2 green cards; the locomotives on top.
+        data["deck"] = ["green"] + ["wild"] * 10
+        data["display"] = ["green"] + ["wild"] * 4
+
+    state = edit(state, change)
+    seat = state.to_move
+    state.apply("draw 0")  # the green card: the refill shows five locomotives
+    assert position(state)["display"] == ["wild"] * 5, "no legal display exists, so it stays"
     assert total_cards(state) == 110
     state.apply("draw deck")  # still playable, and no endless reshuffling
+    assert state.to_move != seat and total_cards(state) == 110
+
+
+def test_a_reset_stops_once_deck_and_discards_only_swap_places():
+    """After the refill, the deck holds five cards, three of them locomotives, like the
+    display: each reset shows the other five again. The resets stop once as many cards as
+    there were to turn have been turned, and the display stays."""
+    state = started(players=2)
+    display = ["wild", "wild", "red", "blue", "green"]
+    deck = ["red", "blue", "wild", "wild", "wild", "wild"]  # the top is last
+
+    def change(data):
+        collect(data)
+        rest = data["deck"]
+        for name in display + deck:
+            rest.remove(name)
+        data["hands"][0] = {name: rest.count(name) for name in data["hands"][0]}
+        data["deck"], data["display"] = deck, display
+
+    state = edit(state, change)
+    state.apply("draw 4")  # the green card; a locomotive replaces it: three are showing
+    data = position(state)
+    assert data["display"].count("wild") == 3, "the display stays"
+    assert len(data["deck"]) + sum(data["discards"].values()) == 5
+    assert total_cards(state) == 110
+
+
+def test_when_the_deck_runs_out_the_discards_become_the_deck_at_once():
+    """Cards discarded after the deck ran out wait in the discards for the next rebuild."""
+    state = started(players=2)
+    seat = state.to_move
+
+    def change(data):
+        collect(data)
+        deck = data["deck"]
+        data["deck"] = ["pink", "white"]  # the next two cards
+        deck.remove("pink")
+        deck.remove("white")
+        for name in ("red", "red", "blue"):
+            deck.remove(name)
+        data["hands"][seat] = dict.fromkeys(data["hands"][seat], 0) | {"red": 2, "blue": 1}
+        display = data["display"] = [deck.pop() for _ in range(5)]
+        assert None not in display
+        data["discards"] = {name: deck.count(name) for name in data["discards"]}
+        data["hands"][1 - seat] = dict.fromkeys(data["hands"][1 - seat], 0)
+
+    state = edit(state, change)
+    discarded = sum(position(state)["discards"].values())
+    state.apply("draw deck")
+    state.apply("draw deck")  # the deck's last card: the discards are shuffled in at once
+    data = position(state)
+    assert len(data["deck"]) == discarded and sum(data["discards"].values()) == 0
+    state.apply("draw deck")
+    state.apply("draw deck")
+    atlanta_charleston = 1  # 2 gray
+    state.apply(f"claim {atlanta_charleston} red")  # two red cards to the discards
+    data = position(state)
+    assert data["discards"]["red"] == 2, "spent after the rebuild: they wait in the discards"
+    assert len(data["deck"]) == discarded - 2
     assert total_cards(state) == 110
 
 
 def test_empty_deck_is_rebuilt_from_the_shuffled_discards():
     state = started()
     seat = state.to_move
-    for c in state._deck:
-        state._discards[c] += 1
-    state._deck.clear()
+
+    def change(data):
+        for name in data["deck"]:
+            data["discards"][name] += 1
+        data["deck"] = []
+
+    state = edit(state, change)
     assert DrawCard(None) in state.legal_actions()
-    in_discards = sum(state._discards)
+    in_discards = sum(position(state)["discards"].values())
     state.apply("draw deck")
-    assert sum(state._discards) == 0
-    assert len(state._deck) == in_discards - 1
+    data = position(state)
+    assert sum(data["discards"].values()) == 0
+    assert len(data["deck"]) == in_discards - 1
     assert state.to_move == seat
     assert total_cards(state) == 110
 
 
-def test_when_no_card_is_left_drawing_is_not_legal():
+def test_when_no_card_is_left_drawing_blind_is_not_legal_but_face_up_cards_are():
     state = started()
-    collect_cards(state)  # the player to move holds nothing, so cannot claim either
-    other = state._hands[(state.to_move + 1) % 4]
-    for c in state._deck:
-        other[c] += 1
-    state._deck.clear()
+    seat = state.to_move
+    other = (seat + 1) % 4
+
+    def change(data):
+        collect(data)  # the player to move holds nothing, so cannot claim either
+        hand = data["hands"][other]
+        for name in data["deck"]:
+            hand[name] += 1
+        data["deck"] = []
+        data["display"] = ["red", None, None, None, None]
+        hand["red"] -= 1
+
+    state = edit(state, change)
     assert total_cards(state) == 110
     legal = [str(a) for a in state.legal_actions()]
-    assert not any(a.startswith("draw") for a in legal)
+    assert [a for a in legal if a.startswith("draw")] == ["draw 0"]
     with pytest.raises(IllegalActionError) as error:
         state.apply("draw deck")
     assert error.value.rule == "draw.empty-deck"
     with pytest.raises(IllegalActionError) as error:
-        state.apply("draw 0")
+        state.apply("draw 1")
     assert error.value.rule == "draw.empty-slot"
-
-
-def test_turn_ends_after_one_card_when_no_second_card_can_be_drawn():
-    state = started()
-    seat = state.to_move
-    # Only one face-up card left anywhere.
-    for c in state._deck:
-        state._hands[(seat + 1) % 4][c] += 1
-    state._deck.clear()
-    for slot in range(1, 5):
-        state._hands[(seat + 1) % 4][state._display[slot]] += 1
-        state._display[slot] = -1
-    state.apply("draw 0")
-    assert state.to_move == (seat + 1) % 4
+    state.apply("draw 0")  # the last face-up card may still be taken; its slot stays empty
+    assert position(state)["display"] == [None] * 5
+    assert state.hand(seat)[COLOURS.index("red")] == 1
+    assert state.to_move == other, "no second card can be drawn: the turn is over"
 
 
 def test_empty_slots_refill_when_cards_reach_the_discards():
     """The display is refilled once claimed cards make the deck drawable again."""
     state = started()
     seat = state.to_move
-    set_hand(state, seat, red=2)
     others = (seat + 1) % 4
-    for c in state._deck:
-        state._hands[others][c] += 1
-    state._deck.clear()
-    state._hands[others][state._display[4]] += 1
-    state._display[4] = -1
+    state = set_hand(state, seat, red=2)
+
+    def change(data):
+        hand = data["hands"][others]
+        for name in data["deck"]:
+            hand[name] += 1
+        data["deck"] = []
+        hand[data["display"][4]] += 1
+        data["display"][4] = None
+
+    state = edit(state, change)
     route = next(
         a for a in state.legal_actions() if str(a).startswith("claim") and str(a).endswith("red")
     )
     state.apply(route)
-    assert -1 not in state._display[:4]
-    assert state._display[4] >= 0, "the empty slot took a card from the rebuilt deck"
+    display = position(state)["display"]
+    assert None not in display[:4]
+    assert display[4] is not None, "the empty slot took a card from the rebuilt deck"
     assert total_cards(state) == 110
 
 

@@ -3,7 +3,7 @@
 import pytest
 
 from arena.engine import IllegalActionError, Pass
-from tests.helpers import collect_cards, set_hand, started
+from tests.helpers import collect, edit, position, set_hand, spend_trains, started
 
 
 def play_draws(state):
@@ -16,8 +16,7 @@ def play_draws(state):
 def test_last_round_gives_every_player_one_more_turn(players):
     state = started(players)
     trigger = state.to_move
-    state._trains[trigger] = 3
-    set_hand(state, trigger, red=1)
+    state = spend_trains(set_hand(state, trigger, red=1), trigger, 42, avoid=(3,))
     state.apply("claim 3 red")  # Atlanta-Nashville, length 1: 2 trains left
     assert state.observation(0)["last_round"]
     order = []
@@ -31,22 +30,35 @@ def test_last_round_gives_every_player_one_more_turn(players):
 def test_three_trains_left_does_not_trigger_the_last_round():
     state = started()
     seat = state.to_move
-    state._trains[seat] = 4
-    set_hand(state, seat, red=1)
+    state = spend_trains(set_hand(state, seat, red=1), seat, 41, avoid=(3,))
     state.apply("claim 3 red")
-    assert state._trains[seat] == 3
+    assert state.trains[seat] == 3
     assert not state.observation(seat)["last_round"]
 
 
+def nothing_to_do(state):
+    """Every train card in the hand of the seat before the one to move (nobody else can draw
+    or claim), and no ticket left to draw (they leave the game: a Europe pile)."""
+
+    def change(data):
+        collect(data)
+        hand = data["hands"][(data["to_move"] - 1) % data["players"]]
+        for name in data["deck"]:
+            hand[name] += 1
+        data["deck"] = []
+        data["out"] += data["ticket_deck"]
+        data["ticket_deck"] = []
+
+    return edit(state, change)
+
+
 def test_a_player_with_no_legal_action_passes_and_the_game_ends_when_all_pass():
-    state = started(players=3)
-    collect_cards(state)
-    state._deck.clear()  # the cards are out of the game for this test
-    state._ticket_deck.clear()
-    assert state.legal_actions() == [Pass()]
+    state = started(players=3, variant="europe")
     turn = state.turn
     for _ in range(3):
         assert not state.is_over
+        state = nothing_to_do(state)
+        assert state.legal_actions() == [Pass()]
         state.apply("pass")
     assert state.is_over and state.turn == turn + 3
     assert state.result().scores
@@ -60,31 +72,29 @@ def test_pass_is_refused_while_another_action_is_legal():
 
 
 def test_a_pass_streak_is_broken_by_a_real_move():
-    state = started(players=2)
-    collect_cards(state)
-    state._ticket_deck.clear()
-    seat = state.to_move
-    keep = list(state._deck)
-    state._deck.clear()
+    state = nothing_to_do(started(players=2, variant="europe"))
     state.apply("pass")
-    state._deck.extend(keep)  # cards become available again to the other player
-    play_draws(state)
-    assert not state.is_over
-    state._deck.clear()
-    state._hands[seat] = [0] * 9
-    state._hands[1 - seat] = [0] * 9
-    state.apply("pass")
-    state.apply("pass")
+
+    def two_cards_back(data):
+        holder = next(hand for hand in data["hands"] if sum(hand.values()))
+        for name in ("red", "blue"):
+            holder[name] -= 1
+            data["deck"].append(name)
+
+    state = edit(state, two_cards_back)
+    play_draws(state)  # the other seat draws: the streak of passes is broken
+    assert not state.is_over and position(state)["passes"] == 0
+    for _ in range(2):
+        state = nothing_to_do(state)
+        state.apply("pass")
     assert state.is_over
 
 
 def test_actions_after_the_end_are_refused():
-    state = started(players=2)
-    collect_cards(state)
-    state._deck.clear()
-    state._ticket_deck.clear()
-    state.apply("pass")
-    state.apply("pass")
+    state = started(players=2, variant="europe")
+    for _ in range(2):
+        state = nothing_to_do(state)
+        state.apply("pass")
     assert state.legal_actions() == [] and state.to_move is None
     with pytest.raises(IllegalActionError) as error:
         state.apply("draw deck")

@@ -13,7 +13,17 @@ from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.matchlog import MatchLog, verify
 from arena.variants import europe, get_variant, new_game
 from arena.variants.mapdata import load_map
-from tests.helpers import card, finish, give, route_id, set_deck_top, total_cards
+from tests.helpers import (
+    edit,
+    finish,
+    give,
+    hold,
+    owner,
+    position,
+    route_id,
+    set_deck_top,
+    total_cards,
+)
 
 EU = get_variant("europe")
 
@@ -26,7 +36,11 @@ def started(players=2, seed=1):
 
 
 def claimed(state, route):
-    return state._owner[route - 1]
+    return owner(state, route)
+
+
+def held(state, seat, name):
+    return position(state)["hands"][seat][name]
 
 
 # -- setup and tickets ----------------------------------------------------------------------
@@ -34,12 +48,13 @@ def claimed(state, route):
 
 def test_components_and_setup():
     state = new_game("europe", 5, 2)
-    assert state._trains == [45] * 5 and state.rules.stations == 3
-    assert all(sum(h) == 4 for h in state._hands)
+    assert list(state.trains) == [45] * 5 and state.rules.stations == 3
+    assert all(sum(state.hand(p)) == 4 for p in range(5))
     assert total_cards(state) == 110
     long = state.board.ticket_long
     assert sum(long) == 6 and len(long) == 46
-    for offer in state._offers:
+    for p in range(5):
+        offer = state.offered_tickets(p)
         assert len(offer) == 4 and sum(long[t] for t in offer) == 1
     assert len(state.legal_actions()) == 6 + 4 + 1  # keep 2, 3 or 4 of the 4
     assert min(len(a.indices) for a in state.legal_actions()) == 2
@@ -47,27 +62,37 @@ def test_components_and_setup():
         new_game("europe", 6, 1)
 
 
-def test_unkept_long_tickets_leave_the_game_and_regular_ones_go_under_the_deck():
+def test_every_ticket_put_away_at_setup_leaves_the_game_long_or_regular():
     state = new_game("europe", 2, 4)
     long = state.board.ticket_long
     returned = []
     for _ in range(2):
-        offer = state._offers[state.to_move]
+        offer = state.offered_tickets(state.to_move)
         assert long[offer[0]]  # the long ticket is offered first
-        returned.append(offer[3])
-        assert state.observation(0)["tickets_out"] is None
+        returned.append(offer[3] + 1)
+        assert state.observation(0).tickets_out is None
         state.apply("keep 1 2")
-    assert sorted(state._out) == [t for t in range(46) if long[t]]
-    assert sorted(state._ticket_deck[:2]) == sorted(returned)
-    assert len(state._ticket_deck) == 40 - 6 + 2
+    out = position(state)["out"]
+    assert sorted(out) == sorted([t + 1 for t in range(46) if long[t]] + returned)
+    assert not set(returned) & set(position(state)["ticket_deck"]), "none goes under the deck"
+    assert state.ticket_deck_size == 40 - 6
     view = state.observation(0)
-    assert view["tickets_out"] == 6 and view["ticket_deck_size"] == 36
+    assert view.tickets_out == 8 and view.ticket_deck_size == 34
+
+
+def test_tickets_returned_later_go_under_the_deck():
+    state = started()
+    state.apply("tickets")
+    offer = [t + 1 for t in state.offered_tickets(state.to_move)]
+    state.apply("keep 0")
+    assert position(state)["ticket_deck"][:2] == [offer[2], offer[1]]
+    assert state.observation(0).tickets_out == 4, "only the 4 long ones nobody was dealt"
 
 
 def test_drawing_tickets_offers_three_regular_keep_at_least_one():
     state = started()
     state.apply("tickets")
-    offer = state._offers[state.to_move]
+    offer = state.offered_tickets(state.to_move)
     assert len(offer) == 3 and not any(state.board.ticket_long[t] for t in offer)
     assert min(len(a.indices) for a in state.legal_actions()) == 1
 
@@ -79,16 +104,16 @@ def test_a_ferry_without_enough_locomotives_is_illegal():
     state = started()
     seat = state.to_move
     ferry = route_id(state, "amsterdam", "london")  # gray 2, two locomotives
-    give(state, seat, "red", 2, 1)
+    state = give(state, seat, "red", 2, 1)
     assert not [a for a in state.legal_actions() if getattr(a, "route", 0) == ferry]
     with pytest.raises(IllegalActionError) as error:
         state.apply(f"claim {ferry} red w1")
     assert error.value.rule == "claim.ferry"
-    give(state, seat, "red", 3, 2)
+    state = give(state, seat, "red", 3, 2)
     legal = {str(a) for a in state.legal_actions() if getattr(a, "route", 0) == ferry}
     assert legal == {f"claim {ferry} w2"}
     one = route_id(state, "athina", "brindisi")  # gray 4, one locomotive
-    give(state, seat, "red", 4, 1)
+    state = give(state, seat, "red", 4, 1)
     legal = {str(a) for a in state.legal_actions() if getattr(a, "route", 0) == one}
     assert legal == {f"claim {one} red w1"}
 
@@ -100,13 +125,13 @@ def test_a_tunnel_that_turns_no_match_is_claimed_at_once():
     state = started()
     seat = state.to_move
     tunnel = route_id(state, *TUNNEL)
-    give(state, seat, "blue", 2)
-    set_deck_top(state, ["red", "green", "white"])
-    before = list(state._discards)
+    state = set_deck_top(give(state, seat, "blue", 2), ["red", "green", "white"])
+    before = position(state)["discards"]
     state.apply(f"claim {tunnel} blue")
     assert claimed(state, tunnel) == seat and state.phase == "turn" and state.to_move != seat
+    after = position(state)["discards"]
     for name, more in (("blue", 2), ("red", 1), ("green", 1), ("white", 1)):
-        assert state._discards[card(name)] == before[card(name)] + more
+        assert after[name] == before[name] + more
     assert total_cards(state) == 110
 
 
@@ -114,12 +139,11 @@ def test_a_tunnel_asks_one_more_card_per_match_locomotives_included():
     state = started()
     seat = state.to_move
     tunnel = route_id(state, *TUNNEL)
-    give(state, seat, "blue", 4, 1)
-    set_deck_top(state, ["blue", "wild", "red"])
+    state = set_deck_top(give(state, seat, "blue", 4, 1), ["blue", "wild", "red"])
     state.apply(f"claim {tunnel} blue")
     assert state.phase == "tunnel" and state.to_move == seat and claimed(state, tunnel) == -1
     view = state.observation(1 - seat)
-    assert view["tunnel"] == {
+    assert view.tunnel.to_json() == {
         "route": tunnel,
         "colour": "blue",
         "cards": 2,
@@ -136,24 +160,23 @@ def test_a_tunnel_asks_one_more_card_per_match_locomotives_included():
         state.apply("draw deck")
     assert error.value.rule == "turn.phase"
     state.apply("pay w1")
-    assert claimed(state, tunnel) == seat and state._trains[seat] == 43
-    assert state._hands[seat][card("blue")] == 1 and state._hands[seat][card("wild")] == 0
-    assert state.observation(seat)["tunnel"] is None and total_cards(state) == 110
+    assert claimed(state, tunnel) == seat and state.trains[seat] == 43
+    assert held(state, seat, "blue") == 1 and held(state, seat, "wild") == 0
+    assert state.observation(seat).tunnel is None and total_cards(state) == 110
 
 
 def test_a_tunnel_paid_with_locomotives_only_counts_turned_locomotives():
     state = started()
     seat = state.to_move
     tunnel = route_id(state, *TUNNEL)
-    give(state, seat, wilds=2)
-    set_deck_top(state, ["blue", "blue", "wild"])
+    state = set_deck_top(give(state, seat, wilds=2), ["blue", "blue", "wild"])
     state.apply(f"claim {tunnel} w2")
-    assert state._tunnel[5] == 1  # only the locomotive asks for more
+    assert position(state)["tunnel"]["extra"] == 1  # only the locomotive asks for more
     assert [str(a) for a in state.legal_actions()] == ["withdraw"]  # no locomotive left
-    give_back = state._discards[card("blue")]
+    give_back = position(state)["discards"]["blue"]
     state.apply("withdraw")
-    assert claimed(state, tunnel) == -1 and state._hands[seat][card("wild")] == 2
-    assert state._discards[card("blue")] == give_back + 2  # the turned cards are discarded
+    assert claimed(state, tunnel) == -1 and held(state, seat, "wild") == 2
+    assert position(state)["discards"]["blue"] == give_back + 2  # the turned cards go
     assert state.to_move != seat and total_cards(state) == 110
 
 
@@ -161,12 +184,11 @@ def test_giving_a_tunnel_up_returns_the_cards_and_ends_the_turn():
     state = started()
     seat = state.to_move
     tunnel = route_id(state, *TUNNEL)
-    give(state, seat, "blue", 3)
-    set_deck_top(state, ["blue", "red", "red"])
+    state = set_deck_top(give(state, seat, "blue", 3), ["blue", "red", "red"])
     state.apply(f"claim {tunnel} blue")
     assert [str(a) for a in state.legal_actions()] == ["pay", "withdraw"]
     state.apply("withdraw")
-    assert state._hands[seat][card("blue")] == 3 and state._trains[seat] == 45
+    assert held(state, seat, "blue") == 3 and state.trains[seat] == 45
     assert state.phase == "turn" and state.to_move == 1 - seat
 
 
@@ -176,17 +198,17 @@ def test_giving_a_tunnel_up_returns_the_cards_and_ends_the_turn():
 def test_stations_cost_one_two_three_cards_on_free_cities_only():
     state = started()
     seat = state.to_move
-    give(state, seat, "red", 1)
+    state = give(state, seat, "red", 1)
     assert "station wien red" in {str(a) for a in state.legal_actions()}
     state.apply("station wien red")
     other = state.to_move
-    give(state, other, "red", 3)
+    state = give(state, other, "red", 3)
     with pytest.raises(IllegalActionError) as error:
         state.apply("station wien red")
     assert error.value.rule == "station.taken"
     state.apply("draw deck")
     state.apply("draw deck")
-    give(state, seat, "red", 1, 1)
+    state = give(state, seat, "red", 1, 1)
     with pytest.raises(IllegalActionError) as error:
         state.apply("station berlin red")
     assert error.value.rule == "station.payment"
@@ -195,12 +217,12 @@ def test_stations_cost_one_two_three_cards_on_free_cities_only():
     state.apply("station berlin red w1")
     state.apply("draw deck")
     state.apply("draw deck")
-    give(state, seat, "green", 3)
+    state = give(state, seat, "green", 3)
     state.apply("station paris green")
-    assert state.observation(1 - seat)["public"][seat]["stations"] == ["wien", "berlin", "paris"]
+    assert state.observation(1 - seat).public[seat].stations == ["wien", "berlin", "paris"]
     state.apply("draw deck")
     state.apply("draw deck")
-    give(state, seat, "green", 5, 3)
+    state = give(state, seat, "green", 5, 3)
     assert not any(str(a).startswith("station") for a in state.legal_actions())
     with pytest.raises(IllegalActionError) as error:
         state.apply("station roma green")
@@ -208,9 +230,7 @@ def test_stations_cost_one_two_three_cards_on_free_cities_only():
 
 
 def test_each_unbuilt_station_is_worth_four_points():
-    state = started()
-    state._stations[0] = [state.board.city_index["wien"]]
-    state._station_at = {state.board.city_index["wien"]: 0}
+    state = edit(started(), lambda data: data["stations"][0].append("wien"))
     result = finish(state)
     assert result.breakdown[0]["stations"] == 8 and result.breakdown[1]["stations"] == 12
     assert "stations" in result.categories
@@ -232,47 +252,27 @@ def test_a_station_uses_the_opponent_route_worth_most():
     state = variant.new_game(2, 1)
     while state.phase == "setup_tickets":
         state.apply("keep 0 1 2 3")
-    board = state.board
-    to_budapest = route_id(state, "budapest", "wien") - 1
-    to_munchen = route_id(state, "munchen", "wien") - 1
-    for r in (to_budapest, to_munchen):
-        state._owner[r] = 1
-        state._routes[1].append(r)
-    wien = board.city_index["wien"]
-    state._stations[0], state._station_at = [wien], {wien: 0}
-    state._tickets[0][:] = [0, 1]
-    held = list(state._tickets[1])
-    result = finish_keeping(state, {0: [0, 1], 1: held})
+    to_budapest = route_id(state, "budapest", "wien")
+    to_munchen = route_id(state, "munchen", "wien")
+
+    def tickets_and_stations(cities, tickets_of_1):
+        def change(data):
+            data["routes"][1] += [to_budapest, to_munchen]
+            data["stations"][0] = cities
+            hold(data, 0, [1, 2])
+            hold(data, 1, tickets_of_1)
+
+        return change
+
+    held_by_1 = position(state)["tickets"][1]
+    result = finish(state, tickets_and_stations(["wien"], held_by_1))
     row = result.breakdown[0]
     assert (row["completed_tickets"], row["tickets_completed"]) == (1, 9)
     assert (row["failed_tickets"], row["tickets_failed"]) == (1, -5)
     # A second station, in Budapest, lends the other route too: both tickets complete.
-    state = variant.new_game(2, 1)
-    while state.phase == "setup_tickets":
-        state.apply("keep 0 1 2 3")
-    for r in (to_budapest, to_munchen):
-        state._owner[r] = 1
-        state._routes[1].append(r)
-    budapest = board.city_index["budapest"]
-    state._stations[0], state._station_at = [wien, budapest], {wien: 0, budapest: 0}
-    result = finish_keeping(state, {0: [0, 1], 1: []})
+    result = finish(state, tickets_and_stations(["wien", "budapest"], []))
     assert result.breakdown[0]["tickets_completed"] == 14
     assert result.breakdown[0]["longest_path"] == 0  # borrowed routes never count for it
-
-
-def finish_keeping(state, tickets):
-    """``finish``, with these tickets left in the seats' hands for scoring."""
-    for hand in state._hands:
-        hand[:] = [0] * len(hand)
-    state._deck.clear()
-    state._ticket_deck.clear()
-    state._display[:] = [-1] * 5
-    state._discards[:] = [0] * 9
-    for seat, held in tickets.items():
-        state._tickets[seat][:] = held
-    while not state.is_over:
-        state.apply("pass")
-    return state.result()
 
 
 # -- scoring and doubles --------------------------------------------------------------------
@@ -282,20 +282,17 @@ def test_an_eight_long_route_scores_21():
     state = started()
     seat = state.to_move
     eight = route_id(state, "petrograd", "stockholm")  # gray 8, a tunnel
-    give(state, seat, "red", 8)
-    set_deck_top(state, ["green", "green", "green"])
+    state = set_deck_top(give(state, seat, "red", 8), ["green", "green", "green"])
     state.apply(f"claim {eight} red")
-    assert state.route_points[seat] == 21 and state._trains[seat] == 37
+    assert state.route_points[seat] == 21 and state.trains[seat] == 37
 
 
 def test_the_european_express_and_the_tie_breaks():
     assert EU.rules.longest_path_bonus == 10
     assert EU.rules.tie_breaks == ("completed_tickets", "stations_left", "longest_path_bonus")
     state = started()
-    longest = route_id(state, "budapest", "kyiv") - 1
-    state._owner[longest] = 1
-    state._routes[1].append(longest)
-    result = finish(state)
+    longest = route_id(state, "budapest", "kyiv")
+    result = finish(state, lambda data: data["routes"][1].append(longest))
     assert result.breakdown[1]["longest_path_bonus"] == 10
     assert result.breakdown[0]["longest_path_bonus"] == 0
 
@@ -306,10 +303,10 @@ def test_doubles_use_one_track_with_two_or_three_players(players, open_):
     seat = state.to_move
     first = route_id(state, "dieppe", "london") - 1  # a double ferry
     other = state.board.route_sibling[first]
-    give(state, seat, wilds=2)
+    state = give(state, seat, wilds=2)
     state.apply(f"claim {first + 1} w2")
     nxt = state.to_move
-    give(state, nxt, wilds=2)
+    state = give(state, nxt, wilds=2)
     legal = {str(a) for a in state.legal_actions()}
     assert (f"claim {other + 1} w2" in legal) == open_
 

@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.engine import IllegalActionError
-from arena.engine.sampling import determinize
 from arena.referee.faults import TimeControl
 from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.matchlog import MatchLog, verify
 from arena.variants import get_variant, new_game
+from tests.helpers import claim_for, deal, finish, set_hand, spend_trains, total_cards
 from tests.test_properties import check_conservation
 
 NY = get_variant("newyork")
@@ -22,10 +22,9 @@ COLOURS = ("blue", "green", "black", "pink", "red", "orange")
 
 
 def started(players=3, seed=1):
-    state = new_game("newyork", players, seed)
-    while state.phase == "setup_tickets":
-        state.apply(str(state.legal_actions()[-1]))
-    return state
+    from tests.helpers import started as past_setup
+
+    return past_setup(players, seed, "newyork")
 
 
 def route(state, a, b):
@@ -37,13 +36,10 @@ def route(state, a, b):
 
 def test_components_and_setup():
     state = new_game("newyork", 4, 3)
-    total = (
-        len(state._deck) + sum(1 for c in state._display if c >= 0) + sum(map(sum, state._hands))
-    )
-    assert total == 44 and len(state._display) == 5
+    assert total_cards(state) == 44 and len(state.display) == 5
     assert state.rules.colours == COLOURS and state.rules.wild_name == "taxi"
-    assert all(sum(h) == 2 for h in state._hands) and state._trains == [15] * 4
-    assert all(len(o) == 2 for o in state._offers)
+    assert all(sum(state.hand(p)) == 2 for p in range(4)) and list(state.trains) == [15] * 4
+    assert all(len(state.offered_tickets(p)) == 2 for p in range(4))
     assert [str(a) for a in state.legal_actions()] == ["keep 0", "keep 1", "keep 0 1"]
     with pytest.raises(ValueError, match="2-4 players"):
         new_game("newyork", 5, 1)
@@ -52,7 +48,7 @@ def test_components_and_setup():
 def test_drawing_tickets_offers_two_keep_one():
     state = started()
     state.apply("tickets")
-    assert len(state._offers[state.to_move]) == 2
+    assert len(state.offered_tickets(state.to_move)) == 2
     assert [str(a) for a in state.legal_actions()] == ["keep 0", "keep 1", "keep 0 1"]
 
 
@@ -61,19 +57,7 @@ def test_tourist_attractions_score_one_each_and_no_longest_path_bonus():
     seat = state.to_move
     # Times Square and Empire State Building are both attractions.
     r = route(state, "empire-state-building", "times-square")
-    state._owner[r - 1] = seat
-    state._routes[seat].append(r - 1)
-    for p in range(2):
-        state._tickets[p].clear()
-    state._deck.clear()
-    state._ticket_deck.clear()
-    for hand in state._hands:
-        hand[:] = [0] * 7
-    state._display[:] = [-1] * 5
-    state._discards[:] = [0] * 7
-    while not state.is_over:
-        state.apply("pass")
-    result = state.result()
+    result = finish(claim_for(state, seat, r))
     assert result.categories == ("routes", "tickets_completed", "tickets_failed", "attractions")
     assert result.breakdown[seat]["attractions"] == 2
     assert "longest_path_bonus" not in result.breakdown[seat] or (
@@ -99,12 +83,8 @@ def test_double_routes_by_player_count(players, closed):
     doubles = [r for r in range(state.board.num_routes) if state.board.route_sibling[r] >= 0]
     first = doubles[0]
     other = state.board.route_sibling[first]
-    state._owner[first] = (seat + 1) % players
-    state._free[state.board.route_colour[first]].remove(first)
-    if closed:
-        state._free[state.board.route_colour[other]].remove(other)
-    hand = state._hands[seat]
-    hand[:] = [6] * 6 + [0]
+    state = claim_for(state, (seat + 1) % players, first + 1)
+    state = deal(state, seat, **dict.fromkeys(COLOURS, 6))
     colour = state.board.route_colour[other]
     name = COLOURS[colour] if colour >= 0 else "blue"
     if closed:
@@ -113,16 +93,16 @@ def test_double_routes_by_player_count(players, closed):
         assert error.value.rule == "claim.double-closed"
     else:
         state.apply(f"claim {other + 1} {name}")
-        assert state._owner[other] == seat
+        assert state.route_owner[other] == seat
 
 
 def test_the_last_round_starts_at_two_taxis():
     state = started(players=2)
     seat = state.to_move
-    state._trains[seat] = 3
     one = next(r for r in range(state.board.num_routes) if state.board.route_length[r] == 1)
+    state = spend_trains(state, seat, 12, avoid=(one + 1,))
     colour = state.board.route_colour[one]
-    state._hands[seat][:] = [1] * 6 + [0]
+    state = set_hand(state, seat, **dict.fromkeys(COLOURS, 1))
     state.apply(f"claim {one + 1} {COLOURS[colour] if colour >= 0 else 'blue'}")
     assert state.observation(seat)["last_round"]
 
@@ -137,12 +117,13 @@ def test_random_new_york_games(players, seed):
         assert len(actions) < 2000
         if state.phase != "setup_tickets" and len(actions) % 17 == 0:
             seat = state.to_move
-            sampled = determinize(NY, state.observation(seat), rng)
+            sampled = state.resample(seat, rng)
             assert sampled.observation(seat) == state.observation(seat)
         action = rng.choice(state.legal_actions())
         state.apply(action)
         actions.append(str(action))
-        check_conservation(state, cards=44, pieces=15, tickets=18)
+        if len(actions) % 5 == 0:
+            check_conservation(state)
     result = state.result()
     for row in result.breakdown:
         assert row["total"] == sum(row[c] for c in result.categories)

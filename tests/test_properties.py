@@ -1,32 +1,35 @@
 """Property tests over thousands of random games, 2-5 players, on every playable variant.
 
-Invariants: every game ends; every card is always somewhere (110 in USA); trains
-are conserved, and so are Merchandise cards and tourist tokens; every total is
-the sum of its breakdown; an observation depends only on what its seat may
-know; a sampled state shows its seat exactly what it saw; a game's log
-replays to the same result.
+Invariants: every game ends; every card and ticket is always somewhere exactly once
+(110 cards in USA); pieces are conserved, and so are Merchandise cards and tourist
+tokens; every total is the sum of its breakdown; an observation depends only on what its
+seat may know; a resampled state shows its seat exactly what it saw; a game's log
+replays to the same result; every reachable state's position reads back into the same
+state, which goes on exactly like it.
 """
 
-import json
 import random
+from collections import Counter
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.engine.board import BoardRules
-from arena.engine.sampling import SAMPLEABLE, determinize
+from arena.engine import BoardState
 from arena.referee.gamelog import GameLog, replay
 from arena.variants import all_variants, new_game
 from tests.city_fixtures import AMSTERDAM, SANFRANCISCO
-from tests.helpers import total_cards
+from tests.helpers import load, position, total_cards
 
 MAX_DECISIONS = 5000  # a bound far above any real game: hitting it means a game that hangs
 
 games = st.tuples(st.integers(2, 5), st.integers(0, 2**63))
 
 
-def random_game(players, seed, on_step=None, variant="usa"):
+def random_game(players, seed, on_step=None, variant="usa", every=1):
+    """A random game to its end; ``on_step(state)`` after every ``every``-th action and
+    after the last."""
     state = new_game(variant, players, seed)
     rng = random.Random(seed)
     actions = []
@@ -35,52 +38,45 @@ def random_game(players, seed, on_step=None, variant="usa"):
         action = rng.choice(state.legal_actions())
         state.apply(action)
         actions.append(str(action))
-        if on_step:
+        if on_step and (len(actions) % every == 0 or state.is_over):
             on_step(state)
     return state, actions
 
 
-def check_conservation(state, cards=None, pieces=None, tickets=None):
-    """Every card, piece and ticket is somewhere (the variant's totals unless told otherwise),
-    and so is every Merchandise card and tourist token."""
-    rules = state.rules
-    if cards is None:
-        cards = len(rules.colours) * rules.cards_per_colour + rules.wild_cards
-        pieces, tickets = rules.pieces_per_player, len(state.board.tickets)
-    assert total_cards(state) == cards
-    board = state.board
-    for seat in range(state.num_players):
-        used = sum(board.route_length[r] for r in state._routes[seat])
-        assert state._trains[seat] + used == pieces
-        assert state._trains[seat] >= 0
-    held = (
-        len(state._ticket_deck)
-        + sum(map(len, state._tickets))
-        + sum(map(len, state._offers))
-        + len(state._setup_returns)
-        + len(state._out)
-    )
-    assert held == tickets
-    if rules.merchandise_cards:
-        assert state._merch_left + sum(state._merch) == rules.merchandise_cards
-        carts = sum(state.board.route_carts[r] for routes in state._routes for r in routes)
-        assert sum(state._merch) == min(carts, rules.merchandise_cards)
-    if rules.tourist_symbols:
-        taken = sum(mask.bit_count() for mask in state._tokens)
+def check_conservation(state):
+    """Every card, piece and ticket is somewhere, counted from the position's own data (and
+    so is every Merchandise card and tourist token)."""
+    rules, board = state.rules, state.board
+    data = position(state)
+    assert total_cards(state) == len(rules.colours) * rules.cards_per_colour + rules.wild_cards
+    for seat, routes in enumerate(data["routes"]):
+        used = sum(board.route_length[r - 1] for r in routes)
+        assert state.trains[seat] + used == rules.pieces_per_player
+        assert state.trains[seat] >= 0
+    tickets = [*data["ticket_deck"], *data["setup_returns"], *data.get("out", ())]
+    for pile in (*data["tickets"], *data["offers"]):
+        tickets += pile
+    assert sorted(tickets) == list(range(1, len(board.tickets) + 1))
+    if "merchandise" in data:
+        carts = sum(board.route_carts[r - 1] for routes in data["routes"] for r in routes)
+        assert sum(data["merchandise"]) == min(carts, rules.merchandise_cards)
+    if "stacks" in data:
         fixed, placed = rules.tourist_stack_tokens[state.num_players]
-        stacks = len(state.board.tourist_fixed) * fixed
-        stacks += (len(state.board.tourist_placed) - len(state._placements)) * placed
-        assert taken + sum(n for _, n in state._stacks.values()) == stacks
-    if rules.stations:
-        assert all(len(built) <= rules.stations for built in state._stations)
-        assert len(state._station_at) == sum(map(len, state._stations))
+        supply = len(board.tourist_fixed) * fixed
+        supply += (len(board.tourist_placed) - len(data["unplaced"])) * placed
+        held = sum(len(symbols) for symbols in data["tokens"])
+        assert held + sum(stack["tokens"] for stack in data["stacks"].values()) == supply
+    if "stations" in data:
+        cities = [city for built in data["stations"] for city in built]
+        assert all(len(built) <= rules.stations for built in data["stations"])
+        assert len(cities) == len(set(cities))
 
 
 @settings(max_examples=2000)
 @given(games)
 def test_random_games_end_and_conserve_everything(game):
     players, seed = game
-    state, _ = random_game(players, seed, on_step=check_conservation)
+    state, _ = random_game(players, seed, on_step=check_conservation, every=6)
     result = state.result()
     for row, score in zip(result.breakdown, result.scores, strict=True):
         assert score == row["total"] == sum(row[c] for c in result.categories)
@@ -88,32 +84,33 @@ def test_random_games_end_and_conserve_everything(game):
 
 
 def hide_what_seat_cannot_see(state, seat, rng):
-    """A copy with everything hidden from ``seat`` shuffled among the hidden places."""
-    other = state.copy()
-    others = [p for p in range(other.num_players) if p != seat]
-    cards = list(other._deck)
+    """A state with everything hidden from ``seat`` shuffled among the hidden places: the
+    cards of the other hands and the deck, the tickets of the other seats (held and
+    offered), the ticket deck, the setup returns and the tickets out of the game."""
+    data = position(state)
+    others = [p for p in range(state.num_players) if p != seat]
+    cards = list(data["deck"])
     for p in others:
-        for c, n in enumerate(other._hands[p]):
-            cards += [c] * n
+        cards += Counter(data["hands"][p]).elements()
     rng.shuffle(cards)
     for p in others:
-        size = sum(other._hands[p])
-        hand = [0] * len(other._hands[p])
+        size = sum(data["hands"][p].values())
+        hand = dict.fromkeys(data["hands"][p], 0)
         for _ in range(size):
             hand[cards.pop()] += 1
-        other._hands[p] = hand
-    other._deck = cards
-    tickets = list(other._ticket_deck) + list(other._setup_returns) + list(other._out)
-    for p in others:
-        tickets += other._tickets[p] + other._offers[p]
+        data["hands"][p] = hand
+    data["deck"] = cards
+    piles = [data["setup_returns"], *(data[k][p] for k in ("tickets", "offers") for p in others)]
+    if "out" in data:
+        piles.append(data["out"])
+    tickets = list(data["ticket_deck"])
+    for pile in piles:
+        tickets += pile
     rng.shuffle(tickets)
-    for p in others:
-        for pile in (other._tickets, other._offers):
-            pile[p] = [tickets.pop() for _ in pile[p]]
-    other._setup_returns = [tickets.pop() for _ in other._setup_returns]
-    other._out = [tickets.pop() for _ in other._out]
-    other._ticket_deck = tickets
-    return other
+    for pile in piles:
+        pile[:] = [tickets.pop() for _ in pile]
+    data["ticket_deck"] = tickets
+    return load(state, data)
 
 
 @settings(max_examples=300)
@@ -127,10 +124,10 @@ def test_observations_show_nothing_a_seat_may_not_know(game):
             return
         for seat in range(players):
             view = state.observation(seat)
-            json.dumps(view)  # JSON-ready
+            msgspec.json.encode(view)  # JSON-ready
             assert view == hide_what_seat_cannot_see(state, seat, rng).observation(seat)
 
-    random_game(players, seed, on_step=check)
+    random_game(players, seed, on_step=check, every=2)
 
 
 @settings(max_examples=300)
@@ -145,18 +142,19 @@ def test_replaying_a_games_log_reproduces_it(game):
     assert again.result() == state.result()
 
 
-OTHER_VARIANTS = [
+BOARD_VARIANTS = [
     *(
         v
         for name, v in all_variants().items()
-        if v.playable and name != "usa" and isinstance(v.rules, BoardRules)
+        if v.playable and name != "usa" and isinstance(v.game, type)
+        if issubclass(v.game, BoardState)
     ),  # the Card Game has its own property tests (tests/test_cardgame.py)
     AMSTERDAM,  # fixture contracts on the real Amsterdam map
     SANFRANCISCO,  # an invented little San Francisco
 ]
 
 
-@pytest.mark.parametrize("variant", OTHER_VARIANTS, ids=lambda v: f"{v.name}-{id(v) % 997}")
+@pytest.mark.parametrize("variant", BOARD_VARIANTS, ids=lambda v: f"{v.name}-{id(v) % 997}")
 @settings(max_examples=300, deadline=None)
 @given(players=st.integers(2, 5), seed=st.integers(0, 2**63))
 def test_every_playable_variant_keeps_the_invariants(variant, players, seed):
@@ -169,14 +167,13 @@ def test_every_playable_variant_keeps_the_invariants(variant, players, seed):
             return
         for seat in range(players):
             view = state.observation(seat)
-            json.dumps(view)
+            msgspec.json.encode(view)
             assert view == hide_what_seat_cannot_see(state, seat, rng).observation(seat)
         seat = state.to_move
-        view = state.observation(seat)
-        if view["phase"] in SAMPLEABLE and rng.random() < 0.1:
-            assert determinize(variant, view, rng).observation(seat) == view
+        if rng.random() < 0.1 and (state.phase != "setup_tickets" or seat == state.to_move):
+            assert state.resample(seat, rng).observation(seat) == state.observation(seat)
 
-    state, actions = random_game(players, seed, on_step=check, variant=variant)
+    state, actions = random_game(players, seed, on_step=check, variant=variant, every=3)
     result = state.result()
     for row, score in zip(result.breakdown, result.scores, strict=True):
         assert score == row["total"] == sum(row[c] for c in result.categories)
@@ -184,3 +181,39 @@ def test_every_playable_variant_keeps_the_invariants(variant, players, seed):
     for action in actions:
         again.apply(action)
     assert again.fingerprint() == state.fingerprint()
+
+
+ALL_VARIANTS = [v for v in all_variants().values() if v.playable] + [AMSTERDAM, SANFRANCISCO]
+
+
+@pytest.mark.parametrize("variant", ALL_VARIANTS, ids=lambda v: f"{v.name}-{id(v) % 997}")
+@settings(max_examples=15, deadline=None)
+@given(players=st.integers(2, 5), seed=st.integers(0, 2**63), every=st.integers(1, 9))
+def test_every_reachable_position_reads_back_into_the_same_state(variant, players, seed, every):
+    """Every ``every``-th state of a random game is written and read back: the copy has the
+    same position, the same legal actions and the same future under the same actions (the
+    generator's state travels in the position)."""
+    players = min(max(players, variant.min_players), variant.max_players)
+    state = new_game(variant, players, seed)
+    rng = random.Random(seed)
+    step = 0
+    while True:
+        if step % every == 0 or state.is_over:
+            text = state.to_position()
+            twin = variant.from_position(text)
+            assert twin.to_position() == text
+            assert twin.legal_actions() == state.legal_actions()
+            if state.is_over:
+                assert twin.result() == state.result()
+                break
+            future = random.Random(step)
+            probe, copy = twin.copy(), state.copy()
+            for _ in range(10):
+                if copy.is_over:
+                    break
+                action = future.choice(copy.legal_actions())
+                copy.apply(action)
+                probe.apply(action)
+                assert probe.fingerprint() == copy.fingerprint()
+        state.apply(rng.choice(state.legal_actions()))
+        step += 1

@@ -147,7 +147,8 @@ def test_bots_are_sent_nothing_they_may_not_know(tmp_path):
         position = [0] * 4
         for line in log.actions:
             seat = line["seat"]
-            message = msgspec.convert(acts[seat][position[seat]], Act)
+            typed = Act[get_variant("usa").observation_type]  # the wire JSON, typed
+            message = msgspec.convert(acts[seat][position[seat]], typed)
             position[seat] += 1
             assert message.observation == state.observation(seat)
             hidden = hide_what_seat_cannot_see(state, seat, rng)

@@ -226,3 +226,21 @@ def test_resource_limits_stop_a_greedy_bot(mode, limits, tmp_path):
         outcome = referee.play(1)
     assert time.monotonic() - started < 15, "the limit, not the clock, must stop the bot"
     check_complete(outcome, {1: "crash"})
+
+
+def test_a_person_who_resigns_forfeits_at_once_and_the_bot_finishes(tmp_path):
+    """A person's seat has no process and no clock: the hub watches the person instead, so a
+    resignation ends their waiting turn at once (not after a clock that does not exist)."""
+    from arena.human import HumanGame
+
+    game = HumanGame(USA, [BotEntry.parse("random")], 0, 5, log_dir=tmp_path).start()
+    bridge = game.bridge
+    deadline = time.monotonic() + 60
+    while bridge.snapshot()["status"] != "to-move" and time.monotonic() < deadline:
+        bridge.wait_change(bridge.snapshot()["version"], 1)
+    resigned = time.monotonic()
+    bridge.resign()
+    assert game.done.wait(60) and game.error is None
+    assert time.monotonic() - resigned < 10
+    assert [(f.seat, f.code) for f in game.outcome.faults] == [(0, "resigned")]
+    assert game.outcome.ranks == [2, 1]

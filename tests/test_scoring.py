@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from arena.engine.result import GameResult
 from arena.engine.scoring import competition_ranks, longest_trail
-from tests.helpers import claim_for, collect_cards, route_id, started
+from tests.helpers import finish, position, route_id, started
 
 
 def brute_force_trail(edges):
@@ -87,56 +87,53 @@ def test_tie_break_most_completed_tickets_then_longest_path_then_shared():
     assert result.winners == (4,)
 
 
-def scored_game(players=2):
-    state = started(players)
-    collect_cards(state)
-    state._deck.clear()
-    state._ticket_deck.clear()
-    for seat in range(players):
-        state._tickets[seat].clear()
-    return state
-
-
-def finish(state):
-    while not state.is_over:
-        state.apply("pass")
-    return state.result()
-
-
-def ticket_index(state, a, b):
+def ticket_id(state, a, b):
     for t in state.board.tickets:
         if {t.a, t.b} == {a, b}:
-            return t.id - 1
+            return t.id
     raise KeyError((a, b))
 
 
+def score(players, routes=(), tickets=()):
+    """The result of a USA game that ends with these routes (seat, a, b[, colour]) claimed
+    and these tickets (seat, a, b) held, and nothing else."""
+    state = started(players)
+    ids = [(seat, route_id(state, *ends)) for seat, *ends in routes]
+    held = [(seat, ticket_id(state, a, b)) for seat, a, b in tickets]
+
+    def change(data):
+        for seat, route in ids:
+            data["routes"][seat].append(route)
+        for seat, ticket in held:
+            data["ticket_deck"].remove(ticket)
+            data["tickets"][seat].append(ticket)
+
+    return finish(state, change)
+
+
+DENVER_EL_PASO = [(0, "denver", "santa-fe"), (0, "el-paso", "santa-fe")]  # 2 + 2, path 4
+
+
 def test_tickets_add_when_connected_and_subtract_when_not():
-    state = scored_game()
     # Seat 0 connects Denver-El Paso via Santa Fe (ticket Denver-El Paso, 4 points).
-    claim_for(state, 0, route_id(state, "denver", "santa-fe"))
-    claim_for(state, 0, route_id(state, "el-paso", "santa-fe"))
-    state._tickets[0].append(ticket_index(state, "denver", "el-paso"))
-    state._tickets[1].append(ticket_index(state, "denver", "el-paso"))
-    result = finish(state)
-    a, b = result.breakdown
+    both = [(0, "denver", "el-paso"), (1, "denver", "el-paso")]
+    result = score(2, DENVER_EL_PASO, both[:1])
+    a, _ = result.breakdown
     assert a["tickets_completed"] == 4 and a["tickets_failed"] == 0 and a["completed_tickets"] == 1
+    result = score(2, DENVER_EL_PASO, both[1:])
+    _, b = result.breakdown
     assert b["tickets_completed"] == 0 and b["tickets_failed"] == -4 and b["failed_tickets"] == 1
 
 
 def test_another_players_route_does_not_connect_a_ticket():
-    state = scored_game()
-    claim_for(state, 0, route_id(state, "denver", "santa-fe"))
-    claim_for(state, 1, route_id(state, "el-paso", "santa-fe"))
-    state._tickets[0].append(ticket_index(state, "denver", "el-paso"))
-    assert finish(state).breakdown[0]["tickets_failed"] == -4
+    routes = [(0, "denver", "santa-fe"), (1, "el-paso", "santa-fe")]
+    result = score(2, routes, [(0, "denver", "el-paso")])
+    assert result.breakdown[0]["tickets_failed"] == -4
 
 
 def test_totals_are_the_sum_of_the_breakdown_and_longest_path_bonus_is_shared_on_ties():
-    state = scored_game(3)
-    claim_for(state, 0, route_id(state, "denver", "santa-fe"))  # 2
-    claim_for(state, 1, route_id(state, "el-paso", "santa-fe"))  # 2
-    claim_for(state, 2, route_id(state, "atlanta", "nashville"))  # 1
-    result = finish(state)
+    routes = [(0, "denver", "santa-fe"), (1, "el-paso", "santa-fe"), (2, "atlanta", "nashville")]
+    result = score(3, routes)
     bonus = [row["longest_path_bonus"] for row in result.breakdown]
     assert bonus == [10, 10, 0]
     for row in result.breakdown:
@@ -145,33 +142,33 @@ def test_totals_are_the_sum_of_the_breakdown_and_longest_path_bonus_is_shared_on
 
 
 def test_equal_totals_rank_by_completed_tickets():
-    state = scored_game(2)
-    claim_for(state, 0, route_id(state, "denver", "santa-fe"))
-    claim_for(state, 0, route_id(state, "el-paso", "santa-fe"))
-    state._tickets[0].append(ticket_index(state, "denver", "el-paso"))  # +4, completed
-    claim_for(state, 1, route_id(state, "atlanta", "charleston"))
-    claim_for(state, 1, route_id(state, "atlanta", "raleigh", "gray"))
-    state._route_points[1] = 8  # 8 + 10 == 4 + 4 + 10
-    result = finish(state)
+    # Seat 1: routes worth 8 and a path of 4 too: 8 + 10 == 4 + 4 + 10.
+    others = [
+        (1, "atlanta", "charleston"),
+        (1, "charleston", "raleigh"),
+        (1, "montreal", "toronto"),
+    ]
+    result = score(2, DENVER_EL_PASO + others, [(0, "denver", "el-paso")])
     assert result.scores == (18, 18)
     assert result.ranks == (1, 2)
 
 
 def test_equal_totals_and_tickets_rank_by_longest_path():
-    state = scored_game(2)
-    claim_for(state, 0, route_id(state, "denver", "santa-fe"))
-    claim_for(state, 0, route_id(state, "el-paso", "santa-fe"))  # path 4, bonus: 14
-    claim_for(state, 1, route_id(state, "atlanta", "charleston"))  # path 2
-    state._route_points[1] = 14
-    result = finish(state)
+    # Seat 1: 14 points in four routes apart, paths of 3 at most; seat 0: 4 + the bonus.
+    others = [
+        (1, "montreal", "toronto"),
+        (1, "los-angeles", "phoenix"),
+        (1, "chicago", "duluth"),
+        (1, "atlanta", "charleston"),
+    ]
+    result = score(2, DENVER_EL_PASO + others)
     assert result.scores == (14, 14)
-    assert [row["longest_path"] for row in result.breakdown] == [4, 2]
+    assert [row["longest_path"] for row in result.breakdown] == [4, 3]
     assert result.ranks == (1, 2)
 
 
 def test_no_bonus_when_nobody_has_a_route():
-    state = scored_game(2)
-    result = finish(state)
+    result = score(2)
     assert [r["longest_path_bonus"] for r in result.breakdown] == [0, 0]
     assert result.ranks == (1, 1)
 
@@ -188,9 +185,8 @@ def test_real_game_longest_paths_match_brute_force_on_small_players(seed):
         state.apply(rng.choice(state.legal_actions()))
     board = state.board
     for seat, row in enumerate(state.result().breakdown):
-        edges = [
-            (board.route_a[r], board.route_b[r], board.route_length[r]) for r in state._routes[seat]
-        ]
+        routes = [r - 1 for r in position(state)["routes"][seat]]
+        edges = [(board.route_a[r], board.route_b[r], board.route_length[r]) for r in routes]
         assert row["longest_path"] == longest_trail(edges)
         if len(edges) <= 7:
             assert row["longest_path"] == brute_force_trail(edges)

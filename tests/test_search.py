@@ -9,7 +9,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.engine.actions import DRAW_DECK, DRAW_TICKETS, ClaimRoute
-from arena.engine.sampling import determinize
 from arena.engine.scoring import components, connected
 from arena.referee.faults import TimeControl
 from arena.referee.launch import BotEntry, in_process_referee
@@ -50,10 +49,10 @@ def test_a_plan_joins_the_tickets_it_keeps_with_the_trains_left(name, players, s
     seat = 0 if state.is_over else state.to_move
     plan = planner.plan(state, seat)
     board = state.board
-    assert sum(board.route_length[r] for r in plan) <= state._trains[seat]
+    assert sum(board.route_length[r] for r in plan) <= state.trains[seat]
     costs = planner.costs(state, seat)
-    assert all(state._owner[r] < 0 and costs[r] < NEVER for r in plan)
-    own = set(state._routes[seat]) | plan
+    assert all(state.route_owner[r] < 0 and costs[r] < NEVER for r in plan)
+    own = {r for r, holder in enumerate(state.route_owner) if holder == seat} | plan
     served = planner.open_tickets(state, seat, costs)
     network = components([(board.route_a[r], board.route_b[r]) for r in own])
     joined = [t for t in served if connected(network, board.ticket_a[t], board.ticket_b[t])]
@@ -62,7 +61,7 @@ def test_a_plan_joins_the_tickets_it_keeps_with_the_trains_left(name, players, s
     # The tickets left out are the ones that would not fit.
     if len(joined) < len(served):
         cost, _ = planner.union(costs, served)
-        assert cost > state._trains[seat]
+        assert cost > state.trains[seat]
 
 
 @pytest.mark.parametrize("name", BOARDS)
@@ -96,7 +95,7 @@ def state_and_bot(seed: int, steps: int):
 
 def test_every_keep_choice_is_a_candidate():
     state, bot = state_and_bot(1, 0)
-    sample = determinize(state.variant, state.observation(state.to_move), random.Random(0))
+    sample = state.resample(state.to_move, random.Random(0))
     assert bot.candidates(sample, state.legal_actions()) == state.legal_actions()
 
 
@@ -109,7 +108,7 @@ def test_the_end_game_searches_claims_and_draws():
         planner = bot.planner
         while not state.is_over:
             legal = state.legal_actions()
-            endgame = min(state._trains) <= bot.endgame_trains
+            endgame = min(state.trains) <= bot.endgame_trains
             if endgame and state.phase == "turn" and any(type(a) is ClaimRoute for a in legal):
                 found = bot.candidates(state, legal)
                 assert all(action in legal for action in found)
@@ -137,8 +136,9 @@ def test_the_search_bot_decides_from_the_observation_alone():
     state, bot = state_and_bot(5, 0)
     seat = state.to_move
     seen = state.observation(seat)
-    other = determinize(state.variant, seen, random.Random(99))  # other hidden cards/tickets
-    assert other.observation(seat) == seen and other._hands != state._hands
+    other = state.resample(seat, random.Random(99))  # other hidden cards and tickets
+    hands = [list(s.hand(p)) for s in (state, other) for p in range(4)]
+    assert other.observation(seat) == seen and hands[:4] != hands[4:]
     choices = []
     for real in (state, other):
         bot = MonteCarloBot(5, iterations=6)

@@ -6,17 +6,16 @@ import pytest
 
 from arena.engine import IllegalActionError
 from arena.variants import get_variant, new_game
-from tests.helpers import COLOURS, total_cards
+from tests.helpers import COLOURS, position, total_cards
 
 
 def all_cards(state):
-    counts = Counter(state._deck)
-    for c, n in enumerate(state._discards):
-        counts[c] += n
-    counts.update(c for c in state._display if c >= 0)
-    for hand in state._hands:
-        for c, n in enumerate(hand):
-            counts[c] += n
+    data = position(state)
+    counts = Counter(data["deck"])
+    counts.update(data["discards"])
+    counts.update(name for name in data["display"] if name is not None)
+    for hand in data["hands"]:
+        counts.update(hand)
     return counts
 
 
@@ -25,13 +24,13 @@ def test_components(players):
     state = new_game("usa", players, seed=3)
     assert total_cards(state) == 110
     counts = all_cards(state)
-    assert [counts[c] for c in range(8)] == [12] * 8
-    assert counts[8] == 14
-    assert len(state._display) == 5 and all(c >= 0 for c in state._display)
-    assert all(sum(h) == 4 for h in state._hands)
-    assert state._trains == [45] * players
-    assert all(len(offer) == 3 for offer in state._offers)
-    assert len(state._ticket_deck) == 30 - 3 * players
+    assert [counts[c] for c in COLOURS] == [12] * 8
+    assert counts["wild"] == 14
+    assert len(state.display) == 5 and all(c >= 0 for c in state.display)
+    assert all(sum(state.hand(p)) == 4 for p in range(players))
+    assert list(state.trains) == [45] * players
+    assert all(len(state.offered_tickets(p)) == 3 for p in range(players))
+    assert state.ticket_deck_size == 30 - 3 * players
 
 
 @pytest.mark.parametrize("players", [0, 1, 6])
@@ -60,15 +59,16 @@ def test_initial_tickets_keep_at_least_two_in_seat_order():
     with pytest.raises(IllegalActionError) as error:
         state.apply("keep 1")
     assert error.value.rule == "keep.choice"
-    offered = list(state._offers[first])
+    offered = list(state.offered_tickets(first))
     state.apply("keep 0 2")
-    assert state._tickets[first] == [offered[0], offered[2]]
+    assert list(state.held_tickets(first)) == [offered[0], offered[2]]
     for i in range(1, 4):
         assert state.to_move == (first + i) % 4
         state.apply("keep 0 1 2")
     assert state.phase == "turn" and state.to_move == first
-    assert state._ticket_deck[0] == offered[1], "a returned ticket goes under the deck"
-    assert len(state._ticket_deck) == 30 - 12 + 1
+    bottom = position(state)["ticket_deck"][0]
+    assert bottom == offered[1] + 1, "a returned ticket goes under the deck"
+    assert state.ticket_deck_size == 30 - 12 + 1
 
 
 def test_no_seat_learns_another_seats_initial_choice():
@@ -91,8 +91,8 @@ def test_the_initial_display_never_shows_three_locomotives():
     resets = 0
     for seed in range(400):
         state = new_game("usa", 4, seed)
-        assert state._display.count(8) < 3
-        resets += sum(state._discards) > 0
+        assert list(state.display).count(8) < 3
+        resets += sum(position(state)["discards"].values()) > 0
     assert resets, "some deal among 400 must have needed a display reset"
 
 

@@ -34,16 +34,17 @@ def random_log(variant: str, players: int, seed: int) -> tuple[MatchLog, list[li
     """A random game as a match log, and every seat's observation after every step."""
     state = new_game(variant, players, seed=seed)
     rng = random.Random(seed)
-    seen = [[state.observation(s) for s in range(players)]]
+    seen = [[state.observation(s).to_json() for s in range(players)]]
     actions = []
     while not state.is_over:
         action = rng.choice(state.legal_actions())
         actions.append({"n": len(actions) + 1, "seat": state.to_move, "action": str(action)})
         state.apply(action)
-        seen.append([state.observation(s) for s in range(players)])
+        seen.append([state.observation(s).to_json() for s in range(players)])
     result = state.result()
     header = {
         "variant": variant,
+        "rules": state.variant.rules_version,  # the rules it was played under
         "players": players,
         "seed": seed,
         "seats": [{"seat": s, "bot": f"bot{s}"} for s in range(players)],
@@ -75,7 +76,7 @@ def test_one_replay_loop_walks_the_deal_then_every_action():
     log, seen = random_log("usa", 3, seed=4)
     steps = list((line, state.observation(0)) for line, state in replay(log))
     assert steps[0][0] is None and len(steps) == len(log.actions) + 1
-    assert [obs for _, obs in steps] == [obs[0] for obs in seen]
+    assert [obs.to_json() for _, obs in steps] == [obs[0] for obs in seen]
     assert verify(log).is_over
 
 

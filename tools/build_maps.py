@@ -31,7 +31,7 @@ KEEP = (
     "routes",
     "tickets",
     # San Francisco, once known: {"<location id>": "<symbol>"} for the printed stacks, and
-    # the seven symbol names in the order the player-placed stacks are handed out.
+    # the seven symbol names (the players choose which of the unprinted stacks to place).
     "tourist_stacks",
     "tourist_symbol_names",
 )

@@ -56,7 +56,8 @@ def play_as_person(
     outcome = game.outcome
     names = [entry.name for entry in game.entries]
     title = f"{variant.title} — seed {seed}"
-    console.print(result_table(outcome.result, names, title, outcome.ranks))
+    labels = variant.score_labels
+    console.print(result_table(outcome.result, names, title, outcome.ranks, labels=labels))
     print_faults(outcome, names, DATA_DIR)
     if match_log:
         match_log.write_bytes(outcome.log.to_jsonl())

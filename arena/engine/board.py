@@ -1,9 +1,10 @@
-"""A board map compiled for speed, and the rule parameters of a board variant.
+"""A board map compiled for speed, and the rule parameters of the base board game.
 
 The map is read from the variant's JSON data file once and turned into flat
 tuples indexed by integers: the engine's hot loops never touch a dict of
 strings. Route ids in the notation are 1-based (as in the data file);
-internally route ``r`` is ``id - 1``.
+internally route ``r`` is ``id - 1``. An edition whose map carries more
+(symbols on routes, special locations) subclasses ``Board`` in its own module.
 """
 
 from __future__ import annotations
@@ -11,12 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.engine.actions import BuildStation, ClaimRoute, PlaceStack, TakeToken
+from arena.engine.actions import ClaimRoute
+from arena.engine.observation import TicketView
 
 
 @dataclass(frozen=True)
 class BoardRules:
-    """The rule parameters that distinguish one board variant from another."""
+    """The rule parameters of the base board game; an edition subclasses it for its own."""
 
     colours: tuple[str, ...]
     cards_per_colour: int
@@ -38,41 +40,11 @@ class BoardRules:
     # Keys of the result compared, in order, after the total (higher is better).
     tie_breaks: tuple[str, ...] = ("completed_tickets", "longest_path")
     wild_name: str = "locomotive"
-    # Points for each location marked "attraction" in the map data that a player's
-    # routes touch (New York's tourist attractions); 0 where the variant has none.
-    attraction_points: int = 0
-    # Amsterdam: Merchandise Bonus cards (one per claimed cart route while the deck lasts)
-    # and the end bonus by player count for the most cards, position by position.
-    merchandise_cards: int = 0
-    merchandise_bonus: dict[int, tuple[int, ...]] = field(default_factory=dict)
-    # San Francisco: the tourist symbols, the end bonus indexed by distinct symbols held,
-    # and the tokens per stack by player count: (fixed stacks, stacks the players place).
-    tourist_symbols: tuple[str, ...] = ()
-    tourist_bonus: tuple[int, ...] = ()
-    tourist_stack_tokens: dict[int, tuple[int, int]] = field(default_factory=dict)
-    # Europe: stations per player, the cost of the 1st, 2nd, 3rd, points per unbuilt
-    # station; cards turned for a tunnel; long tickets dealt at setup (unkept ones leave).
-    stations: int = 0
-    station_costs: tuple[int, ...] = ()
-    station_points: int = 0
-    tunnel_reveal: int = 0
-    initial_long_tickets: int = 0
 
     @property
-    def score_categories(self) -> tuple[str, ...]:
-        """The breakdown entries that add up to a total, in table order."""
-        categories = ("routes", "tickets_completed", "tickets_failed")
-        if self.longest_path_bonus:
-            categories += ("longest_path_bonus",)
-        if self.attraction_points:
-            categories += ("attractions",)
-        if self.merchandise_cards:
-            categories += ("merchandise",)
-        if self.tourist_symbols:
-            categories += ("tourists",)
-        if self.stations:
-            categories += ("stations",)
-        return categories
+    def card_supply(self) -> list[int]:
+        """How many train cards of each colour, then wilds."""
+        return [self.cards_per_colour] * len(self.colours) + [self.wild_cards]
 
 
 @dataclass(frozen=True)
@@ -93,7 +65,6 @@ class Board:
         self.city_names: dict[str, str] = {c["id"]: c["name"] for c in data["cities"]}
         index = {c: i for i, c in enumerate(self.cities)}
         self.city_index = index
-        self.attractions = frozenset(index[c["id"]] for c in data["cities"] if c.get("attraction"))
         routes = data["routes"]
         colour_index = {c: i for i, c in enumerate(rules.colours)}
         self.colour_index = colour_index
@@ -105,10 +76,8 @@ class Board:
         self.route_colour = tuple(
             -1 if r["color"] == "gray" else colour_index[r["color"]] for r in routes
         )
-        # Amsterdam's cart symbol; ferry symbols (San Francisco, Europe): wilds the route needs.
-        self.route_carts = tuple(bool(r.get("carts")) for r in routes)
+        # Ferry symbols: the wild cards a route needs at least ("ferries", or "locomotives").
         self.route_ferries = tuple(int(r.get("ferries", r.get("locomotives", 0))) for r in routes)
-        self.route_tunnel = tuple(bool(r.get("tunnel")) for r in routes)
         self.route_label = tuple(
             f"{r['id']} ({self.city_names[r['a']]}–{self.city_names[r['b']]}, "
             f"{r['length']} {r['color']})"
@@ -131,11 +100,8 @@ class Board:
         self.tickets = tuple(
             Ticket(i + 1, t["a"], t["b"], int(t["points"])) for i, t in enumerate(data["tickets"])
         )
-        # Europe's long tickets (dealt one each at setup) form their own deck.
-        self.ticket_long = tuple(t.get("deck") == "long" for t in data["tickets"])
-        self.ticket_json = tuple(
-            {"id": t.id, "a": t.a, "b": t.b, "points": t.points} | ({"long": True} if long else {})
-            for t, long in zip(self.tickets, self.ticket_long, strict=True)
+        self.ticket_views: tuple[TicketView, ...] = tuple(
+            self.ticket_view(t, raw) for t, raw in zip(self.tickets, data["tickets"], strict=True)
         )
         self.card_names = (*rules.colours, "wild")
         self.route_key = tuple(str(r["id"]) for r in routes)
@@ -149,56 +115,31 @@ class Board:
         if missing_points:
             raise ValueError(f"no route points for lengths {sorted(missing_points)}")
         self._build_claim_tables(rules)
-        self.place_actions = tuple(PlaceStack(c) for c in self.cities)
-        # station_table[city][colour][k]: a station paid with that colour and k wilds;
-        # station_all_wild[city][n]: paid with n wilds.
-        most = max(rules.station_costs, default=0)
-        self.station_table = tuple(
-            tuple(tuple(BuildStation(city, c, k) for k in range(most)) for c in rules.colours)
-            for city in self.cities
-        )
-        self.station_all_wild = tuple(
-            tuple(BuildStation(city, None, n) for n in range(most + 1)) for city in self.cities
-        )
-        self.take_actions = tuple(TakeToken(c) for c in self.cities)
-        self._build_tourist_stacks(data, rules)
 
-    def _build_tourist_stacks(self, data: dict[str, Any], rules: BoardRules) -> None:
-        """San Francisco: ``tourist_fixed`` lists (city, symbol) of the stacks printed on the
-        board; ``tourist_placed`` the symbols of the stacks the players place, in data order."""
-        self.tourist_fixed: tuple[tuple[int, int], ...] = ()
-        self.tourist_placed: tuple[int, ...] = ()
-        if not rules.tourist_symbols:
-            return
-        symbol_index = {s: i for i, s in enumerate(rules.tourist_symbols)}
-        stacks = data.get("tourist_stacks") or {}
-        unknown = [c for c in stacks if c not in self.city_index]
-        unknown += [s for s in stacks.values() if s not in symbol_index]
-        if unknown or len(set(stacks.values())) != len(stacks):
-            raise ValueError(f"tourist_stacks: unknown or repeated entries {unknown or stacks}")
-        self.tourist_fixed = tuple((self.city_index[c], symbol_index[s]) for c, s in stacks.items())
-        used = set(stacks.values())
-        self.tourist_placed = tuple(i for i, s in enumerate(rules.tourist_symbols) if s not in used)
+    def ticket_view(self, ticket: Ticket, raw: dict[str, Any]) -> TicketView:
+        """How observations show ``ticket`` (``raw`` is its data entry); editions extend it."""
+        return TicketView(id=ticket.id, a=ticket.a, b=ticket.b, points=ticket.points)
 
     def public_json(self) -> dict[str, Any]:
         """The printed board, as every player sees it: cities, routes, tickets, route points."""
-        keep = ("id", "a", "b", "length", "color", "tunnel", "locomotives", "ferries", "carts")
         return {
             "cities": [dict(c) for c in self.data["cities"]],
-            "routes": [{k: r[k] for k in keep if k in r} for r in self.data["routes"]],
-            "tickets": [dict(t) for t in self.ticket_json],
+            "routes": [dict(r) for r in self.data["routes"]],
+            "tickets": [view.to_json() for view in self.ticket_views],
             "route_points": {str(n): p for n, p in enumerate(self.route_points) if p},
-            "rules": {
-                "colours": list(self.rules.colours),
-                "pieces_per_player": self.rules.pieces_per_player,
-                "double_routes_min_players": self.rules.double_routes_min_players,
-                "last_round_trigger": self.rules.last_round_trigger,
-                "longest_path_bonus": self.rules.longest_path_bonus,
-                "draw_tickets_keep": self.rules.draw_tickets_keep,
-                "stations": self.rules.stations,
-                "station_costs": list(self.rules.station_costs),
-                "tunnel_reveal": self.rules.tunnel_reveal,
-            },
+            "rules": self.public_rules(),
+        }
+
+    def public_rules(self) -> dict[str, Any]:
+        """The rule numbers bots are told at game start; editions add their own."""
+        rules = self.rules
+        return {
+            "colours": list(rules.colours),
+            "pieces_per_player": rules.pieces_per_player,
+            "double_routes_min_players": rules.double_routes_min_players,
+            "last_round_trigger": rules.last_round_trigger,
+            "longest_path_bonus": rules.longest_path_bonus,
+            "draw_tickets_keep": rules.draw_tickets_keep,
         }
 
     def _build_claim_tables(self, rules: BoardRules) -> None:

@@ -24,3 +24,13 @@ class IllegalActionError(ValueError):
 
 class VariantUnavailableError(RuntimeError):
     """A variant that cannot be played, for example because its map data is incomplete."""
+
+
+class PositionError(ValueError):
+    """A position (``Variant.from_position``) that is not a state of the game: the message
+    says which field is wrong and why."""
+
+
+class RulesVersionError(ValueError):
+    """A recorded game played under other rules than the installed variant's (a rulebook fix
+    changed how some games unfold): it cannot be re-simulated faithfully."""

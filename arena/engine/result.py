@@ -54,3 +54,11 @@ class GameResult:
             "categories": list(self.categories),
             "tie_breaks": list(self.tie_breaks),
         }
+
+
+@dataclass(frozen=True)
+class ScoreLabel:
+    """How tables show a score category: a short column heading and its meaning in words."""
+
+    heading: str
+    legend: str

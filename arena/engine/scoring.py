@@ -82,7 +82,7 @@ def _dfs(adjacency: dict[int, list[tuple[int, int, int]]], node: int, used: int)
     return best
 
 
-def competition_ranks(keys: Sequence[tuple]) -> list[int]:
+def competition_ranks(keys: Sequence[tuple[int, ...]]) -> list[int]:
     """1-based ranks, higher key better; equal keys share a rank ("1224" ranking)."""
     order = sorted(range(len(keys)), key=lambda i: keys[i], reverse=True)
     ranks = [0] * len(keys)

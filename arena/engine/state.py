@@ -1,4 +1,4 @@
-"""The state of one board game (USA and every other board map).
+"""The state of one board game: the base game, and the hooks every edition plugs into.
 
 OpenSpiel-style split: the variant (rules + map, shared and immutable) and
 the state (everything that changes, cheap to copy). All randomness comes
@@ -9,118 +9,101 @@ Cards are integers: colour ``i`` is ``rules.colours[i]`` and the wild card
 is ``W = len(rules.colours)``. A hand is a list of ``W + 1`` counts. The
 hot paths (``legal_actions`` and ``apply``) work only on such lists and on
 the board's precomputed tables.
+
+``BoardState`` plays the base game (USA's rules on any map). An edition is a
+subclass in its own module under ``arena/variants/`` that owns its extra state
+and overrides the named hooks below (python-chess's variant classes are the
+model); each hook's docstring says when it runs:
+
+- setup: ``_deal_initial_tickets``, ``_return_setup_tickets``, ``_begin_play``
+- a turn: ``_extra_turn_actions``, ``_phase_actions`` (the edition's own phases),
+  ``ACTIONS`` (the methods that play its own actions)
+- a claim: ``_pay_claim`` (the cards are laid down), ``_after_claim`` (it is made)
+- the end: ``_best_tickets``, ``_score_extras``, ``EXTRA_SCORE`` and ``SCORE_LABELS``
+- views and copies: ``_observation_fields``, ``_seat_fields``, ``_copy_into``,
+  ``_position_fields``, ``_load_position``, ``_check_position``, ``_sample_extras``
 """
 
 from __future__ import annotations
 
-import itertools
 import random
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from arena.engine.actions import (
     DRAW_DECK,
     DRAW_TICKETS,
     PASS,
-    WITHDRAW,
     Action,
-    BuildStation,
     ClaimRoute,
     DrawCard,
     DrawTickets,
     KeepTickets,
     Pass,
-    PayTunnel,
-    PlaceStack,
-    TakeToken,
-    Withdraw,
-    parse_action,
 )
-from arena.engine.errors import IllegalActionError
-from arena.engine.result import GameResult
+from arena.engine.errors import IllegalActionError, PositionError
+from arena.engine.game import (
+    KEEP,
+    OVER,
+    SECOND_DRAW,
+    SETUP,
+    TURN,
+    GameBase,
+    TicketBelief,
+    keep_choices,
+)
+from arena.engine.observation import BoardObservation, BoardSeatView, Observation
+from arena.engine.position import BoardPosition, Position
+from arena.engine.result import GameResult, ScoreLabel
 from arena.engine.scoring import components, connected, longest_trail
 
 if TYPE_CHECKING:
     from arena.engine.board import Board, BoardRules
     from arena.engine.variant import Variant
 
-SETUP, TURN, SECOND_DRAW, KEEP, OVER, PLACE, TOKEN, TUNNEL = range(8)
-PHASE_NAMES = (
-    "setup_tickets",
-    "turn",
-    "second_draw",
-    "keep_tickets",
-    "over",
-    "place_stacks",  # San Francisco setup: a seat places a tourist stack
-    "take_token",  # San Francisco: after a claim, a seat picks one of two tourist tokens
-    "tunnel",  # Europe: a tunnel asks for extra cards; the seat pays them or withdraws
-)
+# Phases a seat's observation can be sampled in, on every board.
+SAMPLEABLE = frozenset({"setup_tickets", "turn", "second_draw", "keep_tickets"})
+
+BASE_SCORE_LABELS = {
+    "routes": ScoreLabel("routes", "points for routes claimed"),
+    "tickets_completed": ScoreLabel("tix+", "tickets completed"),
+    "tickets_failed": ScoreLabel("tix-", "tickets failed"),
+    "longest_path_bonus": ScoreLabel("path+", "longest-path bonus"),
+}
 
 
-def _keep_choices(offered: int, minimum: int) -> tuple[KeepTickets, ...]:
-    """Every subset of ``offered`` positions with at least ``minimum`` members."""
-    choices = [
-        KeepTickets(tuple(i for i in range(offered) if mask >> i & 1))
-        for mask in range(1, 1 << offered)
-        if bin(mask).count("1") >= minimum
-    ]
-    choices.sort(key=lambda k: (len(k.indices), k.indices))
-    return tuple(choices)
-
-
-class BoardState:
+class BoardState(GameBase):
     """One board game in progress. Create it with ``arena.new_game``."""
 
-    __slots__ = (
-        "_deck",
-        "_discards",
-        "_display",
-        "_draw_slots",
-        "_free",
-        "_hands",
-        "_keep_cache",
-        "_last_round",
-        "_merch",
-        "_merch_left",
-        "_offers",
-        "_out",
-        "_owner",
-        "_passes",
-        "_phase",
-        "_placements",
-        "_result",
-        "_rng",
-        "_route_points",
-        "_routes",
-        "_setup_left",
-        "_setup_returns",
-        "_stacks",
-        "_station_at",
-        "_stations",
-        "_ticket_deck",
-        "_tickets",
-        "_to_move",
-        "_token_offer",
-        "_tokens",
-        "_trains",
-        "_tunnel",
-        "board",
-        "first_player",
-        "num_players",
-        "rules",
-        "seed",
-        "turn",
-        "variant",
-    )
+    __slots__ = ("_draw_slots", "_free", "_owner", "_route_points", "_routes", "_trains")
+
+    ACTIONS: ClassVar[dict[type[Action], str]] = {
+        DrawCard: "_draw_card",
+        ClaimRoute: "_claim",
+        KeepTickets: "_keep",
+        DrawTickets: "_draw_tickets",
+        Pass: "_pass",
+    }
+    # Score categories an edition adds after the base game's, in table order, and how
+    # tables label every category.
+    EXTRA_SCORE: ClassVar[tuple[str, ...]] = ()
+    SCORE_LABELS: ClassVar[dict[str, ScoreLabel]] = BASE_SCORE_LABELS
+    position_type: ClassVar[type[Position]] = BoardPosition
+    observation_type: ClassVar[type[Observation]] = BoardObservation
+    seat_view_type: ClassVar[type[BoardSeatView]] = BoardSeatView
+
+    rules: BoardRules
+    board: Board
+    _owner: list[int]  # seat per route, -1 while free
+    _routes: list[list[int]]  # routes per seat, in the order claimed
+    _trains: list[int]
+    _route_points: list[int]
+    _free: list[list[int]]  # free routes by colour (gray last), each sorted by length
+    _draw_slots: tuple[DrawCard, ...]
 
     def __init__(self, variant: Variant, num_players: int, seed: int) -> None:
-        rules: BoardRules = variant.rules
-        board: Board = variant.board
-        self.variant = variant
-        self.rules = rules
-        self.board = board
-        self.num_players = num_players
-        self.seed = seed
-        rng = self._rng = random.Random(seed)
+        self._start(variant, num_players, seed)
+        rules, board, rng = self.rules, self.board, self._rng
         wild = len(rules.colours)
         self.first_player = rng.randrange(num_players)
         deck = [c for c in range(wild) for _ in range(rules.cards_per_colour)]
@@ -138,81 +121,36 @@ class BoardState:
         self._check_display()
         self._trains = [rules.pieces_per_player] * num_players
         self._owner = [-1] * board.num_routes
-        self._routes: list[list[int]] = [[] for _ in range(num_players)]
+        self._routes = [[] for _ in range(num_players)]
         self._route_points = [0] * num_players
-        long = board.ticket_long
-        ticket_deck = [t for t in range(len(board.tickets)) if not long[t]]
-        rng.shuffle(ticket_deck)
-        self._ticket_deck = ticket_deck  # the top is the end of the list
-        long_deck = [t for t in range(len(board.tickets)) if long[t]]
-        rng.shuffle(long_deck)
-        self._tickets: list[list[int]] = [[] for _ in range(num_players)]
-        self._offers: list[list[int]] = [[] for _ in range(num_players)]
-        for seat in self._seat_order():
-            for _ in range(min(rules.initial_long_tickets, len(long_deck))):
-                self._offers[seat].append(long_deck.pop())
-            for _ in range(min(rules.initial_tickets_dealt, len(ticket_deck))):
-                self._offers[seat].append(ticket_deck.pop())
-        self._out = long_deck  # tickets out of the game: long ones not dealt or not kept
+        self._tickets = [[] for _ in range(num_players)]
+        self._offers = [[] for _ in range(num_players)]
+        self._deal_initial_tickets()
         self._free = [list(group) for group in board.routes_by_colour]
-        self._keep_cache: dict[tuple[int, int], tuple[KeepTickets, ...]] = {}
-        self._phase = SETUP
-        self._setup_left = num_players
-        self._setup_returns: list[int] = []
         self._to_move = self.first_player
-        self._last_round = -1  # turns left once the last round has begun
-        self._passes = 0
-        self._result: GameResult | None = None
-        self.turn = 0
-        # Amsterdam: Merchandise cards held and left; San Francisco: tourist symbols held
-        # (a bit mask per seat), stacks on the board (city -> [symbol, tokens left]), stacks
-        # still to be placed (seat, symbol, tokens) and the locations of a pending choice.
-        self._merch = [0] * num_players
-        self._merch_left = rules.merchandise_cards
-        self._tokens = [0] * num_players
-        self._stacks: dict[int, list[int]] = {}
-        self._placements: list[tuple[int, int, int]] = []
-        self._token_offer: list[int] = []
-        # Europe: stations built (cities, per seat; and city -> seat), a pending tunnel:
-        # (route, colour paid, cards of that colour, wilds, cards turned, extra cards asked).
-        self._stations: list[list[int]] = [[] for _ in range(num_players)]
-        self._station_at: dict[int, int] = {}
-        self._tunnel: tuple[int, int, int, int, list[int], int] | None = None
-        if rules.tourist_symbols:
-            self._set_out_tourist_stacks()
 
-    def _set_out_tourist_stacks(self) -> None:
-        """The printed stacks go on their locations; with 3-4 players the last seat and then
-        the second-to-last place one of the other two stacks each, with 2 the second seat
-        places both (docs/RULES.md). Their choices come before the initial tickets."""
-        n, first = self.num_players, self.first_player
-        fixed, placed = self.rules.tourist_stack_tokens[n]
-        for city, symbol in self.board.tourist_fixed:
-            self._stacks[city] = [symbol, fixed]
-        last, second_to_last = (first + n - 1) % n, (first + n - 2) % n
-        placers = [last, second_to_last] if n >= 3 else [(first + 1) % n] * 2
-        self._placements = [
-            (seat, symbol, placed)
-            for seat, symbol in zip(placers, self.board.tourist_placed, strict=False)
-        ]
-        if self._placements:
-            self._phase = PLACE
-            self._to_move = self._placements[0][0]
+    # ------------------------------------------------------------------ setup hooks
+
+    def _deal_initial_tickets(self) -> None:
+        """Hook, at creation: shuffle the ticket deck and deal each seat its initial offer."""
+        ticket_deck = list(range(len(self.board.tickets)))
+        self._rng.shuffle(ticket_deck)
+        self._ticket_deck = ticket_deck  # the top is the end of the list
+        for seat in self._seat_order():
+            for _ in range(min(self.rules.initial_tickets_dealt, len(ticket_deck))):
+                self._offers[seat].append(ticket_deck.pop())
+
+    def _return_setup_tickets(self, returned: list[int]) -> None:
+        """Hook, once every seat has made its initial choice: what happens to the tickets
+        put back (here: under the ticket deck, in seat order)."""
+        self._return_tickets(returned)
+
+    def _begin_play(self) -> None:
+        """Hook, after the initial ticket choice: the first player's first turn."""
+        self._phase = TURN
+        self._to_move = self.first_player
 
     # ------------------------------------------------------------------ queries
-
-    @property
-    def to_move(self) -> int | None:
-        """The seat that must decide next, or None when the game is over."""
-        return None if self._phase == OVER else self._to_move
-
-    @property
-    def is_over(self) -> bool:
-        return self._phase == OVER
-
-    @property
-    def phase(self) -> str:
-        return PHASE_NAMES[self._phase]
 
     @property
     def route_points(self) -> tuple[int, ...]:
@@ -224,9 +162,63 @@ class BoardState:
         """Points each seat has scored so far, as every player sees them (viewers use it)."""
         return tuple(self._route_points)
 
-    def _seat_order(self) -> list[int]:
-        first, n = self.first_player, self.num_players
-        return [(first + i) % n for i in range(n)]
+    # Read access to the full state for search and learning code (sampled states, rollouts):
+    # the engine's own lists, not copies, so never change them.
+
+    @property
+    def route_owner(self) -> Sequence[int]:
+        """The seat owning each route (index = route id - 1), -1 for a free route."""
+        return self._owner
+
+    @property
+    def trains(self) -> Sequence[int]:
+        """Pieces left per seat."""
+        return self._trains
+
+    def hand(self, seat: int) -> Sequence[int]:
+        """``seat``'s train cards: a count per colour (``rules.colours`` order), then wilds."""
+        return self._hands[seat]
+
+    def held_tickets(self, seat: int) -> Sequence[int]:
+        """``seat``'s tickets, as indices into ``board.tickets`` (ticket id - 1)."""
+        return self._tickets[seat]
+
+    def offered_tickets(self, seat: int) -> Sequence[int]:
+        """The tickets ``seat`` drew and has not kept or returned yet (indices)."""
+        return self._offers[seat]
+
+    @property
+    def display(self) -> Sequence[int]:
+        """The face-up cards (card indices), -1 for an empty slot."""
+        return self._display
+
+    @property
+    def deck_size(self) -> int:
+        return len(self._deck)
+
+    @property
+    def ticket_deck_size(self) -> int:
+        return len(self._ticket_deck)
+
+    def can_draw_blind(self) -> bool:
+        """A card can be drawn from the deck (rebuilt from the discards when it is empty)."""
+        return bool(self._deck) or any(self._discards)
+
+    def route_blocked(self, seat: int, r: int) -> bool:
+        """Route index ``r`` can never be claimed by ``seat``: taken by another seat, or a
+        double route's track that the other track closes to it."""
+        owner = self._owner[r]
+        if owner >= 0:
+            return owner != seat
+        sibling = self.board.route_sibling[r]
+        if sibling >= 0 and self._owner[sibling] >= 0:
+            return (
+                self._owner[sibling] == seat
+                or self.num_players < self.rules.double_routes_min_players
+            )
+        return False
+
+    # ------------------------------------------------------------------ legal actions
 
     def legal_actions(self) -> list[Action]:
         """Every legal action of the seat to move; each way of paying appears once."""
@@ -237,25 +229,19 @@ class BoardState:
             return self._second_draw_actions()
         if phase in (SETUP, KEEP):
             return list(self._keep_options())
-        if phase == PLACE:
-            stacks, place = self._stacks, self.board.place_actions
-            return [place[c] for c in range(len(place)) if c not in stacks]
-        if phase == TOKEN:
-            take = self.board.take_actions
-            return [take[c] for c in self._token_offer]
-        if phase == TUNNEL:
-            return self._tunnel_actions()
-        return []
+        if phase == OVER:
+            return []
+        return self._phase_actions(phase)
+
+    def _phase_actions(self, phase: int) -> list[Action]:
+        """Hook: the legal actions in one of the edition's own phases."""
+        raise NotImplementedError(f"no actions for phase {self.PHASES[phase]}")
 
     def _keep_options(self) -> tuple[KeepTickets, ...]:
         offered = len(self._offers[self._to_move])
         rules = self.rules
         minimum = rules.initial_tickets_keep if self._phase == SETUP else rules.draw_tickets_keep
-        key = (offered, min(minimum, offered))
-        options = self._keep_cache.get(key)
-        if options is None:
-            options = self._keep_cache[key] = _keep_choices(*key)
-        return options
+        return keep_choices(offered, min(minimum, offered))
 
     def _turn_actions(self) -> list[Action]:
         actions: list[Action] = []
@@ -268,11 +254,13 @@ class BoardState:
         if self._ticket_deck:
             actions.append(DRAW_TICKETS)
         self._claim_actions(actions)
-        if self.rules.stations and len(self._stations[self._to_move]) < self.rules.stations:
-            self._station_actions(actions)
+        self._extra_turn_actions(actions)
         if not actions:
             actions.append(PASS)
         return actions
+
+    def _extra_turn_actions(self, actions: list[Action]) -> None:
+        """Hook: append the edition's own ways to spend a turn."""
 
     def _second_draw_actions(self) -> list[Action]:
         actions: list[Action] = []
@@ -355,68 +343,7 @@ class BoardState:
             if wilds >= size:
                 actions.append(all_wild[r])
 
-    def _station_actions(self, actions: list[Action]) -> None:
-        """Europe: every way to pay for a station on every city without one."""
-        seat = self._to_move
-        hand = self._hands[seat]
-        wild = len(hand) - 1
-        wilds = hand[wild]
-        cost = self.rules.station_costs[len(self._stations[seat])]
-        board = self.board
-        taken = self._station_at
-        held = [c for c in range(wild) if hand[c] and hand[c] + wilds >= cost]
-        high = wilds if wilds < cost else cost - 1
-        for city in range(len(board.cities)):
-            if city in taken:
-                continue
-            table = board.station_table[city]
-            for c in held:
-                low = cost - hand[c] if cost > hand[c] else 0
-                for k in range(low, high + 1):
-                    actions.append(table[c][k])
-            if wilds >= cost:
-                actions.append(board.station_all_wild[city][cost])
-
-    def _tunnel_actions(self) -> list[Action]:
-        """Pay the extra cards (each of the claim's colour or wild), or withdraw."""
-        _, colour, _, _, _, extra = self._tunnel
-        hand = self._hands[self._to_move]
-        wild = len(hand) - 1
-        if colour == wild:
-            options = [PayTunnel(extra)] if hand[wild] >= extra else []
-        else:
-            low = extra - hand[colour] if extra > hand[colour] else 0
-            options = [PayTunnel(k) for k in range(low, min(extra, hand[wild]) + 1)]
-        return [*options, WITHDRAW]
-
     # ------------------------------------------------------------------ moves
-
-    def apply(self, action: Action | str) -> None:
-        """Play ``action`` (an Action or its notation) for the seat to move.
-
-        Raises ``IllegalActionError`` naming the rule broken; the state is
-        unchanged when it raises.
-        """
-        if type(action) is str:
-            action = parse_action(action)
-        if self._phase == OVER:
-            raise IllegalActionError(action, "game.over", "the game is over")
-        handler = _HANDLERS.get(type(action))
-        if handler is None:
-            raise IllegalActionError(action, "action.unknown", "not an action of this game")
-        handler(self, action)
-
-    def _require_turn(self, action: Action) -> None:
-        if self._phase != TURN:
-            expected = {
-                SETUP: "choose which initial tickets to keep ('keep ...')",
-                SECOND_DRAW: "draw a second train card",
-                KEEP: "choose which drawn tickets to keep ('keep ...')",
-                PLACE: "place a tourist stack ('place LOCATION')",
-                TOKEN: "choose a tourist token ('token LOCATION')",
-                TUNNEL: "pay the tunnel's extra cards ('pay [wN]') or 'withdraw'",
-            }[self._phase]
-            raise IllegalActionError(action, "turn.phase", f"the player must {expected} first")
 
     def _draw_card(self, action: DrawCard) -> None:
         phase = self._phase
@@ -552,199 +479,44 @@ class BoardState:
                 "claim.cards",
                 f"paying needs {wilds} {self.rules.wild_name}s, the player has {hand[wild]}",
             )
-        # Valid: lay the cards down; a tunnel may ask for more before the route is taken.
+        # Valid: lay the cards down; the edition may ask for more before the route is taken.
         coloured = size - wilds if colour != wild else 0
         if coloured:
             hand[colour] -= coloured
         hand[wild] -= wilds
-        if board.route_tunnel[r] and self.rules.tunnel_reveal:
-            self._dig_tunnel(r, colour, coloured, wilds)
-            return
+        self._pay_claim(r, colour, coloured, wilds)
+
+    def _pay_claim(self, r: int, colour: int, coloured: int, wilds: int) -> None:
+        """Hook: the seat to move has laid down ``coloured`` cards of ``colour`` and ``wilds``
+        wilds for route ``r``; here they are discarded and the route is claimed."""
         discards = self._discards
         discards[colour] += coloured
-        discards[wild] += wilds
-        self._complete_claim(seat, r)
-
-    def _dig_tunnel(self, r: int, colour: int, coloured: int, wilds: int) -> None:
-        """Turn cards from the deck; each of the colour paid (or wild; only wilds when the
-        claim was paid with wilds alone) asks for one more card."""
-        turned = []
-        for _ in range(self.rules.tunnel_reveal):
-            card = self._pop_card()
-            if card >= 0:
-                turned.append(card)
-        wild = len(self.rules.colours)
-        extra = sum(1 for c in turned if c in (wild, colour))
-        if extra == 0:
-            discards = self._discards
-            discards[colour] += coloured
-            discards[wild] += wilds
-            for c in turned:
-                discards[c] += 1
-            self._complete_claim(self._to_move, r)
-            return
-        self._tunnel = (r, colour, coloured, wilds, turned, extra)
-        self._phase = TUNNEL
-
-    def _pay_tunnel(self, action: PayTunnel) -> None:
-        if self._phase != TUNNEL:
-            raise IllegalActionError(action, "tunnel.phase", "no tunnel is waiting for cards")
-        if action not in self._tunnel_actions():
-            r, colour, _, _, _, extra = self._tunnel
-            what = self.board.card_names[colour]
-            raise IllegalActionError(
-                action,
-                "tunnel.cards",
-                f"the tunnel asks for {extra} more {what} or wild cards; "
-                f"the player cannot pay them with {action.wilds} wilds",
-            )
-        r, colour, coloured, wilds, turned, extra = self._tunnel
-        hand, discards = self._hands[self._to_move], self._discards
-        wild = len(hand) - 1
-        more_colour = extra - action.wilds if colour != wild else 0
-        hand[colour] -= more_colour
-        hand[wild] -= action.wilds
-        discards[colour] += coloured + more_colour
-        discards[wild] += wilds + action.wilds
-        for c in turned:
-            discards[c] += 1
-        self._tunnel = None
+        discards[len(discards) - 1] += wilds
         self._complete_claim(self._to_move, r)
 
-    def _withdraw(self, action: Withdraw) -> None:
-        if self._phase != TUNNEL:
-            raise IllegalActionError(action, "tunnel.phase", "no tunnel is waiting for cards")
-        _, colour, coloured, wilds, turned, _ = self._tunnel
-        hand = self._hands[self._to_move]
-        hand[colour] += coloured
-        hand[len(hand) - 1] += wilds
-        for c in turned:
-            self._discards[c] += 1
-        self._tunnel = None
-        self._end_turn()
-
-    def _build_station(self, action: BuildStation) -> None:
-        self._require_turn(action)
-        rules, board = self.rules, self.board
-        seat = self._to_move
-        built = len(self._stations[seat])
-        if built >= rules.stations:
-            raise IllegalActionError(
-                action, "station.none-left", f"the player has built all {rules.stations} stations"
-            )
-        city = board.city_index.get(action.city)
-        if city is None:
-            raise IllegalActionError(action, "station.city", f"no city '{action.city}'")
-        if city in self._station_at:
-            raise IllegalActionError(
-                action,
-                "station.taken",
-                f"{board.city_names[action.city]} already has a station "
-                f"(seat {self._station_at[city]})",
-            )
-        cost = rules.station_costs[built]
-        hand = self._hands[seat]
-        wild = len(hand) - 1
-        if action.colour is None:
-            colour, coloured = wild, 0
-            valid = action.wilds == cost
-        else:
-            colour = board.colour_index.get(action.colour, -1)
-            coloured = cost - action.wilds
-            valid = colour >= 0 and 0 < coloured <= hand[colour]
-        if not valid or hand[wild] < action.wilds:
-            raise IllegalActionError(
-                action,
-                "station.payment",
-                f"station {built + 1} costs {cost} cards of one colour (wilds may stand in); "
-                "the player does not hold this payment",
-            )
-        hand[colour] -= coloured
-        hand[wild] -= action.wilds
-        self._discards[colour] += coloured
-        self._discards[wild] += action.wilds
-        self._stations[seat].append(city)
-        self._station_at[city] = seat
-        self._end_turn()
-
     def _complete_claim(self, seat: int, r: int) -> None:
-        """The route is paid for: place the pieces, score, hand out the edition's extras."""
+        """The route is paid for: place the pieces, score, then the edition's after-claim."""
         board = self.board
         size = board.route_length[r]
         sibling = board.route_sibling[r]
-        owner = self._owner
-        owner[r] = seat
+        self._owner[r] = seat
         self._routes[seat].append(r)
         self._trains[seat] -= size
         self._route_points[seat] += board.route_points[size]
-        if self._merch_left and board.route_carts[r]:
-            self._merch_left -= 1
-            self._merch[seat] += 1
         free = self._free
         free[board.route_colour[r]].remove(r)
         if sibling >= 0 and self.num_players < self.rules.double_routes_min_players:
             free[board.route_colour[sibling]].remove(sibling)
         if -1 in self._display:
             self._refill_display()
-        if self._stacks and self._offer_tokens(seat, r):
-            return  # the player chooses between two tokens first
+        if self._after_claim(seat, r):
+            return  # the seat has a decision to make before the turn ends
         self._end_turn()
 
-    def _offer_tokens(self, seat: int, r: int) -> bool:
-        """Give ``seat`` a tourist token at an end of route ``r`` of a symbol it lacks; with
-        two such ends, wait for its choice (True)."""
-        stacks, held = self._stacks, self._tokens[seat]
-        board = self.board
-        ends = [
-            c
-            for c in (board.route_a[r], board.route_b[r])
-            if c in stacks and stacks[c][1] and not held >> stacks[c][0] & 1
-        ]
-        if len(ends) == 2:
-            self._token_offer = ends
-            self._phase = TOKEN
-            return True
-        if ends:
-            self._give_token(seat, ends[0])
+    def _after_claim(self, seat: int, r: int) -> bool:
+        """Hook: ``seat`` has just claimed route ``r``. Return True when the edition asks the
+        seat a question first (its phase); the turn then ends when that is answered."""
         return False
-
-    def _give_token(self, seat: int, city: int) -> None:
-        stack = self._stacks[city]
-        stack[1] -= 1
-        self._tokens[seat] |= 1 << stack[0]
-
-    def _city(self, action: PlaceStack | TakeToken, rule: str) -> int:
-        city = self.board.city_index.get(action.city)
-        if city is None:
-            raise IllegalActionError(action, rule, f"no location '{action.city}' on this map")
-        return city
-
-    def _place_stack(self, action: PlaceStack) -> None:
-        if self._phase != PLACE:
-            raise IllegalActionError(action, "place.phase", "no tourist stack is waiting")
-        city = self._city(action, "place.location")
-        if city in self._stacks:
-            raise IllegalActionError(
-                action, "place.occupied", f"location '{action.city}' already holds a stack"
-            )
-        _, symbol, tokens = self._placements.pop(0)
-        self._stacks[city] = [symbol, tokens]
-        if self._placements:
-            self._to_move = self._placements[0][0]
-        else:
-            self._phase = SETUP
-            self._to_move = self.first_player
-
-    def _take_token(self, action: TakeToken) -> None:
-        if self._phase != TOKEN:
-            raise IllegalActionError(action, "token.phase", "no tourist token choice is pending")
-        city = self._city(action, "token.location")
-        if city not in self._token_offer:
-            names = " or ".join(self.board.cities[c] for c in self._token_offer)
-            raise IllegalActionError(action, "token.choice", f"the token is taken at {names}")
-        self._give_token(self._to_move, city)
-        self._token_offer = []
-        self._end_turn()
 
     def _draw_tickets(self, action: DrawTickets) -> None:
         self._require_turn(action)
@@ -762,37 +534,20 @@ class BoardState:
             raise IllegalActionError(
                 action, "keep.no-offer", "there are no offered tickets to keep"
             )
-        if action not in self._keep_options():
-            offer = self._offers[self._to_move]
-            minimum = (
-                self.rules.initial_tickets_keep if phase == SETUP else self.rules.draw_tickets_keep
-            )
-            raise IllegalActionError(
-                action,
-                "keep.choice",
-                f"keep at least {min(minimum, len(offer))} of the {len(offer)} offered tickets, "
-                f"by distinct positions 0 to {len(offer) - 1}",
-            )
-        seat = self._to_move
-        offer = self._offers[seat]
-        kept = set(action.indices)
-        self._tickets[seat].extend(offer[i] for i in action.indices)
-        returned = [ticket for i, ticket in enumerate(offer) if i not in kept]
-        offer.clear()
+        options = self._keep_options()
+        self._check_keep(action, options, len(options[0].indices))
+        returned = self._keep_tickets(action)
         if phase == SETUP:
             # Initial returns wait until every seat has chosen, so that no seat
             # learns another's choice from the size of the ticket deck.
             self._setup_returns.extend(returned)
             self._setup_left -= 1
             if self._setup_left:
-                self._to_move = (seat + 1) % self.num_players
+                self._to_move = (self._to_move + 1) % self.num_players
             else:
-                long = self.board.ticket_long
-                self._out.extend(t for t in self._setup_returns if long[t])
-                self._return_tickets([t for t in self._setup_returns if not long[t]])
-                self._setup_returns = []
-                self._phase = TURN
-                self._to_move = self.first_player
+                returns, self._setup_returns = self._setup_returns, []
+                self._return_setup_tickets(returns)
+                self._begin_play()
             return
         self._return_tickets(returned)
         self._end_turn()
@@ -814,35 +569,42 @@ class BoardState:
         self.turn += 1
         self._passes = self._passes + 1 if passed else 0
         if self._passes >= self.num_players:
-            self._finish()
+            self._phase = OVER
             return
         if self._last_round >= 0:
             self._last_round -= 1
             if self._last_round == 0:
-                self._finish()
+                self._phase = OVER
                 return
         elif self._trains[seat] <= self.rules.last_round_trigger:
             self._last_round = self.num_players
         self._phase = TURN
         self._to_move = (seat + 1) % self.num_players
 
-    def _finish(self) -> None:
-        self._phase = OVER
-
     # ------------------------------------------------------------------ cards
 
     def _pop_card(self) -> int:
-        """Top card of the deck, rebuilding the deck from the discards; -1 if none is left."""
+        """Top card of the deck, -1 if there is none. When the deck runs out the discards are
+        shuffled into a new one at once (docs/RULES.md)."""
         deck = self._deck
+        if not deck and not self._rebuild_deck():
+            return -1
+        card = deck.pop()
         if not deck:
-            discards = self._discards
-            if not any(discards):
-                return -1
-            for colour, count in enumerate(discards):
-                deck.extend([colour] * count)
-                discards[colour] = 0
-            self._rng.shuffle(deck)
-        return deck.pop()
+            self._rebuild_deck()
+        return card
+
+    def _rebuild_deck(self) -> bool:
+        """Shuffle the discards into the (empty) deck; False when there are none."""
+        discards = self._discards
+        if not any(discards):
+            return False
+        deck = self._deck
+        for colour, count in enumerate(discards):
+            deck.extend([colour] * count)
+            discards[colour] = 0
+        self._rng.shuffle(deck)
+        return True
 
     def _refill_display(self) -> None:
         display = self._display
@@ -855,13 +617,16 @@ class BoardState:
         """Three face-up wilds: discard all five and turn five new ones, again if needed.
 
         When the cards left (deck, discards, display) cannot make a display
-        with fewer wilds than the reset threshold, the display stays as it is
-        (docs/RULES.md), so the reset can never loop for ever.
+        with fewer wilds than the reset threshold, the display stays as it is;
+        and once the resets have turned as many cards as there were to turn
+        (a pool so small that deck and discards only swap places), it stays too
+        (docs/RULES.md). So a reset can never loop for ever.
         """
         display = self._display
         rules = self.rules
         wild = len(rules.colours)
         threshold = rules.face_up_wild_reset
+        turned, pool = 0, -1
         while display.count(wild) >= threshold:
             deck, discards = self._deck, self._discards
             shown = [c for c in display if c >= 0]
@@ -869,6 +634,11 @@ class BoardState:
             wilds = deck.count(wild) + discards[wild] + shown.count(wild)
             if available - wilds < min(rules.face_up, available) - (threshold - 1):
                 return
+            if pool < 0:
+                pool = available
+            elif turned >= pool:
+                return
+            turned += len(display)
             for card in shown:
                 discards[card] += 1
             for slot in range(len(display)):
@@ -878,194 +648,274 @@ class BoardState:
 
     # ------------------------------------------------------------------ views
 
-    def observation(self, seat: int) -> dict[str, Any]:
-        """Everything ``seat`` may know, as JSON-ready data, and nothing more.
-
-        Never included: other seats' hands, tickets and ticket offers, and the
-        order of the train and ticket decks. During setup the number of
-        tickets another seat kept is hidden too, until every seat has chosen.
-        """
-        if not 0 <= seat < self.num_players:
-            raise ValueError(f"no seat {seat} in a {self.num_players}-player game")
-        board = self.board
-        names = board.card_names
-        ticket = board.ticket_json
-        route_key = board.route_key
-        in_setup = self._phase == SETUP
-        players = [
-            {
-                "seat": p,
-                "trains": self._trains[p],
-                "hand_size": sum(self._hands[p]),
-                "tickets": None if in_setup and p != seat else len(self._tickets[p]),
-                # Tickets drawn and not yet kept or returned: everyone sees them taken.
-                "offered": None if in_setup and p != seat else len(self._offers[p]),
-                "route_points": self._route_points[p],
-                "routes": [r + 1 for r in self._routes[p]],
-            }
-            for p in range(self.num_players)
-        ]
-        self._extras_public(players)
-        own_offer = (
-            self._offers[seat] if self._to_move == seat and self._phase in (SETUP, KEEP) else []
-        )
-        observation = {
-            "variant": self.variant.name,
-            "seat": seat,
-            "players": self.num_players,
-            "first_player": self.first_player,
-            "turn": self.turn,
-            "phase": self.phase,
-            "to_move": self.to_move,
-            "hand": dict(zip(names, self._hands[seat], strict=True)),
-            "tickets": [dict(ticket[t]) for t in self._tickets[seat]],
-            "offered_tickets": [dict(ticket[t]) for t in own_offer],
-            "display": [names[c] if c >= 0 else None for c in self._display],
-            "deck_size": len(self._deck),
-            "discards": dict(zip(names, self._discards, strict=True)),
-            "ticket_deck_size": len(self._ticket_deck),
-            "claimed": {route_key[r]: p for p, routes in enumerate(self._routes) for r in routes},
-            "public": players,
-            "passes": self._passes,
-            "last_round": self._last_round >= 0,
-            "turns_left": self._last_round if self._last_round >= 0 else None,
+    def _observation_fields(self, seat: int) -> dict[str, Any]:
+        fields = super()._observation_fields(seat)
+        route_key = self.board.route_key
+        fields["claimed"] = {
+            route_key[r]: p for p, routes in enumerate(self._routes) for r in routes
         }
-        self._extras_shared(observation)
-        return observation
+        return fields
 
-    def _extras_public(self, players: list[dict[str, Any]]) -> None:
-        """Per-seat public facts of the city editions' extra components."""
-        rules = self.rules
-        if rules.merchandise_cards:
-            for p, row in enumerate(players):
-                row["merchandise"] = self._merch[p]
-        if rules.stations:
-            cities = self.board.cities
-            for p, row in enumerate(players):
-                row["stations"] = [cities[c] for c in self._stations[p]]
-        if rules.tourist_symbols:
-            symbols = rules.tourist_symbols
-            for p, row in enumerate(players):
-                held = self._tokens[p]
-                row["tourist_tokens"] = [s for i, s in enumerate(symbols) if held >> i & 1]
+    def _seat_fields(self, seat: int, p: int) -> dict[str, Any]:
+        fields = super()._seat_fields(seat, p)
+        fields["trains"] = self._trains[p]
+        fields["route_points"] = self._route_points[p]
+        fields["routes"] = [r + 1 for r in self._routes[p]]
+        return fields
 
-    def _extras_shared(self, observation: dict[str, Any]) -> None:
-        """Board-wide public facts of the city editions' extra components."""
-        rules = self.rules
-        if rules.merchandise_cards:
-            observation["merchandise_left"] = self._merch_left
-        if rules.initial_long_tickets:
-            # How many tickets left the game is known once every seat has chosen.
-            observation["tickets_out"] = None if self._phase == SETUP else len(self._out)
-        if rules.tunnel_reveal:
-            tunnel = None
-            if self._tunnel is not None:
-                r, colour, coloured, wilds, turned, extra = self._tunnel
-                names = self.board.card_names
-                tunnel = {
-                    "route": r + 1,
-                    "colour": names[colour],
-                    "cards": coloured,
-                    "wilds": wilds,
-                    "turned": [names[c] for c in turned],
-                    "extra": extra,
-                }
-            observation["tunnel"] = tunnel
-        if rules.tourist_symbols:
-            symbols, cities = rules.tourist_symbols, self.board.cities
-            observation["tourist_stacks"] = {
-                cities[c]: {"symbol": symbols[sym], "tokens": n}
-                for c, (sym, n) in sorted(self._stacks.items())
-            }
-            observation["stacks_to_place"] = [
-                {"seat": seat, "symbol": symbols[sym], "tokens": n}
-                for seat, sym, n in self._placements
-            ]
-            observation["token_choices"] = [cities[c] for c in self._token_offer]
-
-    def copy(self) -> BoardState:
-        """An independent copy (for search): same future under the same actions."""
-        new = BoardState.__new__(BoardState)
-        new.variant, new.rules, new.board = self.variant, self.rules, self.board
-        new.num_players, new.seed, new.first_player = self.num_players, self.seed, self.first_player
-        new._rng = random.Random()
-        new._rng.setstate(self._rng.getstate())
-        new._deck = self._deck[:]
-        new._discards = self._discards[:]
-        new._display = self._display[:]
+    def _copy_into(self, new: Self) -> None:
+        super()._copy_into(new)
         new._draw_slots = self._draw_slots
-        new._hands = [h[:] for h in self._hands]
         new._trains = self._trains[:]
         new._owner = self._owner[:]
         new._routes = [r[:] for r in self._routes]
         new._route_points = self._route_points[:]
-        new._ticket_deck = self._ticket_deck[:]
-        new._tickets = [t[:] for t in self._tickets]
-        new._offers = [o[:] for o in self._offers]
         new._free = [f[:] for f in self._free]
-        new._keep_cache = self._keep_cache
-        new._phase, new._setup_left, new._to_move = self._phase, self._setup_left, self._to_move
-        new._setup_returns = self._setup_returns[:]
-        new._last_round, new._passes, new.turn = self._last_round, self._passes, self.turn
-        new._result = self._result
-        new._merch, new._merch_left = self._merch[:], self._merch_left
-        new._tokens = self._tokens[:]
-        new._stacks = {c: stack[:] for c, stack in self._stacks.items()}
-        new._placements = self._placements[:]
-        new._token_offer = self._token_offer[:]
-        new._out = self._out[:]
-        new._stations = [s[:] for s in self._stations]
-        new._station_at = dict(self._station_at)
-        new._tunnel = (
-            None
-            if self._tunnel is None
-            else (*self._tunnel[:4], self._tunnel[4][:], self._tunnel[5])
-        )
-        return new
 
-    def fingerprint(self) -> tuple:
-        """The complete state as a hashable value, hidden parts included (for tests)."""
-        return (
-            self._rng.getstate(),
-            tuple(self._deck),
-            tuple(self._discards),
-            tuple(self._display),
-            tuple(map(tuple, self._hands)),
-            tuple(self._trains),
-            tuple(self._owner),
-            tuple(map(tuple, self._routes)),
-            tuple(self._route_points),
-            tuple(self._ticket_deck),
-            tuple(map(tuple, self._tickets)),
-            tuple(map(tuple, self._offers)),
-            tuple(self._setup_returns),
-            self._phase,
-            self._to_move,
-            self._last_round,
-            self._passes,
-            self.turn,
-            tuple(self._merch),
-            self._merch_left,
-            tuple(self._tokens),
-            tuple(sorted((c, *stack) for c, stack in self._stacks.items())),
-            tuple(self._placements),
-            tuple(self._token_offer),
-            tuple(self._out),
-            tuple(map(tuple, self._stations)),
-            None
-            if self._tunnel is None
-            else (*self._tunnel[:4], tuple(self._tunnel[4]), self._tunnel[5]),
-        )
+    # ------------------------------------------------------------------ positions
+
+    def _position_fields(self) -> dict[str, Any]:
+        fields = super()._position_fields()
+        fields["routes"] = [[r + 1 for r in routes] for routes in self._routes]
+        return fields
+
+    def _load_position(self, variant: Variant, position: Any) -> None:
+        super()._load_position(variant, position)
+        board, rules = self.board, self.rules
+        self._draw_slots = tuple(DrawCard(i) for i in range(rules.face_up))
+        self._owner = [-1] * board.num_routes
+        self._routes = self._per_seat(position.routes, "routes", self._route_ids)
+        self._trains = [rules.pieces_per_player] * self.num_players
+        self._route_points = [0] * self.num_players
+        for seat, routes in enumerate(self._routes):
+            for r in routes:
+                if self._owner[r] >= 0:
+                    raise PositionError(f"routes: route {r + 1} is claimed twice")
+                self._owner[r] = seat
+                self._trains[seat] -= board.route_length[r]
+                self._route_points[seat] += board.route_points[board.route_length[r]]
+            if self._trains[seat] < 0:
+                raise PositionError(f"routes[{seat}]: more pieces than the player has")
+        closed = set()
+        for r, seat in enumerate(self._owner):
+            sibling = board.route_sibling[r]
+            if seat >= 0 and sibling >= 0:
+                if self._owner[sibling] == seat:
+                    raise PositionError(f"routes[{seat}]: both tracks of route {r + 1}")
+                if self.num_players < rules.double_routes_min_players:
+                    if self._owner[sibling] >= 0:
+                        raise PositionError(f"routes: both tracks of route {r + 1} are claimed")
+                    closed.add(sibling)
+        self._free = [
+            [r for r in group if self._owner[r] < 0 and r not in closed]
+            for group in board.routes_by_colour
+        ]
+
+    def _route_ids(self, ids: list[int], what: str) -> list[int]:
+        total = self.board.num_routes
+        for route in ids:
+            if not 1 <= route <= total:
+                raise PositionError(f"{what}: no route {route} (routes are 1 to {total})")
+        return [r - 1 for r in ids]
+
+    def _card_supply(self) -> list[int]:
+        return self.rules.card_supply
+
+    # ------------------------------------------------------------------ sampling
+
+    @classmethod
+    def from_observation(
+        cls,
+        variant: Variant,
+        observation: Observation,
+        rng: random.Random,
+        belief: TicketBelief | None = None,
+    ) -> Self:
+        """A random full state that ``observation``'s seat cannot tell from the real one.
+
+        The cards and tickets it cannot see are dealt at random among the
+        places it cannot see into, consistently with every public count.
+        ``belief(seat, ticket)`` (optional) weights how likely another seat
+        holds an unseen ticket: the tickets each seat holds are then drawn
+        with those weights instead of uniformly. Any weights give a state
+        consistent with the observation; they only change how likely each is.
+        """
+        if not isinstance(observation, BoardObservation):
+            raise TypeError(f"a board is sampled from a BoardObservation, not {observation!r}")
+        if observation.phase not in cls.sampleable_phases():
+            raise ValueError(f"cannot sample a state in phase '{observation.phase}'")
+        if observation.phase == "setup_tickets" and observation.to_move != observation.seat:
+            raise ValueError("a setup state is sampled only for the seat choosing its tickets")
+        fields = cls._sample_public(observation, rng)
+        cls._sample_cards(variant, observation, rng, fields)
+        cls._sample_tickets(variant, observation, rng, belief, fields)
+        cls._sample_extras(observation, fields)
+        return cls.from_position_data(variant, cls.position_type(**fields))
+
+    @classmethod
+    def sampleable_phases(cls) -> frozenset[str]:
+        """The phases ``from_observation`` can sample (editions may add theirs)."""
+        return SAMPLEABLE
+
+    @classmethod
+    def _sample_public(cls, observation: BoardObservation, rng: random.Random) -> dict[str, Any]:
+        version, words, gauss = random.Random(rng.getrandbits(64)).getstate()
+        return {
+            "variant": observation.variant,
+            "players": observation.players,
+            "seed": None,
+            "rng": (version, words, gauss),
+            "first_player": observation.first_player,
+            "turn": observation.turn,
+            "phase": observation.phase,
+            "to_move": observation.seat if observation.to_move is None else observation.to_move,
+            "passes": observation.passes,
+            "turns_left": observation.turns_left,
+            "discards": dict(observation.discards),
+            "display": list(observation.display),
+            "routes": [list(seat.routes) for seat in observation.public],
+        }
+
+    @classmethod
+    def _seen_elsewhere(cls, observation: BoardObservation) -> list[str]:
+        """Hook: train cards the seat sees outside hand, discards and display (by name)."""
+        return []
+
+    @classmethod
+    def _sample_cards(
+        cls,
+        variant: Variant,
+        observation: BoardObservation,
+        rng: random.Random,
+        fields: dict[str, Any],
+    ) -> None:
+        """The deck and the other hands share, at random, the cards this seat cannot see."""
+        names = variant.board.card_names
+        unseen = dict(zip(names, variant.rules.card_supply, strict=True))
+        for counts in (observation.hand, observation.discards):
+            for name, n in counts.items():
+                unseen[name] -= n
+        for shown in (*observation.display, *cls._seen_elsewhere(observation)):
+            if shown is not None:
+                unseen[shown] -= 1
+        pool = [name for name in names for _ in range(unseen[name])]
+        rng.shuffle(pool)
+        hands = []
+        for p, public in enumerate(observation.public):
+            if p == observation.seat:
+                hands.append(dict(observation.hand))
+                continue
+            hand = dict.fromkeys(names, 0)
+            for _ in range(public.hand_size):
+                hand[pool.pop()] += 1
+            hands.append(hand)
+        if len(pool) != observation.deck_size:
+            raise ValueError("the observation's card counts do not add up")
+        fields["deck"], fields["hands"] = pool, hands
+
+    @classmethod
+    def _sample_tickets(
+        cls,
+        variant: Variant,
+        observation: BoardObservation,
+        rng: random.Random,
+        belief: TicketBelief | None,
+        fields: dict[str, Any],
+    ) -> None:
+        """Own tickets are known; the rest are dealt among the other seats and the deck."""
+        own = [t.id for t in observation.tickets]
+        offered = [t.id for t in observation.offered_tickets]
+        known = {*own, *offered}
+        hidden = [i for i in range(1, len(variant.board.tickets) + 1) if i not in known]
+        rng.shuffle(hidden)
+        if observation.phase == "setup_tickets":
+            cls._sample_setup(variant, observation, rng, hidden, [], fields)
+        else:
+            tickets, offers = cls._deal_held(observation, hidden, rng, belief)
+            fields.update(tickets=tickets, offers=offers, setup_returns=[])
+        if len(hidden) != observation.ticket_deck_size:
+            raise ValueError("the observation's ticket counts do not add up")
+        fields["ticket_deck"] = hidden
+
+    @staticmethod
+    def _deal_held(
+        observation: BoardObservation,
+        hidden: list[int],
+        rng: random.Random,
+        belief: TicketBelief | None,
+        dealt: dict[int, list[int]] | None = None,
+    ) -> tuple[list[list[int]], list[list[int]]]:
+        """Each seat's held and offered tickets (ids): its own for the observation's seat,
+        for the others ``dealt`` (an edition's special tickets) plus as many as their public
+        counts say, drawn from ``hidden`` (by ``belief`` where given)."""
+        tickets, offers = [], []
+        for p, public in enumerate(observation.public):
+            if p == observation.seat:
+                tickets.append([t.id for t in observation.tickets])
+                offers.append([t.id for t in observation.offered_tickets])
+                continue
+            held = list((dealt or {}).get(p, ()))
+            count = (public.tickets or 0) - len(held)
+            if belief is None:
+                held += [hidden.pop() for _ in range(count)]
+            else:
+                held += weighted_draw(hidden, count, seat_belief(belief, p), rng)
+            tickets.append(held)
+            offers.append([hidden.pop() for _ in range(public.offered or 0)])
+        return tickets, offers
+
+    @classmethod
+    def _sample_setup(
+        cls,
+        variant: Variant,
+        observation: BoardObservation,
+        rng: random.Random,
+        hidden: list[int],
+        hidden_extra: list[int],
+        fields: dict[str, Any],
+    ) -> None:
+        """The initial choice, sampled for the seat choosing: each seat was dealt an offer like
+        its own (as many tickets, ``hidden_extra`` first: an edition's special tickets); the
+        seats that chose before it kept a random number of theirs, at least the minimum, and
+        their returns wait; the seats after it have yet to choose."""
+        rules: Any = variant.rules
+        seat, n = observation.seat, observation.players
+        offered = [t.id for t in observation.offered_tickets]
+        extra = len(offered) - min(rules.initial_tickets_dealt, len(offered))
+        chose = [(observation.first_player + i) % n for i in range(n)]
+        chose = chose[: chose.index(seat)]
+        tickets: list[list[int]] = [[] for _ in range(n)]
+        offers: list[list[int]] = [[] for _ in range(n)]
+        returns: list[int] = []
+        for p in range(n):
+            if p == seat:
+                offers[p] = offered
+                continue
+            deal = [hidden_extra.pop() for _ in range(extra)]
+            deal += [hidden.pop() for _ in range(len(offered) - extra)]
+            if p in chose:
+                rng.shuffle(deal)
+                least = min(rules.initial_tickets_keep, len(deal))
+                kept = rng.randint(least, len(deal))
+                tickets[p], deal = deal[:kept], deal[kept:]
+                returns += deal
+            else:
+                offers[p] = deal
+        fields.update(tickets=tickets, offers=offers, setup_returns=returns)
+
+    @classmethod
+    def _sample_extras(cls, observation: BoardObservation, fields: dict[str, Any]) -> None:
+        """Hook: the edition's own position fields, from the observation (all public)."""
 
     # ------------------------------------------------------------------ result
 
-    def result(self) -> GameResult:
-        """Final scores with their breakdown and ranks (after the variant's tie-breaks)."""
-        if self._phase != OVER:
-            raise RuntimeError("the game is not over yet")
-        if self._result is None:
-            self._result = self._score()
-        return self._result
+    @classmethod
+    def score_categories(cls, rules: BoardRules) -> tuple[str, ...]:
+        """The breakdown entries that add up to a total, in table order."""
+        base: tuple[str, ...] = ("routes", "tickets_completed", "tickets_failed")
+        if rules.longest_path_bonus:
+            base += ("longest_path_bonus",)
+        return base + cls.EXTRA_SCORE
 
     def _score(self) -> GameResult:
         board, rules = self.board, self.rules
@@ -1090,28 +940,15 @@ class BoardState:
             for row in rows:
                 if longest and row["longest_path"] == longest:
                     row["longest_path_bonus"] = rules.longest_path_bonus
-        if rules.attraction_points:
-            for seat, row in enumerate(rows):
-                touched = {c for r in self._routes[seat] for c in (a[r], b[r])}
-                row["attractions"] = rules.attraction_points * len(touched & board.attractions)
-        if rules.merchandise_cards:
-            self._score_merchandise(rows)
-        if rules.stations:
-            for seat, row in enumerate(rows):
-                left = rules.stations - len(self._stations[seat])
-                row["stations_left"] = left
-                row["stations"] = rules.station_points * left
-        if rules.tourist_symbols:
-            bonus = rules.tourist_bonus
-            for seat, row in enumerate(rows):
-                distinct = self._tokens[seat].bit_count()
-                row["tourist_symbols"] = distinct
-                row["tourists"] = bonus[min(distinct, len(bonus) - 1)]
-        return GameResult.from_breakdown(rows, rules.score_categories, rules.tie_breaks)
+        self._score_extras(rows)
+        return GameResult.from_breakdown(rows, self.score_categories(rules), rules.tie_breaks)
 
-    def _ticket_outcome(self, seat: int, borrowed: tuple[int, ...]) -> tuple[int, int, int, int]:
+    def _score_extras(self, rows: list[dict[str, int]]) -> None:
+        """Hook: add the edition's categories (and statistics) to each seat's row."""
+
+    def _ticket_outcome(self, seat: int, borrowed: Sequence[int]) -> tuple[int, int, int, int]:
         """(completed, failed, their points) of ``seat``'s tickets with its own routes plus
-        the ``borrowed`` opponent routes."""
+        the ``borrowed`` routes."""
         board = self.board
         a, b = board.route_a, board.route_b
         comp = components([(a[r], b[r]) for r in (*self._routes[seat], *borrowed)])
@@ -1126,45 +963,32 @@ class BoardState:
         return done, failed, done_points, failed_points
 
     def _best_tickets(self, seat: int) -> tuple[int, int, int, int]:
-        """Europe: each station may use one opponent route into its city. Every combination
-        is tried (at most (routes into a city + 1) ** 3) and the one giving the most ticket
-        points kept; ties go to more completed tickets, then to the first found."""
-        best = self._ticket_outcome(seat, ())
-        if not self._stations[seat] or not best[1]:
-            return best
-        board, owner = self.board, self._owner
-        choices = []
-        for city in self._stations[seat]:
-            into = [r for r in board.city_routes[city] if owner[r] >= 0 and owner[r] != seat]
-            choices.append([-1, *into])
-        for combo in itertools.product(*choices):
-            outcome = self._ticket_outcome(seat, tuple(r for r in combo if r >= 0))
-            if (outcome[2] + outcome[3], outcome[0]) > (best[2] + best[3], best[0]):
-                best = outcome
-        return best
-
-    def _score_merchandise(self, rows: list[dict[str, int]]) -> None:
-        """Most Merchandise cards: position k (0-based) scores the table's k-th bonus; tied
-        players all score their shared position and the next positions are skipped; a
-        player without a card scores nothing."""
-        table = self.rules.merchandise_bonus[self.num_players]
-        counts = self._merch
-        for seat, row in enumerate(rows):
-            position = sum(other > counts[seat] for other in counts)
-            row["merchandise_cards"] = counts[seat]
-            row["merchandise"] = table[position] if counts[seat] and position < len(table) else 0
+        """Hook: ``seat``'s ticket outcome at the end (here: with its own routes)."""
+        return self._ticket_outcome(seat, ())
 
 
-# The method that plays each kind of action (one lookup instead of a chain of type tests).
-_HANDLERS = {
-    DrawCard: BoardState._draw_card,
-    ClaimRoute: BoardState._claim,
-    KeepTickets: BoardState._keep,
-    DrawTickets: BoardState._draw_tickets,
-    Pass: BoardState._pass,
-    PlaceStack: BoardState._place_stack,
-    TakeToken: BoardState._take_token,
-    BuildStation: BoardState._build_station,
-    PayTunnel: BoardState._pay_tunnel,
-    Withdraw: BoardState._withdraw,
-}
+def seat_belief(belief: TicketBelief, seat: int) -> Callable[[int], float]:
+    """``belief`` for one seat, on ticket ids (the sampler's lists hold ids)."""
+
+    def weight(ticket_id: int) -> float:
+        return belief(seat, ticket_id - 1)
+
+    return weight
+
+
+def weighted_draw(
+    pool: list[int], count: int, weight: Callable[[int], float], rng: random.Random
+) -> list[int]:
+    """Remove and return ``count`` members of ``pool`` drawn without replacement with
+    probability proportional to ``weight`` (Efraimidis–Spirakis keys); the rest of
+    ``pool`` keeps its random order."""
+    if count <= 0:
+        return []
+    keyed = sorted(
+        ((rng.random() ** (1.0 / weight(t)), i) for i, t in enumerate(pool)), reverse=True
+    )
+    chosen = sorted(i for _, i in keyed[:count])
+    drawn = [pool[i] for i in chosen]
+    for i in reversed(chosen):
+        pool.pop(i)
+    return drawn

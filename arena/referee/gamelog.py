@@ -7,11 +7,13 @@
     # seats: random random random random
     keep 0 1
     ...
+    # rules: 2
     # result: scores 97 85 60 41 ranks 1 2 3 4
 
 ``replay`` re-plays a log on the engine through the match log's one replay
 loop (``arena.referee.matchlog.replay``); the engine is deterministic, so the
-same seed and actions must give the same result.
+same seed and actions must give the same result, under the same version of the
+variant's rules (``rules``; a log without it was written under version 1).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 
 from arena.engine.result import GameResult
 from arena.referee.matchlog import LogError, MatchLog, final_state
+from arena.variants import get_variant
 
 MAGIC = "# ttr-arena game log 1"
 __all__ = ["MAGIC", "GameLog", "LogError", "replay"]
@@ -35,6 +38,7 @@ class GameLog:
     actions: list[str] = field(default_factory=list)
     scores: list[int] | None = None
     ranks: list[int] | None = None
+    rules: int | None = None  # the variant's rules version (None: the installed one)
 
     def record_result(self, result: GameResult) -> None:
         self.scores, self.ranks = list(result.scores), list(result.ranks)
@@ -47,6 +51,7 @@ class GameLog:
             f"# seed: {self.seed}",
             f"# seats: {' '.join(self.seats)}",
             *self.actions,
+            f"# rules: {self.rules or get_variant(self.variant).rules_version}",
         ]
         if self.scores is not None and self.ranks is not None:
             lines.append(
@@ -58,6 +63,7 @@ class GameLog:
     def to_match_log(self) -> MatchLog:
         """The same game in the match-log format (no seats per action, no timings)."""
         header = {"variant": self.variant, "players": self.players, "seed": self.seed}
+        header["rules"] = self.rules or get_variant(self.variant).rules_version
         header["seats"] = [{"seat": s, "bot": name} for s, name in enumerate(self.seats)]
         actions = [{"n": n, "action": text} for n, text in enumerate(self.actions, start=1)]
         return MatchLog(header=header, actions=actions)
@@ -87,6 +93,7 @@ class GameLog:
                 seed=int(header["seed"]),
                 seats=header.get("seats", "").split(),
                 actions=actions,
+                rules=int(header.get("rules", "1")),
             )
         except KeyError as missing:
             raise LogError(f"the header lacks '{missing.args[0]}'") from None

@@ -31,6 +31,7 @@ from typing import Any
 
 import msgspec
 
+from arena.engine.errors import RulesVersionError
 from arena.referee.faults import ranks_with_forfeits
 from arena.variants import get_variant
 
@@ -99,6 +100,17 @@ class MatchLog:
         return log
 
 
+def check_rules(header: dict[str, Any]) -> None:
+    """Raise ``LogError`` (one line) unless the log was recorded under the installed rules
+    of its variant (a log without the field was written under version 1)."""
+    try:
+        get_variant(header["variant"]).check_rules(header.get("rules", 1))
+    except KeyError as error:
+        raise LogError(f"cannot start the game: {error}") from None
+    except RulesVersionError as error:
+        raise LogError(str(error)) from None
+
+
 def memory_figures() -> dict[str, float]:
     """This process's resident memory now and at its peak, in MiB (Linux; else empty)."""
     figures = {}
@@ -123,6 +135,7 @@ def replay(log: MatchLog) -> Iterator[tuple[dict[str, Any] | None, Any]]:
     of turn, an action the engine refuses).
     """
     header = log.header
+    check_rules(header)
     try:
         state = get_variant(header["variant"]).new_game(header["players"], header["seed"])
     except KeyError as error:

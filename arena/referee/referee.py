@@ -118,6 +118,7 @@ class Referee:
                 "match_id": self.match_id,
                 "game_id": game_id,
                 "variant": variant.name,
+                "rules": variant.rules_version,
                 "players": n,
                 "seed": seed,
                 "seats": [

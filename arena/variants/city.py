@@ -10,19 +10,24 @@ the New York table does not state, defaults to the rulebooks' 3.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from arena.engine.board import BoardRules
 from arena.variants.mapdata import route_points
 
 FACE_UP_WILD_RESET = 3  # the city rulebooks; the Amsterdam table states it too
+# 2: the deck is rebuilt from the discards as soon as it runs out; Amsterdam's ties and San
+# Francisco's setup follow the rulebooks (docs/RULES.md, "Rules versions").
+RULES_VERSION = 2
+
+R = TypeVar("R", bound=BoardRules)
 
 
-def city_rules(data: dict[str, Any], pieces_key: str, **extra: Any) -> BoardRules:
-    """The base rules of a city edition from its data's ``components``; ``extra`` adds the
-    edition's own components (attractions, merchandise, tourists)."""
+def city_rules(data: dict[str, Any], pieces_key: str, rules: type[R], **extra: Any) -> R:
+    """The base rules of a city edition from its data's ``components``, as ``rules`` (the
+    edition's rules class); ``extra`` adds the edition's own components."""
     parts = data["components"]
-    return BoardRules(
+    return rules(
         colours=tuple(parts["transport_card_colors"]),
         cards_per_colour=parts["transport_cards_per_color"],
         wild_cards=parts["wild_cards"],

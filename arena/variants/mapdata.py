@@ -16,7 +16,8 @@ from arena.engine.variant import Variant
 def load_map(name: str) -> dict[str, Any]:
     """The package's own data file ``arena/variants/data/<name>.json``."""
     text = resources.files("arena.variants").joinpath("data", f"{name}.json").read_text("utf-8")
-    return json.loads(text)
+    data: dict[str, Any] = json.loads(text)
+    return data
 
 
 def route_points(data: dict[str, Any]) -> dict[int, int]:
@@ -29,8 +30,12 @@ def board_variant(
     rules: BoardRules,
     data: dict[str, Any],
     extra_missing: list[str] | tuple[str, ...] = (),
+    game: type[BoardState] = BoardState,
+    board: type[Board] = Board,
+    rules_version: int = 1,
 ) -> Variant:
-    """A board variant on ``data``; unplayable (with the reason) when the data lists gaps.
+    """A board variant on ``data``, played by ``game`` (an edition's state class) on a
+    ``board`` (its map class); unplayable (with the reason) when the data lists gaps.
 
     ``extra_missing`` names facts the variant needs that the data lacks without
     saying so in its ``missing`` list."""
@@ -44,9 +49,10 @@ def board_variant(
         description=description,
         min_players=rules.min_players,
         max_players=rules.max_players,
-        make_state=BoardState,
+        game=game,
         rules=rules,
-        board=None if missing else Board(data, rules),
+        board=None if missing else board(data, rules),
         data=data,
         missing=missing,
+        rules_version=rules_version,
     )

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from arena.engine.board import BoardRules
 from arena.engine.variant import Variant
 from arena.plugins import hookimpl
 from arena.variants.mapdata import board_variant, load_map, route_points
 
+# 2: the deck is rebuilt from the discards as soon as it runs out (docs/RULES.md, "Rules
+# versions"); logs recorded under version 1 are refused, not re-simulated.
+RULES_VERSION = 2
 
-def train_game_rules(data: dict[str, Any], **extra: Any) -> BoardRules:
-    """The rules of a train-game board (USA, Europe) from its data's ``components``;
-    ``extra`` overrides or adds rule fields (Europe's tickets, stations, tunnels)."""
+R = TypeVar("R", bound=BoardRules)
+
+
+def train_game_rules(data: dict[str, Any], rules: type[R], **extra: Any) -> R:
+    """The rules of a train-game board (USA, Europe) from its data's ``components``, as
+    ``rules`` (BoardRules or an edition's subclass); ``extra`` overrides or adds fields."""
     parts = data["components"]
     fields: dict[str, Any] = dict(
         colours=tuple(parts["train_card_colors"]),
@@ -36,7 +42,7 @@ def train_game_rules(data: dict[str, Any], **extra: Any) -> BoardRules:
     )
     if "initial_tickets_dealt" not in extra:  # Europe deals long and regular ones
         fields["initial_tickets_dealt"] = parts["initial_tickets_dealt"]
-    return BoardRules(**{**fields, **extra})
+    return rules(**{**fields, **extra})
 
 
 def make_variant() -> Variant:
@@ -44,8 +50,9 @@ def make_variant() -> Variant:
     return board_variant(
         "usa",
         "the base game: 45 trains, tickets 3 keep 2 / 3 keep 1, longest path +10",
-        train_game_rules(data),
+        train_game_rules(data, BoardRules),
         data,
+        rules_version=RULES_VERSION,
     )
 
 

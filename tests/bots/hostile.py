@@ -76,11 +76,28 @@ import zmq  # noqa: E402  (after the forks: a ZeroMQ context does not survive fo
 context = zmq.Context()
 
 
-def dealer():
+def dealer(watched=None):
+    """A DEALER connected to the referee; with a list ``watched``, the monitor that reports
+    its handshake with the referee is added to it (see ``wait_connected``)."""
     socket = context.socket(zmq.DEALER)
     socket.setsockopt(zmq.LINGER, 1000)
+    if watched is not None:
+        watched.append(socket.get_monitor_socket(zmq.EVENT_HANDSHAKE_SUCCEEDED))
     socket.connect(ENDPOINT)
     return socket
+
+
+def wait_connected(monitors, seconds=10.0):
+    """Wait until the referee has taken each watched connection, so the attack lands during
+    the game whatever the load (a fast game may otherwise end before ZeroMQ connects);
+    False if one never is (the referee closed the endpoint: the seat was charged)."""
+    deadline = time.monotonic() + seconds
+    for monitor in monitors:
+        if not monitor.poll(max(0, int((deadline - time.monotonic()) * 1000))):
+            return False
+        monitor.recv_multipart()
+        monitor.close(linger=0)
+    return True
 
 
 if mode == "flood":  # before the hello: the handshake's time, not the game's clock
@@ -105,18 +122,25 @@ if mode == "reconnect":
     twin.send_json(HELLO)
     extra.append(twin)
 if mode == "sockets":
+    # One after another, each connected before the next: all at once, the sockets would use
+    # up the file descriptors ZeroMQ needs to connect them, and none would arrive.
     for _ in range(int(arg)):
+        watched = []
         try:
-            more = dealer()
+            more = dealer(watched)
             more.send_json(HELLO)
             extra.append(more)
         except zmq.ZMQError as error:  # out of file descriptors: what the limit is for
             print(f"socket refused: {error}", file=sys.stderr, flush=True)
             break
+        if not wait_connected(watched, 5.0):
+            break
 if mode == "junk":
+    watched = []
+    sprayers = [dealer(watched) for _ in range(int(arg))]
+    wait_connected(watched)
 
     def spray():
-        sprayers = [dealer() for _ in range(int(arg))]
         while True:
             for sprayer in sprayers:
                 try:
@@ -273,4 +297,10 @@ while True:
         answer(seq, choice)
     answered += 1
     if mode == "fork-exit" and answered == int(arg):
+        # Play on only once the launched process is gone (a busy machine may take a while
+        # to run it; a fast game could end first): in a PID namespace this child dies with
+        # it; elsewhere it is re-parented and answers on, as the attack means to.
+        launcher = os.getppid()
         os.write(writer, b"x")
+        while os.getppid() == launcher:
+            time.sleep(0.001)

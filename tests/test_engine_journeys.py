@@ -1,0 +1,106 @@
+"""What a user of the engine meets on the command line: bot processes read typed observations,
+and a game recorded under older rules is refused in one line instead of a wrong replay."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+TYPED_BOT = """
+from arena.engine import BoardObservation
+from arena.variants.europe import EuropeObservation
+from bots.sdk import Bot
+
+
+class Typed(Bot):
+    name = "typed"
+
+    def on_game_start(self, observation):
+        assert isinstance(observation, BoardObservation), type(observation)
+
+    def choose(self, observation, legal_actions):
+        assert isinstance(observation, {kind}), type(observation)
+        assert observation["phase"] == observation.phase  # reading by key still works
+        assert observation.public[observation.seat].trains >= 0
+        return legal_actions[0]
+"""
+
+
+def arena(*args, cwd):
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+    )
+
+
+@pytest.mark.parametrize(
+    ("variant", "kind"), [("usa", "BoardObservation"), ("europe", "EuropeObservation")]
+)
+def test_a_bot_process_reads_its_variants_typed_observation(tmp_path, variant, kind):
+    (tmp_path / "bot.py").write_text(textwrap.dedent(TYPED_BOT.format(kind=kind)))
+    bot = "cmd:{python} -m bots.filebot bot.py"
+    out = arena(
+        "play", "--variant", variant, "--bot", bot, "--bot", "random", "--seed", "2", cwd=tmp_path
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "forfeited" not in out.stdout, out.stdout  # a failed assertion would be a crash
+
+
+def test_logs_recorded_under_older_rules_are_refused_in_one_line(tmp_path):
+    out = arena("play", "--seed", "3", "--match-log", "g.jsonl", "--log", "g.log", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert arena("replay", "g.jsonl", cwd=tmp_path).returncode == 0
+    assert arena("replay", "g.log", cwd=tmp_path).returncode == 0
+    lines = (tmp_path / "g.jsonl").read_text().splitlines()
+    header = json.loads(lines[0])
+    assert header["rules"] == 2
+    del header["rules"]  # as every log written before rule versions
+    (tmp_path / "old.jsonl").write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    text = [line for line in (tmp_path / "g.log").read_text().splitlines()]
+    assert "# rules: 2" in text
+    (tmp_path / "old.log").write_text("\n".join(t for t in text if t != "# rules: 2") + "\n")
+    for old in ("old.jsonl", "old.log"):
+        out = arena("replay", old, cwd=tmp_path)
+        assert out.returncode == 2, out.stdout + out.stderr
+        message = " ".join(out.stderr.split())  # errors go to stderr
+        assert "recorded under version 1 of the rules of 'usa'" in message
+        assert "this arena plays version 2" in message
+        assert "Traceback" not in out.stdout + out.stderr
+
+
+def test_a_data_folder_from_before_rule_versions_keeps_its_results_and_says_why_no_replay(
+    tmp_path,
+):
+    """The site of a data folder whose logs predate rule versions: the leaderboards count
+    the stored results; each match page says in one line why it has no replay (no viewer
+    that fails in the browser)."""
+    run = arena(
+        "tournament", "run", "--bot", "random", "--bot", "ticket-by-ticket", "--players", "2",
+        "--in-process", cwd=tmp_path,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    with sqlite3.connect(tmp_path / "arena-data" / "results.sqlite") as db:
+        # as every log was written before issue 17: no "rules" in the header
+        for match_id, jsonl in db.execute("SELECT match_id, jsonl FROM logs").fetchall():
+            header, *rest = bytes(jsonl).decode().splitlines()
+            old = {k: v for k, v in json.loads(header).items() if k != "rules"}
+            text = "\n".join([json.dumps(old), *rest]) + "\n"
+            db.execute("UPDATE logs SET jsonl = ? WHERE match_id = ?", (text.encode(), match_id))
+    built = arena("site", "site", cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    pages = sorted((tmp_path / "site" / "matches").glob("*.html"))
+    assert len(pages) == 2 and not list((tmp_path / "site" / "matches").glob("*.js"))
+    for page in pages:
+        html = page.read_text()
+        assert "No replay: this game was recorded under version 1 of the rules of" in html
+        assert "replay.js" not in html and 'id="download"' in html
+    board = arena("leaderboard", "--variant", "usa", cwd=tmp_path)
+    assert board.returncode == 0 and "ticket-by-ticket" in board.stdout

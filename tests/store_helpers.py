@@ -107,3 +107,18 @@ def read_only(folder: Path) -> Iterator[Path]:
 def folder_state(folder: Path) -> dict[str, bytes]:
     """Every file's bytes under ``folder`` (to show a reader changed nothing)."""
     return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def writing_into(folder: str) -> set[int]:
+    """The processes holding a file under ``folder`` open: a match's referee (its worker)
+    writes its bots' logs there, whatever containment the bots run in."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                for fd in os.listdir(f"/proc/{entry}/fd"):
+                    with contextlib.suppress(OSError):
+                        if os.readlink(f"/proc/{entry}/fd/{fd}").startswith(folder):
+                            found.add(int(entry))
+                            break
+    return found

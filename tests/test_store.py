@@ -18,6 +18,7 @@ import sqlite3
 import subprocess
 import threading
 import time
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,7 @@ from tests.store_helpers import (
     seats_csv,
     small_disk,
     tournament,
+    writing_into,
 )
 
 # The schema of stores written before the store had a version (ids in completion order).
@@ -381,15 +383,10 @@ def _kill_worker_of_match(logs: Path, index: int, times: int, stop: threading.Ev
     killed: list[int] = []
     marker = f"{logs}{os.sep}{index}{os.sep}"
     while len(killed) < times and not stop.is_set():
-        for pid in processes_with(marker, where="environ"):
-            try:
-                with open(f"/proc/{pid}/stat") as stat:
-                    parent = int(stat.read().rsplit(")", 1)[1].split()[1])
-            except OSError:
-                continue
-            if parent not in killed and parent > 1:
-                os.kill(parent, signal.SIGKILL)
-                killed.append(parent)
+        for pid in writing_into(marker) - set(killed) - {os.getpid()}:
+            with suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
         time.sleep(0.02)
     return killed
 

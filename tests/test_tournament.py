@@ -25,6 +25,7 @@ from arena.tournament.store import ResultsStore, StoreError
 from arena.tournament.submit import SubmissionRejected, submit
 from tests.journey import ARENA
 from tests.referee_helpers import HOSTILE, processes_with
+from tests.store_helpers import writing_into
 
 PLAYER = f"cmd:{sys.executable} {HOSTILE} play"
 JS = f"cmd:node {Path(__file__).parent.parent / 'examples' / 'js-bot' / 'bot.js'}"
@@ -241,19 +242,14 @@ def test_resume_after_kill_9_of_the_driver_loses_and_duplicates_nothing(tmp_path
 
 
 def kill_a_worker_mid_match(driver: subprocess.Popen, data_dir: Path) -> int:
-    """Wait until a match is running, then kill -9 the worker process running its referee."""
+    """Wait until a match is running, then kill -9 the worker process running its referee
+    (the one writing its bots' logs)."""
     wait_for_matches(data_dir, 1)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        for pid in processes_with(str(HOSTILE), exclude=driver.pid):
-            try:
-                with open(f"/proc/{pid}/stat") as f:
-                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
-            except OSError:
-                continue
-            if parent not in (driver.pid, 1):
-                os.kill(parent, signal.SIGKILL)
-                return parent
+        for pid in writing_into(str(data_dir / "bot-logs")) - {driver.pid, os.getpid()}:
+            os.kill(pid, signal.SIGKILL)
+            return pid
         time.sleep(0.05)
     raise AssertionError("no running match found to disturb")
 

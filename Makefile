@@ -15,9 +15,10 @@ $(VENV)/.installed-run: pyproject.toml
 	$(PIP) -e .
 	touch $@
 
-# Development: the `dev` extra on top (pytest, hypothesis, ruff, playwright, pyarrow).
+# Development: the `dev` extra on top (pytest, hypothesis, ruff, playwright, pyarrow), and
+# `rl` (pettingzoo, gymnasium, numpy) so that CI runs the environments' API tests.
 $(VENV)/.installed-dev: $(VENV)/.installed-run
-	$(PIP) -e '.[dev]'
+	$(PIP) -e '.[dev,rl]'
 	touch $@
 
 setup-run: $(VENV)/.installed-run

@@ -1,0 +1,137 @@
+"""The Gymnasium single-agent environment: one seat learns, bots play the other seats.
+
+The opponents are bots run in this process, called exactly as the referee calls a trusted
+in-process bot (``start_game`` with the seat's seed and the printed board, then ``choose``):
+installed bot plugins by name (``"random"``, ``"planner"``, ...), or ``Bot`` instances
+(``bots.filebot.load_factory(path)(seed)`` loads a bot file). Observations are the encoded
+vector; the legal actions are ``info["action_mask"]`` and ``env.action_masks()`` (the method
+sb3-contrib's ``MaskablePPO`` calls).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+
+from arena.engine import Action
+from arena.envs.aec import TicketToRideEnv
+from bots import get_bot
+from bots.sdk import Bot, bot_seed
+
+
+class TicketToRideGym(gymnasium.Env[np.ndarray, np.int64]):
+    """A Gymnasium environment: the learner holds ``seat`` (None: a random seat per game)."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        variant: str = "usa",
+        opponents: Sequence[str | Bot] = ("random",),
+        seat: int | None = 0,
+        reward: str = "score",
+        dense: bool = False,
+        render_mode: str | None = None,
+    ) -> None:
+        if isinstance(opponents, str | Bot):
+            opponents = [opponents]
+        players = len(opponents) + 1
+        self.game = TicketToRideEnv(
+            variant,
+            players,
+            reward=reward,
+            dense=dense,
+            render_mode="ansi" if render_mode else None,
+        )
+        if seat is not None and (not isinstance(seat, int) or not 0 <= seat < players):
+            raise ValueError(f"seat must be an integer in 0..{players - 1} or None, not {seat!r}")
+        self.render_mode = render_mode
+        self.fixed_seat = seat
+        self.opponents = [_opponent(o, self.game.variant.name) for o in opponents]
+        self.observation_space = self.game.observation_space("player_0")["observation"]
+        self.action_space = self.game.action_space("player_0")
+        self.seat = 0 if seat is None else seat
+        self._bots: dict[int, Bot] = {}
+
+    def action_to_text(self, index: int) -> str:
+        return self.game.action_to_text(index)
+
+    def text_to_action(self, text: str) -> int:
+        return self.game.text_to_action(text)
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions (0/1 int8), for maskable algorithms."""
+        return self.game.action_mask(self.game.possible_agents[self.seat])
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        super().reset(seed=seed)
+        game_seed = int(self.np_random.integers(2**63))
+        players = self.game.players
+        self.seat = (
+            int(self.np_random.integers(players)) if self.fixed_seat is None else self.fixed_seat
+        )
+        self.game.reset(seed=game_seed)
+        state = self.game._live()
+        board = state.board.public_json()
+        others = [s for s in range(players) if s != self.seat]
+        self._bots = {}
+        for seat, (name, make) in zip(others, self.opponents, strict=True):
+            bot = make(bot_seed(game_seed, seat)) if name else make
+            bot.start_game(bot_seed(game_seed, seat), state.observation(seat), board)
+            self._bots[seat] = bot
+        reward = self._play_opponents()
+        self._pending = reward
+        return self._observe()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        if self.game.state is None or self.game.state.is_over:
+            raise RuntimeError("the game is over: call reset() to start a new one")
+        agent = self.game.possible_agents[self.seat]
+        self.game.step(action)
+        reward = self._pending + self.game.rewards[agent] + self._play_opponents()
+        self._pending = 0.0
+        observation, info = self._observe()
+        return observation, float(reward), self.game.state.is_over, False, info
+
+    def _play_opponents(self) -> float:
+        """Let the bots move until the learner must decide; its rewards meanwhile."""
+        game, agent = self.game, self.game.possible_agents[self.seat]
+        state = game._live()
+        reward = 0.0
+        while not state.is_over and state.to_move != self.seat:
+            seat = state.to_move
+            legal = state.legal_actions()
+            choice: Action | str = self._bots[seat].choose(state.observation(seat), legal)
+            action = game.variant.parse_action(choice) if isinstance(choice, str) else choice
+            game.step(game.space.index(action))
+            reward += game.rewards[agent]
+        return reward
+
+    def _observe(self) -> tuple[np.ndarray, dict[str, Any]]:
+        observed = self.game.observe(self.game.possible_agents[self.seat])
+        info: dict[str, Any] = {"action_mask": observed["action_mask"], "seat": self.seat}
+        info.update(self.game.infos[self.game.possible_agents[self.seat]])
+        return observed["observation"], info
+
+    def render(self) -> str | None:
+        return self.game.render() if self.render_mode else None
+
+    def close(self) -> None:
+        self.game.close()
+
+
+def _opponent(opponent: str | Bot, variant: str) -> tuple[str, Any]:
+    """(name, factory) for an installed bot's name, ("", instance) for a Bot."""
+    if isinstance(opponent, Bot):
+        return "", opponent
+    if not isinstance(opponent, str):
+        raise TypeError(f"an opponent is a bot's name or a Bot, not {opponent!r}")
+    spec = get_bot(opponent)  # KeyError lists the installed bots
+    if not spec.supports(variant):
+        raise ValueError(f"bot '{opponent}' does not play {variant}")
+    return opponent, spec.factory

@@ -40,7 +40,8 @@ def aec(
 
 def gym(variant: str = "usa", opponents: Any = ("random",), **options: Any) -> TicketToRideGym:
     """A Gymnasium environment: the learner's seat against ``opponents`` (bot names or Bots).
-    Options: ``seat`` (None: random per game), ``reward``, ``dense``, ``render_mode``."""
+    Options: ``seat`` (None: random per game), ``reward``, ``dense``, ``illegal`` (a penalty,
+    default -1, or 'raise'), ``render_mode``."""
     return TicketToRideGym(variant, opponents, **options)
 
 

@@ -26,7 +26,9 @@ from arena.engine import (
     Pass,
     Variant,
 )
+from arena.engine.actions import DRAW_DECK, DRAW_TICKETS, PASS
 from arena.engine.board import Board
+from arena.engine.game import keep_choices
 
 
 class ActionSpace:
@@ -45,6 +47,11 @@ class ActionSpace:
         # Identity first: the engine hands out these very objects (kept alive by ``actions``,
         # so an id cannot be reused while this space exists).
         self._by_id: dict[int, int] = {id(a): i for i, a in enumerate(actions)}
+        # The engine's own shared values equal to ours (held here, so their ids stay theirs).
+        self._aliases = _engine_singletons(_max_offer(variant))
+        for action in self._aliases:
+            if action in self._by_value:
+                self._by_id[id(action)] = self._by_value[action]
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -86,8 +93,8 @@ class ActionSpace:
         """The indices of ``legal``, in its order."""
         by_id = self._by_id
         found = [by_id.get(id(a)) for a in legal]
-        if None in found:
-            found = [self.index(a) if i is None else i for a, i in zip(legal, found, strict=True)]
+        if None in found:  # an action the engine built afresh (a face-up slot of this game)
+            return [self.index(a) if i is None else i for a, i in zip(legal, found, strict=True)]
         return found  # type: ignore[return-value]
 
 
@@ -115,6 +122,16 @@ def _catalogue(variant: Variant) -> Iterator[Action]:
                 "add an enumerator for them to arena/envs/actions.py"
             )
         yield from enumerate_kind(board, variant.rules)
+
+
+def _engine_singletons(offer: int) -> list[Action]:
+    """The action values the engine shares between games: the constant actions and every
+    cached ticket choice."""
+    shared: list[Action] = [DRAW_DECK, DRAW_TICKETS, PASS]
+    for offered in range(offer + 1):
+        for minimum in range(offered + 1):
+            shared.extend(keep_choices(offered, minimum))
+    return shared
 
 
 def _draws(face_up: int) -> Iterator[Action]:

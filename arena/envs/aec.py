@@ -18,7 +18,7 @@ from pettingzoo import AECEnv
 
 from arena.engine import GameState, IllegalActionError, Observation, Variant
 from arena.envs.actions import ActionSpace
-from arena.envs.encoding import NONE, ObservationEncoder
+from arena.envs.encoding import HIGHEST, NONE, ObservationEncoder
 from arena.envs.rewards import check, margin
 from arena.variants import get_variant
 
@@ -72,7 +72,7 @@ class TicketToRideEnv(AECEnv):
         self.encoder = ObservationEncoder(self.variant, players)
         self.possible_agents = [f"player_{seat}" for seat in range(players)]
         self.agent_name_mapping = {name: seat for seat, name in enumerate(self.possible_agents)}
-        vector = spaces.Box(NONE, np.inf, shape=(self.encoder.size,), dtype=np.float32)
+        vector = spaces.Box(NONE, HIGHEST, shape=(self.encoder.size,), dtype=np.float32)
         mask = spaces.Box(0, 1, shape=(len(self.space),), dtype=np.int8)
         self._observation_space = spaces.Dict({"observation": vector, "action_mask": mask})
         self._action_space = spaces.Discrete(len(self.space))

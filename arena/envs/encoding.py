@@ -21,6 +21,7 @@ import numpy as np
 from arena.engine import Observation, Variant
 
 NONE = -1.0  # a number the seat cannot know (another seat's tickets during the initial choice)
+HIGHEST = 1000.0  # no number of any field reaches it (the observation space's bound)
 UNREACHABLE = 99.0  # pieces still needed between cities the printed map does not connect
 
 
@@ -73,7 +74,7 @@ class ObservationEncoder:
         )
         if self.is_board:
             self.route_index = {key: r for r, key in enumerate(board.route_key)}
-            self.distance = _distances(board)
+            self.distance = _distances(board).tolist()
         if self.is_europe:
             self.city_index = dict(board.city_index)
         self._build_layout()
@@ -295,8 +296,8 @@ class ObservationEncoder:
             if roots[a] == roots[b]:
                 block[t, 2] = 1.0
                 continue
-            near, far = members[roots[a]], members[roots[b]]
-            block[t, 3] = self.distance[np.ix_(near, far)].min()
+            distance, far = self.distance, members[roots[b]]
+            block[t, 3] = min(min(distance[u][v] for v in far) for u in members[roots[a]])
 
     def _routes(self, obs: Any, buffer: np.ndarray, seen: dict[str, Any]) -> None:
         claimed = obs.claimed

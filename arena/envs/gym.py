@@ -5,7 +5,9 @@ in-process bot (``start_game`` with the seat's seed and the printed board, then 
 installed bot plugins by name (``"random"``, ``"planner"``, ...), or ``Bot`` instances
 (``bots.filebot.load_factory(path)(seed)`` loads a bot file). Observations are the encoded
 vector; the legal actions are ``info["action_mask"]`` and ``env.action_masks()`` (the method
-sb3-contrib's ``MaskablePPO`` calls).
+sb3-contrib's ``MaskablePPO`` calls). An illegal action is not played: by default it costs a
+penalty of -1 and the learner moves again (``illegal="raise"`` raises instead), so algorithms
+that ignore masks still run.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ class TicketToRideGym(gymnasium.Env[np.ndarray, np.int64]):
         seat: int | None = 0,
         reward: str = "score",
         dense: bool = False,
+        illegal: str | float = -1.0,
         render_mode: str | None = None,
     ) -> None:
         if isinstance(opponents, str | Bot):
@@ -48,6 +51,9 @@ class TicketToRideGym(gymnasium.Env[np.ndarray, np.int64]):
         )
         if seat is not None and (not isinstance(seat, int) or not 0 <= seat < players):
             raise ValueError(f"seat must be an integer in 0..{players - 1} or None, not {seat!r}")
+        if illegal != "raise" and not isinstance(illegal, int | float):
+            raise ValueError(f"illegal must be 'raise' or a penalty (a number), not {illegal!r}")
+        self.illegal = illegal
         self.render_mode = render_mode
         self.fixed_seat = seat
         self.opponents = [_opponent(o, self.game.variant.name) for o in opponents]
@@ -92,6 +98,9 @@ class TicketToRideGym(gymnasium.Env[np.ndarray, np.int64]):
         if self.game.state is None or self.game.state.is_over:
             raise RuntimeError("the game is over: call reset() to start a new one")
         agent = self.game.possible_agents[self.seat]
+        if self.illegal != "raise" and not self.action_masks()[int(action)]:
+            observation, info = self._observe()  # not played: the learner tries again
+            return observation, float(self.illegal), False, False, {**info, "illegal": True}
         self.game.step(action)
         reward = self._pending + self.game.rewards[agent] + self._play_opponents()
         self._pending = 0.0

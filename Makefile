@@ -73,6 +73,7 @@ bench: setup
 	$(BIN)/python benchmarks/published.py
 	$(BIN)/python benchmarks/cardgame_bot.py
 	$(BIN)/python benchmarks/replay.py
+	$(BIN)/python benchmarks/envs.py
 
 soak: setup  # 1,000 ladder matches on a local Ray with hostile bots (about 15 minutes)
 	RAY_AUTH_MODE=disabled $(BIN)/python benchmarks/soak.py --matches 1000

@@ -8,6 +8,7 @@ becomes a bot that `arena submit` accepts under the sandbox and that plays a tou
 
 from __future__ import annotations
 
+import itertools
 import random
 import textwrap
 
@@ -107,7 +108,7 @@ def test_text_that_names_no_action_of_the_map_is_refused(text, error):
 
 @pytest.mark.parametrize("index", [-1, 1076, 2.5, "3", None])
 def test_an_index_outside_the_space_is_refused(index):
-    with pytest.raises(IndexError, match="0..1075"):
+    with pytest.raises(IndexError, match=r"0\.\.1075"):
         aec("usa", 2).action_to_text(index)
 
 
@@ -160,7 +161,7 @@ def test_the_layout_documents_every_number_and_docs_envs_lists_every_field(varia
     encoder = ObservationEncoder(get_variant(variant), 3)
     fields = encoder.layout
     assert fields[0].start == 0 and fields[-1].stop == encoder.size
-    assert all(a.stop == b.start for a, b in zip(fields, fields[1:], strict=False))
+    assert all(a.stop == b.start for a, b in itertools.pairwise(fields))
     docs = (_root() / "docs" / "ENVS.md").read_text()
     for field in fields:
         assert f"`{field.name}`" in docs, f"docs/ENVS.md does not describe {field.name}"
@@ -280,7 +281,7 @@ def test_gymnasium_check_env_and_a_game_against_bots():
     while not done:
         legal = np.flatnonzero(env.action_masks())
         assert np.array_equal(legal, np.flatnonzero(info["action_mask"]))
-        observation, reward, done, truncated, info = env.step(int(legal[0]))
+        observation, _, done, _, info = env.step(int(legal[0]))
         steps += 1
     assert len(info["scores"]) == 3 and steps > 10
     with pytest.raises(RuntimeError, match="reset"):
@@ -292,7 +293,7 @@ def test_gym_charges_an_illegal_action_and_plays_nothing_or_raises_if_asked():
     observation, info = env.reset(seed=2)
     before = env.game.state.fingerprint()
     illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
-    again, reward, done, truncated, info = env.step(illegal)
+    again, reward, done, _, info = env.step(illegal)
     assert (reward, done, info["illegal"]) == (-1.0, False, True)
     assert env.game.state.fingerprint() == before and np.array_equal(again, observation)
     strict = gym("usa", opponents=["random"], illegal="raise")
@@ -322,10 +323,10 @@ def first_claim(observation: np.ndarray, mask: np.ndarray) -> int:
 
 def test_policy_bot_plays_in_process_and_refuses_an_illegal_choice():
     env = gym("usa", opponents=[policy_bot(first_claim)(0)], seat=0)
-    observation, info = env.reset(seed=1)
+    _, info = env.reset(seed=1)
     done = False
     while not done:
-        observation, _, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        _, _, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
     illegal = policy_bot(lambda observation, mask: int(np.flatnonzero(mask == 0)[0]))(0)
     game = get_variant("usa").new_game(2, 1)
     illegal.start_game("1:0", game.observation(game.to_move))
@@ -385,6 +386,14 @@ def test_a_policy_bot_file_is_submitted_under_the_sandbox_and_plays_a_tournament
         " WHERE t.name = 'rl' AND s.bot = 'claim-late@1'"
     )
     assert played[0][0] >= 4 and played[0][0] == played[0][1], "one seat in every match"
+    # The registered bot also plays in process, as a Gymnasium opponent.
+    env = gym("usa", opponents=["claim-late@1"], data_dir=arena.data)
+    _, info = env.reset(seed=4)
+    done = False
+    while not done:
+        _, _, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    with pytest.raises(KeyError, match="version 7"):
+        gym("usa", opponents=["claim-late@7"], data_dir=arena.data)
 
 
 def test_the_package_says_how_to_install_the_extra():

@@ -30,6 +30,8 @@ from arena.engine.actions import DRAW_DECK, DRAW_TICKETS, PASS
 from arena.engine.board import Board
 from arena.engine.game import keep_choices
 
+MAX_HELD = 4096  # actions of past games remembered by identity (a few per game)
+
 
 class ActionSpace:
     """Every action of one variant's game, each with a stable index."""
@@ -47,6 +49,7 @@ class ActionSpace:
         # Identity first: the engine hands out these very objects (kept alive by ``actions``,
         # so an id cannot be reused while this space exists).
         self._by_id: dict[int, int] = {id(a): i for i, a in enumerate(actions)}
+        self._held: list[Action] = []
         # The engine's own shared values equal to ours (held here, so their ids stay theirs).
         self._aliases = _engine_singletons(_max_offer(variant))
         for action in self._aliases:
@@ -64,6 +67,14 @@ class ActionSpace:
                 index = self._by_value[action]
             except KeyError:
                 raise KeyError(f"'{action}' is not in {self.variant.name}'s action space") from None
+            # An action a game built for itself (its face-up slots): remember its identity
+            # while holding it, so that its id cannot be reused; forget them all now and then.
+            if len(self._held) >= MAX_HELD:
+                for held in self._held:
+                    del self._by_id[id(held)]
+                self._held.clear()
+            self._held.append(action)
+            self._by_id[id(action)] = index
         return index
 
     def action_to_text(self, index: int) -> str:

@@ -74,7 +74,7 @@ class ObservationEncoder:
         )
         if self.is_board:
             self.route_index = {key: r for r, key in enumerate(board.route_key)}
-            self.distance = _distances(board).tolist()
+            self.distance = _distances(board)
         if self.is_europe:
             self.city_index = dict(board.city_index)
         self._build_layout()
@@ -262,7 +262,7 @@ class ObservationEncoder:
         for position, i in enumerate(offered):
             block[index[i], 1] = position + 1
         if self.is_board and held:
-            self._progress(own.routes, held, block)
+            self._progress(own.routes, held, block, seen)
         if self.is_cardgame:
             choice, completed = extra
             for i in choice or ():
@@ -271,33 +271,23 @@ class ObservationEncoder:
                 block[index[i], 3] = 1.0
         buffer[self.tickets_slice] = block.ravel()
 
-    def _progress(self, routes: Sequence[int], held: Sequence[int], block: np.ndarray) -> None:
+    def _progress(
+        self, routes: Sequence[int], held: Sequence[int], block: np.ndarray, seen: dict[str, Any]
+    ) -> None:
         """Completed (own routes connect the ends) and pieces still needed, the shortest way
         on the printed map where the own routes cost nothing (others' routes are not avoided)."""
+        groups = seen.get("groups")
+        if groups is None or groups[0] != tuple(routes):
+            groups = seen["groups"] = (tuple(routes), *_networks(self.board, routes))
+        _, roots, members = groups
         board = self.board
-        parent = list(range(len(board.cities)))
-
-        def find(c: int) -> int:
-            while parent[c] != c:
-                parent[c] = parent[parent[c]]
-                c = parent[c]
-            return c
-
-        for route_id in routes:
-            a, b = find(board.route_a[route_id - 1]), find(board.route_b[route_id - 1])
-            parent[a] = b
-        roots = [find(c) for c in range(len(parent))]
-        members: dict[int, list[int]] = {}
-        for city, root in enumerate(roots):
-            members.setdefault(root, []).append(city)
         for ticket_id in held:
             t = self.ticket_index[ticket_id]
-            a, b = board.ticket_a[t], board.ticket_b[t]
-            if roots[a] == roots[b]:
+            a, b = roots[board.ticket_a[t]], roots[board.ticket_b[t]]
+            if a == b:
                 block[t, 2] = 1.0
-                continue
-            distance, far = self.distance, members[roots[b]]
-            block[t, 3] = min(min(distance[u][v] for v in far) for u in members[roots[a]])
+            else:
+                block[t, 3] = self.distance[members[a]][:, members[b]].min()
 
     def _routes(self, obs: Any, buffer: np.ndarray, seen: dict[str, Any]) -> None:
         claimed = obs.claimed
@@ -323,6 +313,27 @@ class ObservationEncoder:
             for city in cities:
                 block[self.city_index[city], self._rel(obs.seat, owner)] = 1.0
         buffer[self.stations_slice] = block.ravel()
+
+
+def _networks(board: Any, routes: Sequence[int]) -> tuple[list[int], dict[int, list[int]]]:
+    """The cities each city is joined to by ``routes`` (ids): a root per city, the members
+    of each root's network."""
+    parent = list(range(len(board.cities)))
+
+    def find(c: int) -> int:
+        while parent[c] != c:
+            parent[c] = parent[parent[c]]
+            c = parent[c]
+        return c
+
+    for route_id in routes:
+        a, b = find(board.route_a[route_id - 1]), find(board.route_b[route_id - 1])
+        parent[a] = b
+    roots = [find(c) for c in range(len(parent))]
+    members: dict[int, list[int]] = {}
+    for city, root in enumerate(roots):
+        members.setdefault(root, []).append(city)
+    return roots, members
 
 
 def _distances(board: Any) -> np.ndarray:

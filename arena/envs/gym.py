@@ -2,25 +2,31 @@
 
 The opponents are bots run in this process, called exactly as the referee calls a trusted
 in-process bot (``start_game`` with the seat's seed and the printed board, then ``choose``):
-installed bot plugins by name (``"random"``, ``"planner"``, ...), or ``Bot`` instances
-(``bots.filebot.load_factory(path)(seed)`` loads a bot file). Observations are the encoded
-vector; the legal actions are ``info["action_mask"]`` and ``env.action_masks()`` (the method
-sb3-contrib's ``MaskablePPO`` calls). An illegal action is not played: by default it costs a
-penalty of -1 and the learner moves again (``illegal="raise"`` raises instead), so algorithms
-that ignore masks still run.
+installed bot plugins by name (``"random"``, ``"planner"``, ...), bots registered with
+``arena submit`` (``"my-bot"``, ``"my-bot@2"``, from the store in ``data_dir``; a file bot's
+stored code is loaded into this process, outside the sandbox), or ``Bot`` instances.
+
+Observations are the encoded vector; the legal actions are ``info["action_mask"]`` and
+``env.action_masks()`` (the method sb3-contrib's ``MaskablePPO`` calls). An illegal action
+is not played: by default it costs a penalty of -1 and the learner moves again
+(``illegal="raise"`` raises instead), so algorithms that ignore masks still run.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
 
+from arena.commands.common import existing_store
 from arena.engine import Action
 from arena.envs.aec import TicketToRideEnv
+from arena.tournament.names import split_ref
 from bots import get_bot
+from bots.filebot import load_factory
 from bots.sdk import Bot, bot_seed
 
 
@@ -38,6 +44,7 @@ class TicketToRideGym(gymnasium.Env[np.ndarray, np.int64]):
         dense: bool = False,
         illegal: str | float = -1.0,
         render_mode: str | None = None,
+        data_dir: str | Path = "arena-data",
     ) -> None:
         if isinstance(opponents, str | Bot):
             opponents = [opponents]
@@ -56,7 +63,7 @@ class TicketToRideGym(gymnasium.Env[np.ndarray, np.int64]):
         self.illegal = illegal
         self.render_mode = render_mode
         self.fixed_seat = seat
-        self.opponents = [_opponent(o, self.game.variant.name) for o in opponents]
+        self.opponents = [_opponent(o, self.game.variant.name, Path(data_dir)) for o in opponents]
         self.observation_space = self.game.observation_space("player_0")["observation"]
         self.action_space = self.game.action_space("player_0")
         self.seat = 0 if seat is None else seat
@@ -134,13 +141,34 @@ class TicketToRideGym(gymnasium.Env[np.ndarray, np.int64]):
         self.game.close()
 
 
-def _opponent(opponent: str | Bot, variant: str) -> tuple[str, Any]:
-    """(name, factory) for an installed bot's name, ("", instance) for a Bot."""
+def _opponent(opponent: str | Bot, variant: str, data_dir: Path) -> tuple[str, Any]:
+    """(name, factory) for an installed or registered bot's name, ("", instance) for a Bot."""
     if isinstance(opponent, Bot):
         return "", opponent
     if not isinstance(opponent, str):
         raise TypeError(f"an opponent is a bot's name or a Bot, not {opponent!r}")
+    name, version = split_ref(opponent)
+    store = existing_store(data_dir)
+    record = store.bot(name, version) if store is not None else None
+    if record is not None:
+        return opponent, _registered(record, store.data_dir, variant)
+    if version is not None:
+        raise KeyError(f"no registered bot '{name}' version {version} in {data_dir}")
     spec = get_bot(opponent)  # KeyError lists the installed bots
     if not spec.supports(variant):
         raise ValueError(f"bot '{opponent}' does not play {variant}")
     return opponent, spec.factory
+
+
+def _registered(record: dict[str, Any], data_dir: Path, variant: str) -> Any:
+    """The factory of a bot registered with ``arena submit``, loaded into this process."""
+    label = f"{record['name']}@{record['version']}"
+    if variant not in record["variants"]:
+        raise ValueError(f"bot '{label}' was validated for {', '.join(record['variants'])}")
+    if record["kind"] == "plugin":
+        return get_bot(record["target"]).factory
+    if record["kind"] == "file":
+        return load_factory((Path(data_dir) / record["target"]).resolve())
+    raise ValueError(
+        f"bot '{label}' is a command line: it plays only as a process (arena play, tournaments)"
+    )

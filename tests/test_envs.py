@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import itertools
 import random
-import textwrap
+import shutil
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -22,6 +24,7 @@ from arena.engine import NotationError
 from arena.envs import ActionSpace, ObservationEncoder, aec, gym, policy_bot
 from arena.envs.rewards import rank_reward
 from arena.variants import all_variants, get_variant
+from bots.filebot import load_factory
 from tests.journey import Journey
 
 PLAYABLE = [name for name, v in all_variants().items() if v.playable]
@@ -336,64 +339,88 @@ def test_policy_bot_plays_in_process_and_refuses_an_illegal_choice():
         policy_bot("not a function")
 
 
-def test_a_policy_bot_file_is_submitted_under_the_sandbox_and_plays_a_tournament(tmp_path):
-    folder = tmp_path / "policy"
-    folder.mkdir()
-    (folder / "bot.py").write_text(
-        textwrap.dedent(
-            """
-            import numpy as np
-            from arena.envs import policy_bot
-
-            WEIGHTS = np.load(__file__.replace("bot.py", "weights.npy"))
-
-            def claim_late(observation, mask):
-                legal = np.flatnonzero(mask)
-                return int(legal[np.argmax(WEIGHTS[legal])])
-
-            make_bot = policy_bot(claim_late, name="claim-late")
-            """
-        )
+def test_the_example_trains_a_bot_that_is_submitted_in_the_sandbox_and_plays_a_tournament(
+    tmp_path,
+):
+    """examples/rl end to end, in miniature: train, save beside the bot file, submit the
+    folder (validation games in the sandbox), play a tournament, then meet the registered
+    bot in process as a Gymnasium opponent."""
+    bot = tmp_path / "rl-bot"
+    shutil.copytree(
+        _root() / "examples" / "rl" / "bot", bot, ignore=shutil.ignore_patterns("*.npz")
     )
-    np.save(folder / "weights.npy", np.arange(1076, dtype=np.float32))
+    trained = subprocess.run(
+        [
+            sys.executable,
+            _root() / "examples" / "rl" / "train.py",
+            "--games",
+            "4",
+            "--epochs",
+            "1",
+            "--hidden",
+            "16",
+            "--finetune",
+            "2",
+            "--eval",
+            "2",
+            "--out",
+            bot / "model.npz",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert trained.returncode == 0, trained.stdout + trained.stderr
+    assert "vs random" in trained.stdout and (bot / "model.npz").is_file()
     arena = Journey(tmp_path / "work")
-    done = arena("submit", "claim-late", "--file", folder, "--variant", "usa")
+    done = arena("submit", "rl-mlp", "--file", bot, "--variant", "usa")
     assert done.code == 0, done.text
-    assert "claim-late@1" in done.text
+    assert "rl-mlp@1" in done.text
     done = arena(
         "tournament",
         "run",
         "--name",
         "rl",
         "--bot",
-        "claim-late",
+        "rl-mlp",
         "--bot",
         "random",
         "--players",
         "2",
         "--games",
-        "4",
+        "2",
         "--workers",
         "1",
     )
     assert done.code == 0, done.text
     rows = arena("leaderboard", "--variant", "usa", "--players", "2")
-    assert rows.code == 0 and "claim-late@1" in rows.out, rows.text
+    assert rows.code == 0 and "rl-mlp@1" in rows.out, rows.text
     assert arena.rows("SELECT bot, fault, fault_detail FROM seats WHERE fault IS NOT NULL") == []
     played = arena.rows(
         "SELECT COUNT(*), COUNT(DISTINCT m.id) FROM seats s JOIN matches m ON m.id = s.match_id"
         " JOIN tournaments t ON t.id = m.tournament_id"
-        " WHERE t.name = 'rl' AND s.bot = 'claim-late@1'"
+        " WHERE t.name = 'rl' AND s.bot = 'rl-mlp@1'"
     )
-    assert played[0][0] >= 4 and played[0][0] == played[0][1], "one seat in every match"
-    # The registered bot also plays in process, as a Gymnasium opponent.
-    env = gym("usa", opponents=["claim-late@1"], data_dir=arena.data)
+    assert played[0][0] >= 2 and played[0][0] == played[0][1], "one seat in every match"
+    env = gym("usa", opponents=["rl-mlp@1"], data_dir=arena.data)
     _, info = env.reset(seed=4)
     done = False
     while not done:
         _, _, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
     with pytest.raises(KeyError, match="version 7"):
-        gym("usa", opponents=["claim-late@7"], data_dir=arena.data)
+        gym("usa", opponents=["rl-mlp@7"], data_dir=arena.data)
+
+
+def test_a_make_bot_file_from_policy_bot_loads_as_a_file_bot(tmp_path):
+    (tmp_path / "bot.py").write_text(
+        "import numpy as np\n"
+        "from arena.envs import policy_bot\n"
+        "make_bot = policy_bot(lambda v, mask: int(np.flatnonzero(mask)[-1]), name='last')\n"
+    )
+    bot = load_factory(tmp_path)("1:0")
+    game = get_variant("usa").new_game(2, 1)
+    bot.start_game("1:0", game.observation(game.to_move))
+    assert bot.choose(game.observation(game.to_move), game.legal_actions()) in game.legal_actions()
 
 
 def test_the_package_says_how_to_install_the_extra():
@@ -404,3 +431,10 @@ def _root():
     from pathlib import Path
 
     return Path(__file__).resolve().parent.parent
+
+
+def test_the_readme_and_docs_examples_run():
+    for path, heading in (("README.md", "## Learning environments"), ("docs/ENVS.md", "# ")):
+        text = (_root() / path).read_text().split(heading, 1)[1]
+        code = text.split("```python", 1)[1].split("```", 1)[0]
+        exec(compile(code, path, "exec"), {})

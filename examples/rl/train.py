@@ -8,8 +8,9 @@
    encoded observation, its action mask, the planner's action index).
 2. A small MLP (examples/rl/bot/mlp.py) learns to predict those actions: masked softmax
    cross-entropy, Adam.
-3. Fine-tuning against ``random`` in the Gymnasium environment (``arena.envs.gym``):
-   REINFORCE on the win/loss reward, sampling from the masked softmax.
+3. Fine-tuning against ``planner`` (``--against``) in the Gymnasium environment
+   (``arena.envs.gym``): REINFORCE on the final score margin, sampling from the masked
+   softmax.
 4. Evaluation: greedy play against ``random`` and ``planner`` (the learner's seat drawn per
    game), with 95% Wilson intervals; the model is saved to examples/rl/bot/model.npz, which
    examples/rl/bot/bot.py loads: ``arena submit rl-mlp --file examples/rl/bot``.
@@ -140,15 +141,16 @@ def accuracy(model: MLP, x: np.ndarray, masks: np.ndarray, y: np.ndarray) -> flo
     return float((logits.argmax(axis=1) == y).mean())
 
 
-def finetune(model: MLP, games: int, rng: np.random.Generator, seed: int) -> None:
-    """REINFORCE against random: +1 for a win, -1 otherwise, minus a running baseline."""
-    env = gym("usa", opponents=["random"], seat=None, reward="win")
+def finetune(model: MLP, games: int, opponent: str, rng: np.random.Generator, seed: int) -> None:
+    """REINFORCE against ``opponent``: the final score margin (in units of 50 points) minus a
+    running baseline, so that a game won or lost by more counts more."""
+    env = gym("usa", opponents=[opponent], seat=None, reward="score")
     optimiser = Adam(model.params, TRAINED, lr=2e-5)
     baseline, wins = 0.0, 0
     for game in range(games):
         observation, info = env.reset(seed=seed + game)
         xs, masks, ys = [], [], []
-        done, reward = False, 0.0
+        done, margin = False, 0.0
         while not done:
             mask = info["action_mask"]
             probs = masked_softmax(model.logits(observation[None]), mask[None])[0]
@@ -156,8 +158,9 @@ def finetune(model: MLP, games: int, rng: np.random.Generator, seed: int) -> Non
             xs.append(observation)
             masks.append(mask)
             ys.append(action)
-            observation, reward, done, _, info = env.step(action)
-        wins += reward > 0
+            observation, margin, done, _, info = env.step(action)
+        wins += margin > 0
+        reward = margin / 50
         advantage = reward - baseline
         baseline += 0.05 * (reward - baseline)
         weights = np.full(len(ys), advantage, np.float32)
@@ -195,7 +198,8 @@ def main() -> None:
     parser.add_argument("--teacher", default="planner")
     parser.add_argument("--epochs", type=int, default=4)
     parser.add_argument("--hidden", type=int, default=256)
-    parser.add_argument("--finetune", type=int, default=200, help="REINFORCE games vs random")
+    parser.add_argument("--finetune", type=int, default=200, help="REINFORCE games")
+    parser.add_argument("--against", default="planner", help="the fine-tuning opponent")
     parser.add_argument("--eval", type=int, default=200, help="evaluation games per opponent")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=HERE / "bot" / "model.npz")
@@ -219,8 +223,8 @@ def main() -> None:
     del x, masks, y
 
     if args.finetune:
-        print(f"3. fine-tuning against random ({args.finetune} games) ...", flush=True)
-        finetune(model, args.finetune, rng, seed=20_000_000 + args.seed * 100_000)
+        print(f"3. fine-tuning against {args.against} ({args.finetune} games) ...", flush=True)
+        finetune(model, args.finetune, args.against, rng, seed=20_000_000 + args.seed * 100_000)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     model.save(args.out)
     print(f"   saved {args.out} ({time.perf_counter() - began:.0f} s)", flush=True)

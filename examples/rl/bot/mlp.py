@@ -38,6 +38,14 @@ class MLP:
     def save(self, path: Path) -> None:
         np.savez_compressed(path, **self.params)
 
+    @property
+    def inputs(self) -> int:
+        return int(self.params["W1"].shape[0])
+
+    @property
+    def actions(self) -> int:
+        return int(self.params["W2"].shape[1])
+
     def hidden(self, x: np.ndarray) -> np.ndarray:
         p = self.params
         return np.maximum(((x - p["mean"]) / p["scale"]) @ p["W1"] + p["b1"], 0.0)

@@ -9,6 +9,7 @@ becomes a bot that `arena submit` accepts under the sandbox and that plays a tou
 from __future__ import annotations
 
 import itertools
+import math
 import random
 import shutil
 import subprocess
@@ -170,17 +171,42 @@ def test_the_layout_documents_every_number_and_docs_envs_lists_every_field(varia
         assert f"`{field.name}`" in docs, f"docs/ENVS.md does not describe {field.name}"
 
 
-def test_ticket_progress_counts_the_pieces_still_needed():
-    env = aec("usa", 2, seed=5)
+def test_ticket_progress_is_the_fewest_pieces_from_one_ends_network_to_the_others():
+    """The encoded progress equals a brute force over the seat's own networks and the
+    printed map's shortest paths (Floyd-Warshall by hand), at every decision of a game."""
+    env = aec("europe", 3, seed=6)
     env.reset()
-    agent = env.agent_selection
-    encoder = env.encoder
-    tickets = next(f for f in encoder.layout if f.name == "tickets")
-    env.step(env.text_to_action("keep 0 1 2"))  # hold the three offered tickets
-    block = env.observe(agent)["observation"][tickets.start : tickets.stop].reshape(-1, 4)
-    held = np.flatnonzero(block[:, 0])
-    assert len(held) == 3
-    assert (block[held, 3] > 0).all() and not block[held, 2].any()
+    board = env.variant.board
+    cities = range(len(board.cities))
+    far = {(a, b): 0 if a == b else math.inf for a in cities for b in cities}
+    for r in range(board.num_routes):
+        ends = (board.route_a[r], board.route_b[r])
+        far[ends] = far[ends[::-1]] = min(far[ends], board.route_length[r])
+    for k, a, b in itertools.product(cities, cities, cities):
+        far[a, b] = min(far[a, b], far[a, k] + far[k, b])
+    tickets = next(f for f in env.encoder.layout if f.name == "tickets")
+    rng, checked = random.Random(6), 0
+    while not env.state.is_over:
+        seat = env.state.to_move
+        observation = env.state.observation(seat)
+        block = env.observe(env.agent_selection)["observation"][tickets.start : tickets.stop]
+        block = block.reshape(-1, 4)
+        own = [
+            (board.route_a[r - 1], board.route_b[r - 1]) for r in observation.public[seat].routes
+        ]
+        network = {c: {c} for c in cities}
+        for a, b in own:
+            joined = network[a] | network[b]
+            for c in joined:
+                network[c] = joined
+        for ticket in observation.tickets:
+            a, b = board.ticket_a[ticket.id - 1], board.ticket_b[ticket.id - 1]
+            done = b in network[a]
+            needed = 0 if done else min(far[u, v] for u in network[a] for v in network[b])
+            assert list(block[ticket.id - 1]) == [1, 0, done, needed]
+            checked += 1
+        env.step(int(rng.choice(list(np.flatnonzero(env.action_mask())))))
+    assert checked > 100
 
 
 def test_the_raw_typed_observation_is_the_engines():

@@ -75,6 +75,8 @@ class ObservationEncoder:
         if self.is_board:
             self.route_index = {key: r for r, key in enumerate(board.route_key)}
             self.distance = _distances(board)
+            self.ticket_a = np.asarray(board.ticket_a, dtype=np.intp)
+            self.ticket_b = np.asarray(board.ticket_b, dtype=np.intp)
         if self.is_europe:
             self.city_index = dict(board.city_index)
         self._build_layout()
@@ -276,18 +278,20 @@ class ObservationEncoder:
     ) -> None:
         """Completed (own routes connect the ends) and pieces still needed, the shortest way
         on the printed map where the own routes cost nothing (others' routes are not avoided)."""
-        groups = seen.get("groups")
-        if groups is None or groups[0] != tuple(routes):
-            groups = seen["groups"] = (tuple(routes), *_networks(self.board, routes))
-        _, roots, members = groups
-        board = self.board
-        for ticket_id in held:
-            t = self.ticket_index[ticket_id]
-            a, b = roots[board.ticket_a[t]], roots[board.ticket_b[t]]
-            if a == b:
-                block[t, 2] = 1.0
-            else:
-                block[t, 3] = self.distance[members[a]][:, members[b]].min()
+        networks = seen.get("networks")
+        if networks is None or networks[0] != routes:
+            networks = seen["networks"] = (
+                list(routes),
+                *_networks(self.board, self.distance, routes),
+            )
+        _, root, reach = networks
+        rows = np.fromiter((self.ticket_index[i] for i in held), dtype=np.intp, count=len(held))
+        ends_a, ends_b = root[self.ticket_a[rows]], root[self.ticket_b[rows]]
+        done = ends_a == ends_b
+        # From the network of one end to the nearest city of the other end's network.
+        needed = np.where(root[None, :] == ends_b[:, None], reach[ends_a], np.inf).min(axis=1)
+        block[rows, 2] = done
+        block[rows, 3] = np.where(done, 0.0, needed)
 
     def _routes(self, obs: Any, buffer: np.ndarray, seen: dict[str, Any]) -> None:
         claimed = obs.claimed
@@ -315,9 +319,11 @@ class ObservationEncoder:
         buffer[self.stations_slice] = block.ravel()
 
 
-def _networks(board: Any, routes: Sequence[int]) -> tuple[list[int], dict[int, list[int]]]:
-    """The cities each city is joined to by ``routes`` (ids): a root per city, the members
-    of each root's network."""
+def _networks(
+    board: Any, distance: np.ndarray, routes: Sequence[int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The networks ``routes`` (ids) make: the network (a root city) of every city, and for
+    every root the fewest pieces from any of its cities to each city of the map."""
     parent = list(range(len(board.cities)))
 
     def find(c: int) -> int:
@@ -329,11 +335,11 @@ def _networks(board: Any, routes: Sequence[int]) -> tuple[list[int], dict[int, l
     for route_id in routes:
         a, b = find(board.route_a[route_id - 1]), find(board.route_b[route_id - 1])
         parent[a] = b
-    roots = [find(c) for c in range(len(parent))]
-    members: dict[int, list[int]] = {}
-    for city, root in enumerate(roots):
-        members.setdefault(root, []).append(city)
-    return roots, members
+    root = np.array([find(c) for c in range(len(parent))], dtype=np.intp)
+    reach = distance.copy()  # a lone city's row is its own distances
+    for r in np.unique(root[np.bincount(root, minlength=len(root))[root] > 1]):
+        reach[r] = distance[root == r].min(axis=0)
+    return root, reach
 
 
 def _distances(board: Any) -> np.ndarray:

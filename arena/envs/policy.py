@@ -32,6 +32,7 @@ class PolicyBot(Bot):
     def __init__(self, seed: int | str = 0) -> None:
         super().__init__(seed)
         self._encoders: dict[tuple[str, int], ObservationEncoder] = {}
+        self._spaces: dict[str, ActionSpace] = {}
 
     def act(self, observation: np.ndarray, mask: np.ndarray) -> int:
         """The index of the action to play; ``mask`` is 1 at the legal ones."""
@@ -49,7 +50,13 @@ class PolicyBot(Bot):
         return encoder
 
     def space(self, observation: Observation) -> ActionSpace:
-        return action_space_of(get_variant(observation.variant))
+        """The action space of the observation's variant (built once per process)."""
+        space = self._spaces.get(observation.variant)
+        if space is None:
+            space = self._spaces[observation.variant] = action_space_of(
+                get_variant(observation.variant)
+            )
+        return space
 
     def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
         space = self.space(observation)

@@ -52,6 +52,7 @@ browser:
 MYPY_STRICT := arena/engine protocols
 MYPY := arena/variants bots/policy.py bots/planning.py bots/search.py bots/published.py bots/fdg \
 	bots/cardgame_bot.py bots/random_bot.py tools/build_maps.py benchmarks/engine.py \
+	arena/envs benchmarks/envs.py \
 	tests/helpers.py tests/city_fixtures.py $(patsubst %,tests/test_%.py,claiming drawing \
 	endgame europe newyork city_editions cardgame setup tickets scoring legal_actions notation \
 	properties sampling search bots positions third_party_variant engine_journeys fdg) tests/toll_variant.py

@@ -15,7 +15,7 @@ from typing import Any
 try:
     import gymnasium  # noqa: F401
     import numpy  # noqa: F401
-    import pettingzoo  # noqa: F401
+    import pettingzoo  # type: ignore[import-untyped]  # noqa: F401
 except ImportError as missing:  # pragma: no cover - depends on the install
     raise ImportError(
         f"arena.envs needs the [rl] extra ({missing.name} is not installed): "

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv  # type: ignore[import-untyped]
 
 from arena.engine import GameState, IllegalActionError, Observation, Variant
 from arena.envs.actions import ActionSpace
@@ -42,7 +42,15 @@ def seed_from(seed: int | None) -> int:
     return int(seed)
 
 
-class TicketToRideEnv(AECEnv):
+def mover(state: GameState) -> int:
+    """The seat to move in a game that is not over."""
+    seat = state.to_move
+    if seat is None:
+        raise RuntimeError("the game is over: nobody is to move")
+    return seat
+
+
+class TicketToRideEnv(AECEnv):  # type: ignore[misc]
     """A PettingZoo AEC environment over one variant and player count."""
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -74,6 +82,7 @@ class TicketToRideEnv(AECEnv):
         self.agent_name_mapping = {name: seat for seat, name in enumerate(self.possible_agents)}
         vector = spaces.Box(NONE, HIGHEST, shape=(self.encoder.size,), dtype=np.float32)
         mask = spaces.Box(0, 1, shape=(len(self.space),), dtype=np.int8)
+        self.vector_space = vector
         self._observation_space = spaces.Dict({"observation": vector, "action_mask": mask})
         self._action_space = spaces.Discrete(len(self.space))
         self._seed = seed
@@ -112,7 +121,7 @@ class TicketToRideEnv(AECEnv):
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._potential = [0.0] * self.players
         self.last_action: str | None = None
-        self.agent_selection = self.possible_agents[self.state.to_move]
+        self.agent_selection = self.possible_agents[mover(self.state)]
 
     def step(self, action: int) -> None:
         """Play action ``action`` (an index) for the selected agent."""
@@ -135,7 +144,7 @@ class TicketToRideEnv(AECEnv):
             for name in self.agents:
                 self.infos[name] = {"scores": list(result.scores), "ranks": list(result.ranks)}
         else:
-            self.agent_selection = self.possible_agents[state.to_move]
+            self.agent_selection = self.possible_agents[mover(state)]
         self._accumulate_rewards()
 
     def _pay_rewards(self, state: GameState) -> None:

@@ -16,24 +16,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium
 import numpy as np
 
 from arena.commands.common import existing_store
 from arena.engine import Action
-from arena.envs.aec import TicketToRideEnv
+from arena.envs.aec import TicketToRideEnv, mover
 from arena.tournament.names import split_ref
 from bots import get_bot
 from bots.filebot import load_factory
 from bots.sdk import Bot, bot_seed
 
 
-class TicketToRideGym(gymnasium.Env[np.ndarray, np.int64]):
+class TicketToRideGym(gymnasium.Env[np.ndarray, int]):
     """A Gymnasium environment: the learner holds ``seat`` (None: a random seat per game)."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi"]}
+    metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012 - as gymnasium declares it
 
     def __init__(
         self,
@@ -64,7 +64,7 @@ class TicketToRideGym(gymnasium.Env[np.ndarray, np.int64]):
         self.render_mode = render_mode
         self.fixed_seat = seat
         self.opponents = [_opponent(o, self.game.variant.name, Path(data_dir)) for o in opponents]
-        self.observation_space = self.game.observation_space("player_0")["observation"]
+        self.observation_space = self.game.vector_space
         self.action_space = self.game.action_space("player_0")
         self.seat = 0 if seat is None else seat
         self._bots: dict[int, Bot] = {}
@@ -90,7 +90,7 @@ class TicketToRideGym(gymnasium.Env[np.ndarray, np.int64]):
         )
         self.game.reset(seed=game_seed)
         state = self.game._live()
-        board = state.board.public_json()
+        board = self.game.variant.board.public_json()
         others = [s for s in range(players) if s != self.seat]
         self._bots = {}
         for seat, (name, make) in zip(others, self.opponents, strict=True):
@@ -120,7 +120,7 @@ class TicketToRideGym(gymnasium.Env[np.ndarray, np.int64]):
         state = game._live()
         reward = 0.0
         while not state.is_over and state.to_move != self.seat:
-            seat = state.to_move
+            seat = mover(state)
             legal = state.legal_actions()
             choice: Action | str = self._bots[seat].choose(state.observation(seat), legal)
             action = game.variant.parse_action(choice) if isinstance(choice, str) else choice
@@ -150,7 +150,7 @@ def _opponent(opponent: str | Bot, variant: str, data_dir: Path) -> tuple[str, A
     name, version = split_ref(opponent)
     store = existing_store(data_dir)
     record = store.bot(name, version) if store is not None else None
-    if record is not None:
+    if store is not None and record is not None:
         return opponent, _registered(record, store.data_dir, variant)
     if version is not None:
         raise KeyError(f"no registered bot '{name}' version {version} in {data_dir}")

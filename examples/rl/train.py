@@ -42,7 +42,8 @@ def collect(games: int, teacher: str, seed: int) -> tuple[np.ndarray, np.ndarray
     xs, masks, ys = [], [], []
     for game in range(games):
         env.reset(seed=seed + game)
-        state, board = env.state, env.state.board.public_json()
+        state, board = env.state, env.variant.board.public_json()
+        assert state is not None
         players = [spec.factory(bot_seed(seed + game, s)) for s in range(2)]
         for s, bot in enumerate(players):
             bot.start_game(bot_seed(seed + game, s), state.observation(s), board)

@@ -20,7 +20,6 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
-import arena.envs
 from arena.engine import NotationError
 from arena.envs import ActionSpace, ObservationEncoder, aec, gym, policy_bot
 from arena.envs.rewards import rank_reward
@@ -449,8 +448,14 @@ def test_a_make_bot_file_from_policy_bot_loads_as_a_file_bot(tmp_path):
     assert bot.choose(game.observation(game.to_move), game.legal_actions()) in game.legal_actions()
 
 
-def test_the_package_says_how_to_install_the_extra():
-    assert "pip install 'ttr-arena[rl]'" in arena.envs.__doc__
+def test_without_the_extra_the_import_says_how_to_install_it():
+    code = "import sys; sys.modules['pettingzoo'] = None; import arena.envs"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == (
+        "ImportError: arena.envs needs the [rl] extra (pettingzoo is not installed): "
+        "pip install 'ttr-arena[rl]'"
+    )
 
 
 def _root():

@@ -11,6 +11,8 @@ every round (A B, then B A):
   mask), a uniform choice among the mask's legal indices, ``env.step(index)``.
 
 The figure is B's rate over A's (median of the per-round ratios): the issue's goal is >= 0.5.
+For context it also times A+, the raw engine plus the mover's typed observation (what every
+bot's loop pays), and gives B over A+: the environment's own cost (encoding, mask, API).
 """
 
 from __future__ import annotations
@@ -34,6 +36,21 @@ def raw_engine(variant: str, players: int, games: int, seed: int) -> int:
         state = rules.new_game(players, seed + game)
         rng = random.Random(seed + game)
         while not state.is_over:
+            actions = state.legal_actions()
+            state.apply(actions[rng.randrange(len(actions))])
+            moves += 1
+    return moves
+
+
+def engine_with_observation(variant: str, players: int, games: int, seed: int) -> int:
+    """The raw engine plus the mover's typed observation: what every bot's loop pays."""
+    rules = get_variant(variant)
+    moves = 0
+    for game in range(games):
+        state = rules.new_game(players, seed + game)
+        rng = random.Random(seed + game)
+        while not state.is_over:
+            state.observation(state.to_move)
             actions = state.legal_actions()
             state.apply(actions[rng.randrange(len(actions))])
             moves += 1
@@ -74,23 +91,27 @@ def main() -> None:
     args = parser.parse_args()
     job = (args.variant, args.players, args.games, args.seed)
     environment(args.variant, args.players, 2, args.seed)  # build the spaces once, warm up
-    raw, env, ratios = [], [], []
+    raw, observed, env, ratios, own = [], [], [], [], []
     for round_ in range(args.rounds):
-        order = (raw_engine, environment) if round_ % 2 == 0 else (environment, raw_engine)
-        rates = {fn.__name__: timed(fn, *job) for fn in order}
+        order = (raw_engine, engine_with_observation, environment)
+        rates = {fn.__name__: timed(fn, *job) for fn in order[:: 1 if round_ % 2 == 0 else -1]}
         raw.append(rates["raw_engine"])
+        observed.append(rates["engine_with_observation"])
         env.append(rates["environment"])
         ratios.append(rates["environment"] / rates["raw_engine"])
+        own.append(rates["environment"] / rates["engine_with_observation"])
     print(
         f"{args.variant}, {args.players} players, {args.games} games x {args.rounds} rounds "
         "(CPU time, one core, A/B alternating)"
     )
     print(f"  raw engine   {statistics.median(raw):>9,.0f} moves/s (median)")
+    print(f"  + observation{statistics.median(observed):>9,.0f} moves/s (median)")
     print(f"  environment  {statistics.median(env):>9,.0f} steps/s (median)")
     print(
         f"  ratio        {statistics.median(ratios):.2f}  "
         f"(per round: {', '.join(f'{r:.2f}' for r in ratios)}; goal >= 0.5)"
     )
+    print(f"  environment / (engine + observation)  {statistics.median(own):.2f}")
 
 
 if __name__ == "__main__":

@@ -102,8 +102,7 @@ class ActionSpace:
 
     def indices(self, legal: Sequence[Action]) -> list[int]:
         """The indices of ``legal``, in its order."""
-        by_id = self._by_id
-        found = [by_id.get(id(a)) for a in legal]
+        found = list(map(self._by_id.get, map(id, legal)))
         if None in found:  # an action the engine built afresh (a face-up slot of this game)
             return [self.index(a) if i is None else i for a, i in zip(legal, found, strict=True)]
         return found  # type: ignore[return-value]

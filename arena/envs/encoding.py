@@ -59,7 +59,14 @@ class ObservationEncoder:
         board, rules = variant.board, variant.rules
         self.board = board
         self.phases: tuple[str, ...] = game.PHASES
+        self.phase_index = {phase: i for i, phase in enumerate(self.phases)}
         self.cards: tuple[str, ...] = (*rules.colours, "wild")
+        width = len(self.cards) + 1  # a display slot: one-hot over the cards, then empty
+        self.display_index = {
+            (slot, card): slot * width + i
+            for slot in range(rules.face_up)
+            for i, card in enumerate((*self.cards, None))
+        }
         self.colours: tuple[str, ...] = tuple(rules.colours)
         self.face_up: int = rules.face_up
         self.is_board = hasattr(board, "route_key")
@@ -75,8 +82,6 @@ class ObservationEncoder:
         if self.is_board:
             self.route_index = {key: r for r, key in enumerate(board.route_key)}
             self.distance = _distances(board)
-            self.ticket_a = np.asarray(board.ticket_a, dtype=np.intp)
-            self.ticket_b = np.asarray(board.ticket_b, dtype=np.intp)
         if self.is_europe:
             self.city_index = dict(board.city_index)
         self._build_layout()
@@ -181,20 +186,18 @@ class ObservationEncoder:
     def _dynamic(self, obs: Any) -> list[float]:
         n, seat, cards = self.players, obs.seat, self.cards
         out: list[float] = [0.0] * (len(self.phases) + n + 1)
-        out[self.phases.index(obs.phase)] = 1.0
+        out[self.phase_index[obs.phase]] = 1.0
         to_move = obs.to_move
         out[len(self.phases) + (n if to_move is None else self._rel(seat, to_move))] = 1.0
-        hand = obs.hand
-        out += [hand[c] for c in cards]
-        width = len(cards) + 1
-        display = [0.0] * (self.face_up * width)
+        out += self._per_card(obs.hand)
+        display = [0.0] * (self.face_up * (len(cards) + 1))
+        slot_of = self.display_index
         for slot, card in enumerate(obs.display):
-            display[slot * width + (len(cards) if card is None else cards.index(card))] = 1.0
+            display[slot_of[slot, card]] = 1.0
         out += display
         out.append(obs.deck_size)
         out.append(obs.ticket_deck_size)
-        discards = obs.discards
-        out += [discards.get(c, 0) for c in cards]
+        out += self._per_card(obs.discards)
         public = obs.public
         for rel in range(n):
             view = public[(seat + rel) % n]
@@ -229,6 +232,12 @@ class ObservationEncoder:
                 chosen[self._rel(seat, other)] = 1.0
             out += chosen
         return out
+
+    def _per_card(self, counts: dict[str, int]) -> list[int]:
+        """Counts by card name, in card order (the engine writes them in that order)."""
+        if tuple(counts) == self.cards:
+            return list(counts.values())
+        return [counts.get(c, 0) for c in self.cards]
 
     def _tunnel(self, tunnel: Any) -> list[float]:
         cards = self.cards
@@ -279,32 +288,35 @@ class ObservationEncoder:
         """Completed (own routes connect the ends) and pieces still needed, the shortest way
         on the printed map where the own routes cost nothing (others' routes are not avoided)."""
         networks = seen.get("networks")
-        if networks is None or networks[0] != routes:
-            networks = seen["networks"] = (
-                list(routes),
-                *_networks(self.board, self.distance, routes),
-            )
-        _, root, reach = networks
-        rows = np.fromiter((self.ticket_index[i] for i in held), dtype=np.intp, count=len(held))
-        ends_a, ends_b = root[self.ticket_a[rows]], root[self.ticket_b[rows]]
-        done = ends_a == ends_b
-        # From the network of one end to the nearest city of the other end's network.
-        needed = np.where(root[None, :] == ends_b[:, None], reach[ends_a], np.inf).min(axis=1)
-        block[rows, 2] = done
-        block[rows, 3] = np.where(done, 0.0, needed)
+        if networks is None or not networks.follows(routes):
+            networks = seen["networks"] = Networks(self.board, self.distance)
+        networks.extend(routes)
+        index, ticket_a, ticket_b = self.ticket_index, self.board.ticket_a, self.board.ticket_b
+        for ticket_id in held:
+            t = index[ticket_id]
+            a, b = networks.find(ticket_a[t]), networks.find(ticket_b[t])
+            if a == b:
+                block[t, 2] = 1.0
+            else:  # from any city of a's network to the nearest city of b's
+                block[t, 3] = networks.reach[a][networks.members[b]].min()
 
     def _routes(self, obs: Any, buffer: np.ndarray, seen: dict[str, Any]) -> None:
         claimed = obs.claimed
         tunnel = obs.tunnel.route if self.is_europe and obs.tunnel is not None else None
-        if seen.get("claimed") == claimed and seen.get("tunnel") == tunnel:
+        before, block = seen.get("claimed"), seen.get("routes")
+        if before == claimed and seen.get("tunnel") == tunnel:
             return
-        seen["claimed"], seen["tunnel"] = dict(claimed), tunnel
         cols, seat, index = self.route_cols, obs.seat, self.route_index
-        block = np.zeros((self.board.num_routes, cols), dtype=np.float32)
-        for key, owner in claimed.items():
-            block[index[key], self._rel(seat, owner)] = 1.0
-        if tunnel is not None:
-            block[tunnel - 1, cols - 1] = 1.0
+        if block is None or not claimed.items() >= before.items():  # another game: start over
+            block = seen["routes"] = np.zeros((self.board.num_routes, cols), dtype=np.float32)
+            before = {}
+        for key in claimed.keys() - before.keys():  # claims are only ever added
+            block[index[key], self._rel(seat, claimed[key])] = 1.0
+        if self.is_europe:
+            block[:, cols - 1] = 0.0
+            if tunnel is not None:
+                block[tunnel - 1, cols - 1] = 1.0
+        seen["claimed"], seen["tunnel"] = dict(claimed), tunnel
         buffer[self.routes_slice] = block.ravel()
 
     def _stations(self, obs: Any, buffer: np.ndarray, seen: dict[str, Any]) -> None:
@@ -319,27 +331,40 @@ class ObservationEncoder:
         buffer[self.stations_slice] = block.ravel()
 
 
-def _networks(
-    board: Any, distance: np.ndarray, routes: Sequence[int]
-) -> tuple[np.ndarray, np.ndarray]:
-    """The networks ``routes`` (ids) make: the network (a root city) of every city, and for
-    every root the fewest pieces from any of its cities to each city of the map."""
-    parent = list(range(len(board.cities)))
+class Networks:
+    """A seat's networks of own routes, grown route by route (routes are only ever added):
+    union-find over the cities, each network's cities, and for each network the fewest
+    pieces from any of its cities to every city of the map (the rows of ``distance``
+    merged with ``minimum`` as networks join)."""
 
-    def find(c: int) -> int:
-        while parent[c] != c:
-            parent[c] = parent[parent[c]]
-            c = parent[c]
-        return c
+    def __init__(self, board: Any, distance: np.ndarray) -> None:
+        self.board = board
+        self.routes: list[int] = []
+        self.parent = list(range(len(board.cities)))
+        self.members: dict[int, list[int]] = {c: [c] for c in self.parent}
+        self.reach = distance.copy()
 
-    for route_id in routes:
-        a, b = find(board.route_a[route_id - 1]), find(board.route_b[route_id - 1])
-        parent[a] = b
-    root = np.array([find(c) for c in range(len(parent))], dtype=np.intp)
-    reach = distance.copy()  # a lone city's row is its own distances
-    for r in np.unique(root[np.bincount(root, minlength=len(root))[root] > 1]):
-        reach[r] = distance[root == r].min(axis=0)
-    return root, reach
+    def follows(self, routes: Sequence[int]) -> bool:
+        """Whether ``routes`` extends the routes seen so far (else: another game)."""
+        return list(routes[: len(self.routes)]) == self.routes
+
+    def find(self, city: int) -> int:
+        parent = self.parent
+        while parent[city] != city:
+            parent[city] = parent[parent[city]]
+            city = parent[city]
+        return city
+
+    def extend(self, routes: Sequence[int]) -> None:
+        board = self.board
+        for route_id in routes[len(self.routes) :]:
+            a = self.find(board.route_a[route_id - 1])
+            b = self.find(board.route_b[route_id - 1])
+            if a != b:
+                self.parent[a] = b
+                self.members[b] += self.members.pop(a)
+                np.minimum(self.reach[a], self.reach[b], out=self.reach[b])
+            self.routes.append(route_id)
 
 
 def _distances(board: Any) -> np.ndarray:

@@ -286,7 +286,13 @@ class ObservationEncoder:
         self, routes: Sequence[int], held: Sequence[int], block: np.ndarray, seen: dict[str, Any]
     ) -> None:
         """Completed (own routes connect the ends) and pieces still needed, the shortest way
-        on the printed map where the own routes cost nothing (others' routes are not avoided)."""
+        on the printed map where the own routes cost nothing (others' routes are not avoided).
+        Kept until the seat's tickets or routes change (not when only an offer does)."""
+        key = (tuple(held), tuple(routes))
+        known = seen.get("progress")
+        if known is not None and known[0] == key:
+            block[:, 2:4] = known[1]
+            return
         networks = seen.get("networks")
         if networks is None or not networks.follows(routes):
             networks = seen["networks"] = Networks(self.board, self.distance)
@@ -299,6 +305,7 @@ class ObservationEncoder:
                 block[t, 2] = 1.0
             else:  # from any city of a's network to the nearest city of b's
                 block[t, 3] = networks.reach[a][networks.members[b]].min()
+        seen["progress"] = (key, block[:, 2:4].copy())
 
     def _routes(self, obs: Any, buffer: np.ndarray, seen: dict[str, Any]) -> None:
         claimed = obs.claimed

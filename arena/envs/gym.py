@@ -1,7 +1,7 @@
 """The Gymnasium single-agent environment: one seat learns, bots play the other seats.
 
 The opponents are bots run in this process, called exactly as the referee calls a trusted
-in-process bot (``start_game`` with the seat's seed and the printed board, then ``choose``):
+in-process bot (``start_game`` with a keyed seed and the printed board, then ``choose``):
 installed bot plugins by name (``"random"``, ``"planner"``, ...), bots registered with
 ``arena submit`` (``"my-bot"``, ``"my-bot@2"``, from the store in ``data_dir``; a file bot's
 stored code is loaded into this process, outside the sandbox), or ``Bot`` instances.
@@ -24,10 +24,11 @@ import numpy as np
 from arena.commands.common import existing_store
 from arena.engine import Action
 from arena.envs.aec import TicketToRideEnv, mover
+from arena.referee.keys import MatchKey
 from arena.tournament.names import split_ref
 from bots import get_bot
 from bots.filebot import load_factory
-from bots.sdk import Bot, bot_seed
+from bots.sdk import Bot
 
 
 class TicketToRideGym(gymnasium.Env[np.ndarray, int]):
@@ -92,10 +93,14 @@ class TicketToRideGym(gymnasium.Env[np.ndarray, int]):
         state = self.game._live()
         board = self.game.variant.board.public_json()
         others = [s for s in range(players) if s != self.seat]
+        # As the referee does: the bots' seeds are keyed, so that none can rebuild the deal.
+        key = MatchKey(self.np_random.bytes(32))
+        game_id = key.game_id(game_seed, 0)
         self._bots = {}
         for seat, (name, make) in zip(others, self.opponents, strict=True):
-            bot = make(bot_seed(game_seed, seat)) if name else make
-            bot.start_game(bot_seed(game_seed, seat), state.observation(seat), board)
+            seed = key.bot_seed(game_seed, seat, game_id)
+            bot = make(seed) if name else make
+            bot.start_game(seed, state.observation(seat), board)
             self._bots[seat] = bot
         reward = self._play_opponents()
         self._pending = reward

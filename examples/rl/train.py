@@ -28,7 +28,6 @@ import numpy as np
 
 from arena.envs import aec, gym
 from bots import get_bot
-from bots.sdk import bot_seed
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "bot"))
@@ -44,9 +43,10 @@ def collect(games: int, teacher: str, seed: int) -> tuple[np.ndarray, np.ndarray
         env.reset(seed=seed + game)
         state, board = env.state, env.variant.board.public_json()
         assert state is not None
-        players = [spec.factory(bot_seed(seed + game, s)) for s in range(2)]
+        seeds = [f"teacher-{seed + game}-{s}" for s in range(2)]  # our own bots: plain seeds
+        players = [spec.factory(seeds[s]) for s in range(2)]
         for s, bot in enumerate(players):
-            bot.start_game(bot_seed(seed + game, s), state.observation(s), board)
+            bot.start_game(seeds[s], state.observation(s), board)
         while not state.is_over:
             agent = env.agent_selection
             seat = env.agent_name_mapping[agent]

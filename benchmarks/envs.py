@@ -49,7 +49,7 @@ def engine_with_observation(variant: str, players: int, games: int, seed: int) -
     for game in range(games):
         state = rules.new_game(players, seed + game)
         rng = random.Random(seed + game)
-        while not state.is_over:
+        while state.to_move is not None:
             state.observation(state.to_move)
             actions = state.legal_actions()
             state.apply(actions[rng.randrange(len(actions))])

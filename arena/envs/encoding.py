@@ -310,8 +310,9 @@ class ObservationEncoder:
     def _routes(self, obs: Any, buffer: np.ndarray, seen: dict[str, Any]) -> None:
         claimed = obs.claimed
         tunnel = obs.tunnel.route if self.is_europe and obs.tunnel is not None else None
-        before, block = seen.get("claimed"), seen.get("routes")
-        if before == claimed and seen.get("tunnel") == tunnel:
+        before: dict[str, int] = seen.get("claimed", {})
+        block = seen.get("routes")
+        if block is not None and before == claimed and seen.get("tunnel") == tunnel:
             return
         cols, seat, index = self.route_cols, obs.seat, self.route_index
         if block is None or not claimed.items() >= before.items():  # another game: start over

@@ -98,9 +98,9 @@ class TicketToRideGym(gymnasium.Env[np.ndarray, int]):
         game_id = key.game_id(game_seed, 0)
         self._bots = {}
         for seat, (name, make) in zip(others, self.opponents, strict=True):
-            seed = key.bot_seed(game_seed, seat, game_id)
-            bot = make(seed) if name else make
-            bot.start_game(seed, state.observation(seat), board)
+            bot_seed = key.bot_seed(game_seed, seat, game_id)
+            bot = make(bot_seed) if name else make
+            bot.start_game(bot_seed, state.observation(seat), board)
             self._bots[seat] = bot
         reward = self._play_opponents()
         self._pending = reward

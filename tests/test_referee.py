@@ -220,11 +220,11 @@ def test_resource_limits_stop_a_greedy_bot(mode, limits, tmp_path):
     from arena.referee.process import ProcessLimits
 
     entries = [BotEntry.parse("random"), BotEntry.parse(hostile(mode))]
-    tc = TimeControl(move_ms=20000, bank_ms=0)
+    # A clock far beyond the limit: on a loaded machine one CPU second can take many seconds
+    # of wall time, and the fault's code (crash, not timeout) says which one stopped the bot.
+    tc = TimeControl(move_ms=120_000, bank_ms=0)
     with ProcessMatch(USA, entries, tc, ProcessLimits(**limits), log_dir=tmp_path) as referee:
-        started = time.monotonic()
         outcome = referee.play(1)
-    assert time.monotonic() - started < 15, "the limit, not the clock, must stop the bot"
     check_complete(outcome, {1: "crash"})
 
 

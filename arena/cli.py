@@ -13,7 +13,7 @@ import signal
 import sqlite3
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich import box
@@ -85,7 +85,7 @@ def variants(
     """List the installed variants (one line each), whether each can be played."""
     if format not in ("table", "json"):
         raise fail("--format is table or json")
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "name": name,
             "title": variant.title,
@@ -399,7 +399,7 @@ def tournament_run(
             given = [
                 f"--{flag.replace('_', '-')}"
                 for flag in SPEC_FLAGS
-                if ctx.get_parameter_source(flag).name == "COMMANDLINE"
+                if getattr(ctx.get_parameter_source(flag), "name", None) == "COMMANDLINE"
             ]
             if given:
                 raise SpecError(

@@ -24,10 +24,12 @@ class ArenaSpec:
     @hookspec
     def arena_variants(self) -> list[Any]:
         """Return the ``arena.engine.Variant`` objects this plugin provides."""
+        return []  # a specification: pluggy never runs its body
 
     @hookspec
     def arena_bots(self) -> list[Any]:
         """Return the ``bots.sdk.BotSpec`` objects this plugin provides."""
+        return []  # a specification: pluggy never runs its body
 
 
 def collect(provided: list[list[Any]], kind: str) -> dict[str, Any]:

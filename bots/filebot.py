@@ -26,6 +26,8 @@ def load_factory(path: Path) -> Callable[[int | str], Bot]:
         raise FileNotFoundError(f"no bot file at {file}")
     sys.path.insert(0, str(file.parent))
     spec = importlib.util.spec_from_file_location(f"submitted_{file.stem}", file)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{file} cannot be loaded as a Python module")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     if callable(getattr(module, "make_bot", None)):

@@ -306,7 +306,9 @@ def final_scoring(facts: BoardFacts, observations: list[dict[str, Any]]) -> dict
     for seat, obs in enumerate(observations):
         for r in obs["public"][seat].get("routes", []):
             owner[r] = seat
-    tickets, longest, borrowed = [], [], []
+    tickets: list[Any] = []
+    longest: list[Any] = []
+    borrowed: list[Any] = []
     for seat, obs in enumerate(observations):
         own = obs["public"][seat]
         if not facts.has_map:

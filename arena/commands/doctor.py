@@ -44,7 +44,7 @@ def _landlock() -> Check:
             "bots read all this user can (the store too), connect anywhere",
         )
     parts = ["files"]
-    missing = []
+    missing: list[str] = []
     (parts if abi >= 4 else missing).append("TCP ports")
     (parts if abi >= 6 else missing).append("signals and abstract sockets")
     gaps = f"; not confined: {', '.join(missing)} (needs a newer kernel)" if missing else ""

@@ -41,6 +41,7 @@ class GameState(Protocol):
     """What every game state offers; referee, sampler, bots and tournaments use only this."""
 
     variant: Variant
+    board: Components
     num_players: int
     first_player: int
     turn: int
@@ -91,6 +92,10 @@ class Components(Protocol):
 
     card_names: tuple[str, ...]  # the train cards: colours, then the wild card
     ticket_views: tuple[TicketView, ...]
+
+    def public_json(self) -> dict[str, Any]:
+        """The components as every seat may see them (sent once, in ``game_start``)."""
+        ...
 
 
 @functools.cache

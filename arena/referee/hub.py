@@ -35,6 +35,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import cast
 
 import msgspec
 import zmq
@@ -308,7 +309,7 @@ class Hub:
             link.socket.setsockopt(zmq.RCVTIMEO, timeout)
             link.timeout = timeout
         try:
-            frames = link.socket.recv_multipart(copy=link.identity is not None)
+            frames = link.socket.recv_multipart(0, link.identity is not None)
         except zmq.Again:
             return
         self._on_message(link, frames)
@@ -361,10 +362,10 @@ class Hub:
     def _drain(self, link: SeatLink) -> None:
         socket = link.socket
         for _ in range(DRAIN_BATCH):
-            if link.closed or not socket.getsockopt(EVENTS) & POLLIN:
+            if link.closed or not cast(int, socket.getsockopt(EVENTS)) & POLLIN:
                 return
             # Frames (with their connection's descriptor) only until the hello is bound.
-            frames = socket.recv_multipart(NOBLOCK, copy=link.identity is not None)
+            frames = socket.recv_multipart(NOBLOCK, link.identity is not None)
             self._on_message(link, frames)
 
     def _on_message(self, link: SeatLink, frames: list) -> None:

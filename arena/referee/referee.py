@@ -140,27 +140,28 @@ class Referee:
             log.faults.append(asdict(game.forfeits[seat]))
         self._sweep(game)
         board = state.board.public_json()
-        for s, seat in enumerate(self.seats):
-            if s in game.forfeits:
+        for number, player in enumerate(self.seats):
+            if number in game.forfeits:
                 continue
             start = GameStart(
                 board=board,
                 game_id=game_id,
                 variant=variant.name,
-                seat=s,
+                seat=number,
                 players=n,
-                seed=self.key.bot_seed(seed, s, game_id),
+                seed=self.key.bot_seed(seed, number, game_id),
                 move_ms=tc.move_ms,
                 bank_ms=tc.bank_ms,
-                observation=state.observation(s),
+                observation=state.observation(number),
             )
-            reply = seat.start_game(start)
+            reply = player.start_game(start)
             if reply is not None and reply.fault:
-                self._forfeit(game, s, reply)
+                self._forfeit(game, number, reply)
         think = [0.0] * n
         decisions = 0
         while not state.is_over:
             s = state.to_move
+            assert s is not None  # the game is not over
             legal = state.legal_actions()
             if s in game.forfeits:
                 action, seconds, by = fallback_action(legal), 0.0, "fallback"

@@ -141,7 +141,7 @@ class SandboxPolicy:
 
         read = [*SYSTEM_ROOTS, *KERNEL_VIEWS]
         read += {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
-        read += [str(Path(m.__file__).resolve().parent) for m in (arena, bots, protocols)]
+        read += [str(Path(str(m.__file__)).resolve().parent) for m in (arena, bots, protocols)]
         guarded = [Path(p).resolve() for p in protected]
         for arg in argv:
             path = Path(arg)

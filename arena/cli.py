@@ -21,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.commands import bots as bots_commands
+from arena.commands import store as store_commands
 from arena.commands import tournaments as tournament_commands
 from arena.commands.botargs import bot_entries, check_startable
 from arena.commands.common import (
@@ -50,11 +51,10 @@ from arena.referee.matchlog import MatchLog
 from arena.referee.matchlog import verify as verify_match
 from arena.referee.process import ProcessLimits
 from arena.tournament.bots import bot_limits
-from arena.tournament.executors import LocalExecutor, MatchFailed, RayExecutor
+from arena.tournament.drive import RunError, RunStopped, run_tournament
 from arena.tournament.names import BadName, check_name
-from arena.tournament.runner import TournamentRunner
 from arena.tournament.spec import SpecError, TournamentSpec
-from arena.tournament.store import ResultsStore
+from arena.tournament.store import StoreError
 from arena.tournament.submit import SubmissionRejected
 from arena.tournament.submit import submit as submit_bot
 from arena.variants import all_variants, get_variant
@@ -346,6 +346,7 @@ def replay_command(
 tournament_app = typer.Typer(help="Run, list and delete tournaments.", no_args_is_help=True)
 app.add_typer(tournament_app, name="tournament")
 tournament_app.command("list")(tournament_commands.list_tournaments)
+tournament_app.command("show")(tournament_commands.show_tournament)
 tournament_app.command("delete")(tournament_commands.delete_tournament)
 # Flags that describe a tournament: with a tournament file, the file describes it.
 SPEC_FLAGS = ("name", "variant", "players", "bot", "format", "games", "seed", "move_ms", "bank_ms")
@@ -381,6 +382,10 @@ def tournament_run(
         typer.Option(help="run on Ray: 'local' starts one, an ADDRESS joins a cluster"),
     ] = None,
     data_dir: DataDir = DATA_DIR,
+    logs_dir: Annotated[
+        Path | None,
+        typer.Option(help="where bots' stdout and stderr go", show_default="DATA_DIR/bot-logs"),
+    ] = None,
     progress: Annotated[
         bool, typer.Option(help="show a progress bar and live standings (on a terminal)")
     ] = True,
@@ -418,47 +423,47 @@ def tournament_run(
     # Every check that needs no game runs before anything is stored.
     named = [b for b in spec.bots if b != "*"]
     check_startable(spec, named, bot_entries(named, data_dir, check_start=False), in_process)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    with writing_store(data_dir) as store:
-        _run_tournament(spec, store, data_dir, workers, ray, progress, in_process)
-
-
-def _run_tournament(
-    spec: TournamentSpec,
-    store: ResultsStore,
-    data_dir: Path,
-    workers: int,
-    ray: str | None,
-    progress: bool,
-    in_process: bool,
-) -> None:
-    executor = (
-        RayExecutor(None if ray == "local" else ray, workers) if ray else LocalExecutor(workers)
-    )
-    try:
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # until the run takes it over
+    with writing_store(data_dir, check=True) as store:
         try:
-            runner = TournamentRunner(
+            done = run_tournament(
                 spec,
                 store,
-                executor,
-                data_dir,
+                workers=workers,
+                ray=ray,
+                logs_dir=logs_dir,
                 show_progress=progress and console.is_terminal,
                 in_process=in_process,
+                console=console,
             )
+        except RunError as error:
+            raise stopped(error) from None
+        except KeyboardInterrupt:  # a second Ctrl-C: stopped at once, after cleaning up
+            raise stopped(
+                RunStopped("stopped at once; run the same command to resume", 130)
+            ) from None
         except (ValueError, KeyError, VariantUnavailableError) as error:
             raise fail(str(error.args[0] if error.args else error)) from None
-        try:
-            stored = runner.run()
-        except (ValueError, KeyError, VariantUnavailableError, MatchFailed) as error:
-            raise fail(str(error.args[0] if error.args else error), RUNTIME) from None
-    finally:
-        executor.close()
-    console.print(standings_table(runner))
-    print_forfeits(store, spec.name, data_dir)
-    console.print(
-        f"tournament '{spec.name}': {stored} matches played now, results in {store.path}",
-        soft_wrap=True,
-    )
+        console.print(standings_table(done.runner))
+        print_forfeits(store, spec.name, data_dir)
+        console.print(
+            f"tournament '{spec.name}': {done.stored} matches played now, results in {store.path}",
+            soft_wrap=True,
+        )
+    if done.failures:
+        raise fail(
+            f"{len(done.failures)} match(es) could not be played (arena faults, not rated): "
+            f"see 'arena tournament show {spec.name}'; the same command retries them",
+            RUNTIME,
+        )
+
+
+def stopped(error: RunError) -> typer.Exit:
+    """A run that ended early: its one line on stderr, its status (1, or 130/143 on a signal)."""
+    if isinstance(error, RunStopped):
+        errors.print(Text(str(error), style="yellow"), soft_wrap=True)
+        return typer.Exit(code=error.exit_code)
+    return fail(str(error), error.exit_code)
 
 
 @app.command()
@@ -484,7 +489,7 @@ def results(
                 RUNTIME,
             ) from None
     store = reading_store(data_dir)
-    if tournament is not None and tournament not in {t["name"] for t in store.tournaments()}:
+    if tournament is not None and store.tournament_info(tournament) is None:
         raise fail(f"no tournament named '{tournament}' (see 'arena tournament list')")
     from arena.tournament.frames import matches_frame, seats_frame  # pandas: only when needed
 
@@ -637,6 +642,7 @@ def site(
 app.command()(serve)
 app.command()(view)
 app.command()(doctor)
+app.add_typer(store_commands.app, name="store")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -669,6 +675,11 @@ def run(args: list[str], debug: bool = False) -> int:
     except (SpecError, BadName) as error:
         fail(str(error))
         return USAGE
+    except StoreError as error:  # a damaged, full or read-only store: says what to do
+        if debug:
+            raise
+        fail(str(error), RUNTIME)
+        return RUNTIME
     except sqlite3.Error as error:
         if debug:
             raise

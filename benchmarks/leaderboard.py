@@ -12,11 +12,11 @@ head-to-head.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import tempfile
 import time
 
+from arena.tournament.results import MatchResult
 from arena.tournament.store import ResultsStore
 from leaderboards.data import stored_matches
 from leaderboards.tables import head_to_head_from, leaderboard_from, rate_with_history
@@ -26,33 +26,26 @@ def fill(store: ResultsStore, matches: int, bots: int, seed: int = 0) -> None:
     rng = random.Random(seed)
     names = [f"bot{i:02d}" for i in range(bots)]
     tid = store.tournament("bench", "bench", {})
-    match_rows, seat_rows, log_rows = [], [], []
-    breakdown = json.dumps({"routes": 0})
+    results = []
     for idx in range(matches):
-        match_id = idx + 1
-        match_rows.append(
-            (match_id, tid, idx, "usa", idx, 4, "done", 300, 0.1, 1, "bench", 1.7e9 + idx)
-        )
-        ranks = sorted(rng.randint(1, 4) for _ in range(4))
-        for seat, bot in enumerate(rng.sample(names, 4)):
-            seat_rows.append(
-                (
-                    match_id,
-                    seat,
-                    bot,
-                    100 - 10 * ranks[seat],
-                    ranks[seat],
-                    ranks[seat],
-                    breakdown,
-                    None,
-                    None,
-                )
+        ranks = tuple(sorted(rng.randint(1, 4) for _ in range(4)))
+        results.append(
+            MatchResult(
+                idx=idx,
+                variant="usa",
+                seed=idx,
+                bots=tuple(rng.sample(names, 4)),
+                scores=tuple(100 - 10 * rank for rank in ranks),
+                ranks=ranks,
+                engine_ranks=ranks,
+                faults=(None,) * 4,
+                breakdown=({"routes": 0},) * 4,
+                decisions=300,
+                seconds=0.1,
+                worker="bench",
             )
-        log_rows.append((match_id, b""))
-    with store.transaction() as db:
-        db.executemany("INSERT INTO matches VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", match_rows)
-        db.executemany("INSERT INTO seats VALUES (?,?,?,?,?,?,?,?,?)", seat_rows)
-        db.executemany("INSERT INTO logs VALUES (?,?)", log_rows)
+        )
+    store.record_many(tid, results)
 
 
 def main() -> None:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import os
 import socket
-import sqlite3
 import sys
 import threading
 import time
@@ -123,7 +122,7 @@ def run_soak(matches: int, data_dir: Path, ray_address: str | None, workers: int
         time_control=TimeControl(move_ms=200, bank_ms=400, handshake_ms=20000, retries=2),
     )
     store = ResultsStore(data_dir)
-    executor = RayExecutor(ray_address, workers)
+    executor = RayExecutor(ray_address, workers, data_dir)
     samples: list[tuple[int, float]] = []
     runner = TournamentRunner(
         spec, store, executor, data_dir, ProcessLimits(memory_mb=512), show_progress=False
@@ -145,8 +144,8 @@ def run_soak(matches: int, data_dir: Path, ray_address: str | None, workers: int
         executor.close()
         listener.close()
     report = SoakReport(matches, time.monotonic() - started)
-    check_store(report, store.path, matches, commands)
-    check_logs(report, store.path)
+    check_store(report, data_dir, matches, commands)
+    check_logs(report, data_dir)
     store.close()
     time.sleep(0.5)
     me = os.getpid()
@@ -161,55 +160,55 @@ def run_soak(matches: int, data_dir: Path, ray_address: str | None, workers: int
     return report
 
 
-def check_store(report: SoakReport, path: Path, matches: int, commands: dict[str, str]) -> None:
-    db = sqlite3.connect(path)
-    rows = db.execute("SELECT idx, COUNT(*) FROM matches GROUP BY idx ORDER BY idx").fetchall()
-    if [idx for idx, _ in rows] != list(range(matches)):
+def check_store(report: SoakReport, data_dir: Path, matches: int, commands: dict[str, str]) -> None:
+    from arena.tournament.store import ResultsStore
+
+    with ResultsStore.reader(data_dir) as store:
+        results = store.results("soak", details=False)
+        planned = len(store.planned(store.tournament_info("soak").id))
+    indices = [r.idx for r in results]
+    if sorted(set(indices)) != list(range(matches)) or planned != matches:
         report.problems.append(f"stored match indices are not 0..{matches - 1}")
-    if any(count != 1 for _, count in rows):
+    if len(indices) != len(set(indices)):
         report.problems.append("a match is stored more than once")
-    slowest = db.execute("SELECT MAX(seconds) FROM matches").fetchone()[0] or 0.0
+    slowest = max((r.seconds for r in results), default=0.0)
     report.figures["slowest_match_s"] = slowest
     if slowest > MATCH_BOUND_S:
         report.problems.append(f"a match took {slowest:.1f} s (bound {MATCH_BOUND_S} s)")
-    seats = db.execute(
-        "SELECT m.idx, s.bot, s.rank, s.fault, m.players,"
-        " (SELECT COUNT(*) FROM seats f WHERE f.match_id = m.id AND f.fault IS NOT NULL)"
-        " FROM seats s JOIN matches m ON m.id = s.match_id"
-    ).fetchall()
     played = dict.fromkeys(commands, 0)
-    for idx, bot, rank, fault, players, faulted in seats:
-        if bot in FAULTING:
-            played[bot] += 1
-            expected = FAULTING[bot][1]
-            if fault not in expected:
-                report.problems.append(f"match {idx}: {bot} charged {fault!r}, not {expected}")
-            if rank < players - faulted + 1:
-                report.problems.append(f"match {idx}: forfeited {bot} ranked {rank}, not last")
-        else:
+    for result in results:
+        last = result.players - len(result.faulted) + 1  # the rank every forfeit shares
+        for bot, rank, fault in zip(result.bots, result.ranks, result.faults, strict=True):
             played[bot] = played.get(bot, 0) + 1
-            if fault is not None:
-                report.problems.append(f"match {idx}: {bot} was charged {fault!r}")
-    db.close()
+            if bot in FAULTING:
+                expected = FAULTING[bot][1]
+                if fault not in expected:
+                    report.problems.append(
+                        f"match {result.idx}: {bot} charged {fault!r}, not {expected}"
+                    )
+                if rank < last:
+                    report.problems.append(
+                        f"match {result.idx}: forfeited {bot} ranked {rank}, not last"
+                    )
+            elif fault is not None:
+                report.problems.append(f"match {result.idx}: {bot} was charged {fault!r}")
     report.figures.update({f"seats_{bot}": n for bot, n in sorted(played.items())})
 
 
-def check_logs(report: SoakReport, path: Path) -> None:
+def check_logs(report: SoakReport, data_dir: Path) -> None:
     """The abusers' ignored messages are logged by kind; the referee's memory stays flat."""
-    db = sqlite3.connect(path)
-    rows = db.execute(
-        "SELECT m.idx, l.jsonl FROM matches m JOIN logs l ON l.match_id = m.id ORDER BY m.idx"
-    ).fetchall()
-    db.close()
+    from arena.tournament.store import ResultsStore
+
     seen: dict[str, set[str]] = {label: set() for label in ABUSERS}
     rss: list[float] = []
-    for _, jsonl in rows:
-        log = MatchLog.from_jsonl(bytes(jsonl))
-        names = [seat["bot"] for seat in log.header["seats"]]
-        for event in log.events:
-            if names[event["seat"]] in seen and event["kind"] == "ignored":
-                seen[names[event["seat"]]] |= set(event["counts"])
-        rss.append(log.result.get("referee", {}).get("rss_mb", 0.0))
+    with ResultsStore.reader(data_dir) as store:
+        for result in store.results("soak", details=False):  # in schedule order
+            log = MatchLog.from_jsonl(store.match_log(result.match_id))
+            names = [seat["bot"] for seat in log.header["seats"]]
+            for event in log.events:
+                if names[event["seat"]] in seen and event["kind"] == "ignored":
+                    seen[names[event["seat"]]] |= set(event["counts"])
+            rss.append(log.result.get("referee", {}).get("rss_mb", 0.0))
     for label, (_, kind) in ABUSERS.items():
         if report.figures.get(f"seats_{label}") and kind not in seen[label]:
             report.problems.append(f"{label}'s {kind} messages are not in its match logs")

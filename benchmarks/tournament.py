@@ -41,13 +41,30 @@ def tasks(count: int, log_dir: str, offset: int = 0) -> list[MatchTask]:
     ]
 
 
+class Collect:
+    """The executor's sink: keeps every result; a failed match fails the benchmark."""
+
+    def __init__(self) -> None:
+        self.results: list = []
+
+    def result(self, result) -> None:
+        self.results.append(result)
+
+    def failed(self, task, attempts: int, reason: str) -> None:
+        raise RuntimeError(f"match {task.match.index} failed: {reason}")
+
+    def tick(self) -> bool:
+        return True
+
+
 def measure(executor, count: int, log_dir: str) -> float:
-    executor.run(tasks(executor_warmup(executor), log_dir, offset=10_000), lambda r: None)
-    done = []
+    executor.run(tasks(executor_warmup(executor), log_dir, offset=10_000), Collect())
+    done = Collect()
     start = time.perf_counter()
-    executor.run(tasks(count, log_dir), done.append)
+    executor.run(tasks(count, log_dir), done)
     elapsed = time.perf_counter() - start
-    assert len(done) == count and not any(r.faults for r in done)
+    assert len(done.results) == count
+    assert not any(f is not None for r in done.results for f in r.faults)
     return count / elapsed * 60
 
 
@@ -63,7 +80,11 @@ def main() -> None:
     rates: dict[tuple[str, int], float] = {}
     with tempfile.TemporaryDirectory() as log_dir:
         for workers in (1, 2):
-            rates["local", workers] = measure(LocalExecutor(workers), args.matches, log_dir)
+            local = LocalExecutor(workers)
+            try:
+                rates["local", workers] = measure(local, args.matches, log_dir)
+            finally:
+                local.close()
         for workers in (1, 2):
             ray_executor = RayExecutor(None, workers)
             ray_executor.workers = workers

@@ -28,8 +28,8 @@ from urllib.parse import parse_qs, urlsplit
 from arena.human import HumanGame
 from arena.referee.process import ProcessLimits
 from arena.tournament.bots import resolve
-from arena.tournament.matchrun import match_record
-from arena.tournament.store import ResultsStore
+from arena.tournament.results import MatchResult
+from arena.tournament.store import FILE_NAME, ResultsStore
 from arena.variants import all_variants, get_variant
 from leaderboards.data import stored_matches
 from leaderboards.replay import board_drawing
@@ -59,11 +59,18 @@ class ArenaServer(ThreadingHTTPServer):
         self.stopping = threading.Event()
         self.render_lock = threading.Lock()
         self.games: dict[str, HumanGame] = {}
-        store = ResultsStore(self.data_dir)  # creates the store on first use
+        # Created on first use; an existing one is only read (also an archived, read-only one).
+        store = self.open_store()
         self.site = Site(store, max_replays, live=True)
         store.close()
         self.seen = self.signature()
         super().__init__(("127.0.0.1", port), Handler)
+
+    def open_store(self) -> ResultsStore:
+        """The store read-only (created first if there is none): pages never write."""
+        if not (self.data_dir / FILE_NAME).exists():
+            ResultsStore(self.data_dir).close()
+        return ResultsStore.reader(self.data_dir)
 
     @property
     def url(self) -> str:
@@ -82,7 +89,7 @@ class ArenaServer(ThreadingHTTPServer):
     def render(self, path: str) -> bytes | None:
         """A page of the site, from a fresh read of the store when it has changed."""
         with self.render_lock:
-            store = ResultsStore(self.data_dir)
+            store = self.open_store()
             try:
                 self.site.store = store
                 now = self.signature()
@@ -127,7 +134,7 @@ class ArenaServer(ThreadingHTTPServer):
         chosen = get_variant(variant)
         if not chosen.playable:
             raise ValueError(f"{variant} cannot be played: {'; '.join(chosen.missing)}")
-        store = ResultsStore(self.data_dir)
+        store = self.open_store()
         try:
             entries = [resolve(name, store) for name in bots]
         finally:
@@ -160,7 +167,9 @@ class ArenaServer(ThreadingHTTPServer):
             tid = store.tournament(HUMAN_TOURNAMENT, HUMAN_TOURNAMENT, {"kind": "person vs bots"})
             index = max(store.done_indices(tid), default=-1) + 1
             bots = tuple(entry.name for entry in game.entries)
-            store.record(tid, match_record(outcome, index, game.variant.name, bots, "person"))
+            store.record(
+                tid, MatchResult.from_outcome(outcome, index, game.variant.name, bots, "person")
+            )
             found = [
                 m.match_id
                 for m in stored_matches(store, game.variant.name)

@@ -1,8 +1,9 @@
 """Leaderboards, head-to-head records and rating histories as pandas DataFrames.
 
-One TrueSkill environment per variant; every match is a free-for-all rated
-from its final ranks (ties stay ties, a forfeit ranks last), in the fixed
-order of ``leaderboards.data``. Bots are ranked by the conservative rating
+Each variant is rated on its own, with the project's one TrueSkill environment
+(``arena.tournament.ratings.ENV``); every match is a free-for-all rated from its
+final ranks (ties stay ties, a forfeit ranks last), in the fixed order of the
+store's ``results`` (``leaderboards.data``). Bots are ranked by the conservative rating
 mu - 3 sigma.
 """
 

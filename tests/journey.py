@@ -22,7 +22,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 PYTHON_BOT = EXAMPLES / "python-bot"
-ARENA = [sys.executable, "-m", "arena.cli"]
+BIN = Path(sys.executable).parent
+# The console script a user runs: its sys.path starts with its own folder, never the cwd
+# (a user's own bots/ or arena/ folder must not be imported in place of ours).
+ARENA = (
+    [str(BIN / "arena")] if (BIN / "arena").exists() else [sys.executable, "-P", "-m", "arena.cli"]
+)
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,14 @@
 """Chaos: kill -9 the driver, a Ray worker mid-match, and the process writing to SQLite in
-the middle of a transaction, resuming each time; the final store must equal the store of
-an undisturbed run with the same seed."""
+the middle of a transaction; kill a ladder at random moments; fill the disk, turn the folder
+read-only and damage the file under a running ladder; resuming (or recovering) each time,
+the final store must equal the store of an undisturbed run with the same seed."""
 
 from __future__ import annotations
 
 import os
+import random
+import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -14,7 +16,9 @@ import time
 import pandas as pd
 
 from arena.tournament.store import CHAOS_STALL
+from arena.tournament.storecare import check
 from tests.referee_helpers import HOSTILE, processes_with
+from tests.store_helpers import resize, small_disk
 from tests.test_tournament import (
     ARENA,
     PLAYER,
@@ -44,14 +48,10 @@ def kill(driver):
 
 
 def stored(data_dir):
-    db = sqlite3.connect(data_dir / "results.sqlite", timeout=30)
-    try:
-        matches = db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
-        seats = db.execute("SELECT COUNT(*) FROM seats").fetchone()[0]
-        logs = db.execute("SELECT COUNT(*) FROM logs").fetchone()[0]
-    finally:
-        db.close()
-    return matches, seats, logs
+    """Rows of matches, seats and logs in the store, after checking it (read-only)."""
+    report = check(data_dir)
+    assert report.ok, report.summary()
+    return report.counts["matches"], report.counts["seats"], report.counts["logs"]
 
 
 def test_kill_9_of_driver_worker_and_writer_in_a_loop_then_resume_equals_a_calm_run(
@@ -137,3 +137,91 @@ def test_a_bot_whose_referee_dies_while_it_starts_does_not_live_on(tmp_path):
     starter.wait(10)
     time.sleep(3)  # past the child's start-up: it has exec'd by now, unless it exited
     assert not processes_with(marker), "an orphaned bot lives on"
+
+
+LADDER = [
+    "tournament", "run", "--name", "lad", "--format", "ladder", "--games", "24", "--seed", "11",
+    "--bot", "random", "--bot", "ticket-by-ticket", "--bot", "greedy-claims", "--players", "2",
+    "--workers", "2",
+]  # fmt: skip
+
+
+def test_a_ladder_killed_at_random_moments_resumes_to_exactly_the_undisturbed_ladder(tmp_path):
+    """Each wave's plan is stored before it is played and drawn only from the earlier waves'
+    results: after kill -9 in the middle of waves (with later matches of a wave finished
+    before earlier ones), the resumed ladder is the ladder that would have run."""
+    ladder = [*LADDER, "--in-process"]  # (the bots' processes are not the point here)
+    run_cli(*ladder, data_dir=tmp_path / "calm")
+    hurt = tmp_path / "hurt"
+    rng = random.Random(16)
+    for target in (3, 10, 18):  # one kill inside each wave of 8
+        driver = start_driver(ladder, hurt)
+        try:
+            wait_for_matches(hurt, target)
+            time.sleep(rng.uniform(0, 0.5))
+            kill(driver)
+        finally:
+            driver.kill()
+    run_cli(*ladder, data_dir=hurt)
+    result = signature(hurt, "lad")
+    assert sorted(set(result.idx)) == list(range(24)) and len(result) == 48
+    pd.testing.assert_frame_equal(signature(tmp_path / "calm", "lad"), result)
+
+
+def test_full_disks_read_only_folders_and_damaged_files_in_a_loop_then_resume_equals_calm(
+    tmp_path,
+):
+    """The store's chaos loop, on a small disk of its own, in the middle of a ladder: the disk
+    fills up; the driver is killed and the disk comes back read-only; the file is damaged.
+    Every time the user sees one line, and the same command (after 'arena store recover'
+    for the damage) goes on; in the end the ladder is the undisturbed one."""
+    ladder = [*LADDER, "--in-process"]
+    run_cli(*ladder, data_dir=tmp_path / "calm")
+    with small_disk(tmp_path / "disk", "16m") as disk:
+        hurt = disk / "data"
+        # 1. The disk fills up in the middle of a wave.
+        driver = start_driver(ladder, hurt)
+        try:
+            wait_for_matches(hurt, 4)
+            used = shutil.disk_usage(disk).used
+            resize(disk, f"{used // 1024 + 48}k")
+            output, _ = driver.communicate(timeout=120)
+        finally:
+            driver.kill()
+        assert driver.returncode == 1 and "is full" in output.strip().splitlines()[-1], output
+        resize(disk, "16m")
+        assert run_cli("store", "check", data_dir=hurt, check=False).returncode == 0
+        # 2. Killed; the disk comes back read-only (the kernel never turns a disk read-only
+        # under a writer): readers work, a run says why it cannot.
+        driver = start_driver(ladder, hurt)
+        try:
+            wait_for_matches(hurt, stored(hurt)[0] + 3)
+            kill(driver)
+        finally:
+            driver.kill()
+        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+        try:
+            assert run_cli("leaderboard", data_dir=hurt, check=False).returncode == 0
+            refused = run_cli(*ladder, data_dir=hurt, check=False)
+        finally:
+            subprocess.run(["mount", "-o", "remount,rw", str(disk)], check=True)
+        assert refused.returncode == 1 and "read-only" in refused.stderr, refused.stderr
+        # 3. Stopped, then a page in the middle of the file is overwritten with garbage.
+        driver = start_driver(ladder, hurt)
+        try:
+            wait_for_matches(hurt, stored(hurt)[0] + 3)
+            driver.send_signal(signal.SIGTERM)
+            output, _ = driver.communicate(timeout=60)
+        finally:
+            driver.kill()
+        assert driver.returncode == 143, output
+        store_file = hurt / "results.sqlite"
+        with store_file.open("r+b") as file:
+            file.seek(store_file.stat().st_size // 2 // 4096 * 4096)
+            file.write(b"\x5agarbage" * 512)
+        refused = run_cli(*ladder, data_dir=hurt, check=False)
+        assert refused.returncode == 1 and "is damaged" in refused.stderr, refused.stderr
+        run_cli("store", "recover", "--replace", data_dir=hurt)
+        run_cli(*ladder, data_dir=hurt)
+        result = signature(hurt, "lad")
+    pd.testing.assert_frame_equal(signature(tmp_path / "calm", "lad"), result)

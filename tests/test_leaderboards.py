@@ -11,9 +11,10 @@ import pandas as pd
 import pytest
 
 from arena.tournament.executors import LocalExecutor
+from arena.tournament.results import MatchResult
 from arena.tournament.runner import TournamentRunner
 from arena.tournament.spec import TournamentSpec
-from arena.tournament.store import MatchRecord, ResultsStore
+from arena.tournament.store import ResultsStore
 from leaderboards.site import build_site, slug
 from leaderboards.tables import head_to_head, leaderboard, rating_history
 
@@ -22,19 +23,19 @@ CLAIM_FIRST = "claim-first=cmd:{python} -m bots.filebot examples/python-bot"
 
 def record(index, bots, ranks, scores=None, faults=None, variant="usa"):
     n = len(bots)
-    return MatchRecord(
-        index=index,
+    faults = faults or {}
+    return MatchResult(
+        idx=index,
         variant=variant,
         seed=index,
         bots=tuple(bots),
         scores=tuple(scores or [100 - 10 * r for r in ranks]),
         ranks=tuple(ranks),
         engine_ranks=tuple(ranks),
+        faults=tuple(faults.get(s, (None,))[0] for s in range(n)),
         breakdown=tuple({"total": 0} for _ in range(n)),
-        faults=faults or {},
         decisions=1,
         seconds=0.1,
-        log=b"",
     )
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import collections
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -22,14 +21,15 @@ from arena.tournament.ladder import next_wave
 from arena.tournament.runner import TournamentRunner
 from arena.tournament.schedule import fixed_schedule
 from arena.tournament.spec import SpecError, TournamentSpec
-from arena.tournament.store import ResultsStore
+from arena.tournament.store import ResultsStore, StoreError
 from arena.tournament.submit import SubmissionRejected, submit
+from tests.journey import ARENA
 from tests.referee_helpers import HOSTILE, processes_with
+from tests.store_helpers import writing_into
 
 PLAYER = f"cmd:{sys.executable} {HOSTILE} play"
 JS = f"cmd:node {Path(__file__).parent.parent / 'examples' / 'js-bot' / 'bot.js'}"
 BOTS = ["random", PLAYER, f"cmd:{sys.executable} {HOSTILE} illegal"]
-ARENA = [sys.executable, "-m", "arena.cli"]
 
 
 def spec(name="t", **kw):
@@ -40,9 +40,8 @@ def spec(name="t", **kw):
 
 def signature(data_dir: Path, name: str):
     """Everything about the results that must not depend on how they were computed."""
-    store = ResultsStore(data_dir)
-    seats = seats_frame(store, name)
-    store.close()
+    with ResultsStore.reader(data_dir) as store:
+        seats = seats_frame(store, name)
     keep = ["idx", "seat", "bot", "score", "rank", "engine_rank", "fault"]
     return seats[keep].sort_values(["idx", "seat"]).reset_index(drop=True)
 
@@ -184,22 +183,37 @@ def test_identical_results_across_executors_and_worker_counts(tmp_path, ray_clus
     assert len(reference) == 24
     pd.testing.assert_frame_equal(reference, signature(tmp_path / "two", "same"))
     pd.testing.assert_frame_equal(reference, signature(tmp_path / "ray", "same"))
+    # Exports and the site's replay pages are the same, byte for byte and name for name.
+    exports, pages = set(), set()
+    for folder in ("one", "two", "ray"):
+        out = tmp_path / f"{folder}.csv"
+        run_cli("results", "--out", str(out), data_dir=tmp_path / folder)
+        exports.add(out.read_bytes())
+        run_cli("site", str(tmp_path / f"{folder}-site"), data_dir=tmp_path / folder)
+        site = tmp_path / f"{folder}-site" / "matches"
+        pages.add(frozenset(p.name for p in site.glob("*.html")))
+    assert len(exports) == 1 and len(pages) == 1 and len(next(iter(pages))) == 12
     store = ResultsStore(tmp_path / "ray")
     workers = set(matches_frame(store, "same").worker)
     assert len(workers) >= 2, "the matches ran on more than one Ray worker"
 
 
+def stored_count(data_dir: Path) -> int:
+    """Matches stored so far (0 while there is no store yet); never creates the store."""
+    if not (data_dir / "results.sqlite").exists():
+        return 0
+    try:
+        with ResultsStore.reader(data_dir) as store:
+            return sum(t.played for t in store.tournaments())
+    except StoreError:  # being created at this moment
+        return 0
+
+
 def wait_for_matches(data_dir: Path, count: int, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        try:
-            db = sqlite3.connect(data_dir / "results.sqlite", timeout=5)
-            done = db.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
-            db.close()
-            if done >= count:
-                return
-        except sqlite3.OperationalError:
-            pass
+        if stored_count(data_dir) >= count:
+            return
         time.sleep(0.1)
     raise AssertionError(f"fewer than {count} matches stored in time")
 
@@ -228,19 +242,14 @@ def test_resume_after_kill_9_of_the_driver_loses_and_duplicates_nothing(tmp_path
 
 
 def kill_a_worker_mid_match(driver: subprocess.Popen, data_dir: Path) -> int:
-    """Wait until a match is running, then kill -9 the worker process running its referee."""
+    """Wait until a match is running, then kill -9 the worker process running its referee
+    (the one writing its bots' logs)."""
     wait_for_matches(data_dir, 1)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        for pid in processes_with(str(HOSTILE), exclude=driver.pid):
-            try:
-                with open(f"/proc/{pid}/stat") as f:
-                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
-            except OSError:
-                continue
-            if parent not in (driver.pid, 1):
-                os.kill(parent, signal.SIGKILL)
-                return parent
+        for pid in writing_into(str(data_dir / "bot-logs")) - {driver.pid, os.getpid()}:
+            os.kill(pid, signal.SIGKILL)
+            return pid
         time.sleep(0.05)
     raise AssertionError("no running match found to disturb")
 

@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from arena.referee.gamelog import GameLog, LogError
 from arena.referee.gamelog import replay as replay_text
 from arena.referee.matchlog import MatchLog, replay, verify
-from arena.tournament.store import MatchRecord, ResultsStore
+from arena.tournament.results import MatchResult
+from arena.tournament.store import ResultsStore
 from arena.variants import all_variants, new_game
 from leaderboards.data import stored_matches
 from leaderboards.replay import MISSING, apply_patch, json_patch, replay_steps
@@ -191,10 +192,10 @@ def test_arena_view_refuses_what_is_not_a_match_log_in_one_line(tmp_path, conten
 # ---------------------------------------------------------------------------- arena serve
 
 
-def record(index: int, bots: tuple[str, ...], log: bytes = b"") -> MatchRecord:
+def record(index: int, bots: tuple[str, ...], log: bytes = b"") -> MatchResult:
     n = len(bots)
-    return MatchRecord(
-        index=index,
+    return MatchResult(
+        idx=index,
         variant="usa",
         seed=index,
         bots=bots,
@@ -202,7 +203,7 @@ def record(index: int, bots: tuple[str, ...], log: bytes = b"") -> MatchRecord:
         ranks=tuple(range(n, 0, -1)),
         engine_ranks=tuple(range(n, 0, -1)),
         breakdown=tuple({"total": s} for s in range(n)),
-        faults={},
+        faults=(None,) * n,
         decisions=1,
         seconds=0.1,
         log=log,

@@ -140,7 +140,7 @@ def remove(
         name, version = split_ref(bot)
     except BadName as error:
         raise fail(str(error)) from None
-    store = existing_store(data_dir)
+    store = existing_store(data_dir, write=True)
     records = [] if store is None else store.registered_bots()
     chosen = [r for r in records if r["name"] == name and version in (None, r["version"])]
     if not chosen:

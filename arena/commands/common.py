@@ -43,11 +43,12 @@ def warn(message: str) -> None:
     errors.print(Text.assemble(("warning:", "yellow"), " ", message), soft_wrap=True)
 
 
-def existing_store(data_dir: Path) -> ResultsStore | None:
-    """The store in ``data_dir`` if there is one; reading commands never create one."""
+def existing_store(data_dir: Path, write: bool = False) -> ResultsStore | None:
+    """The store in ``data_dir`` if there is one; reading commands never create one and
+    open it read-only (an archived copy in a read-only folder reads as well)."""
     if not (Path(data_dir) / "results.sqlite").is_file():
         return None
-    return ResultsStore(data_dir)
+    return ResultsStore(data_dir, read_only=not write)
 
 
 def writable(path: Path | None, option: str) -> None:
@@ -71,13 +72,14 @@ def reading_store(data_dir: Path) -> ResultsStore:
 
 
 @contextlib.contextmanager
-def writing_store(data_dir: Path) -> Iterator[ResultsStore]:
-    """The store in ``data_dir``, created if needed. If this command created it and fails
-    before storing anything, the empty store goes again: bad input leaves no trace."""
+def writing_store(data_dir: Path, check: bool = False) -> Iterator[ResultsStore]:
+    """The store in ``data_dir``, created if needed (``check``: its integrity checked on
+    open). If this command created it and fails before storing anything, the empty store
+    goes again: bad input leaves no trace."""
     folder = Path(data_dir)
     new_folder = not folder.exists()
     new_store = not (folder / "results.sqlite").exists()
-    store = ResultsStore(folder)
+    store = ResultsStore(folder, check=check)
     try:
         yield store
     except BaseException as error:

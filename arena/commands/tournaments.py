@@ -1,19 +1,31 @@
-"""``arena tournament list`` and ``arena tournament delete``: what is stored, and
-getting rid of a tournament (a broken test run) so the leaderboards forget it."""
+"""``arena tournament list``, ``show`` and ``delete``: what is stored, how far a tournament
+got (who runs it, which matches the arena could not play), and getting rid of a
+tournament (a broken test run) so the leaderboards forget it."""
 
 from __future__ import annotations
 
 import datetime
 import shutil
+import time
 from typing import Annotated, Any
 
 import typer
 
 from arena.commands.bots import confirm
-from arena.commands.common import DATA_DIR, DataDir, console, existing_store, fail, fitted_table
+from arena.commands.common import (
+    DATA_DIR,
+    RUNTIME,
+    DataDir,
+    console,
+    existing_store,
+    fail,
+    fitted_table,
+)
+from arena.tournament.matchrun import tournament_folder
 from arena.tournament.names import BadName, check_name
 from arena.tournament.schedule import fixed_schedule
 from arena.tournament.spec import SpecError, TournamentSpec
+from arena.tournament.store import TournamentBusy, TournamentInfo
 
 
 def _planned(spec: dict[str, Any]) -> str:
@@ -27,6 +39,18 @@ def _planned(spec: dict[str, Any]) -> str:
         return "?"
 
 
+def _state(info: TournamentInfo) -> str:
+    if info.driver is not None and not info.driver.is_gone():
+        return "running"
+    if info.failed:
+        return f"{info.failed} failed"
+    return "finished" if info.finished_at else "unfinished"
+
+
+def _when(stamp: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(stamp)) if stamp else "-"
+
+
 def list_tournaments(data_dir: DataDir = DATA_DIR) -> None:
     """List the stored tournaments: variant, format, bots, matches stored of planned."""
     store = existing_store(data_dir)
@@ -36,13 +60,13 @@ def list_tournaments(data_dir: DataDir = DATA_DIR) -> None:
         return
     rows = [
         [
-            t["name"],
-            t["spec"].get("variant", "?"),
-            t["spec"].get("format", "?"),
-            str(len(t["spec"].get("bots", []))),
-            f"{t['matches']}/{_planned(t['spec'])}",
-            "finished" if t["finished_at"] else "unfinished",
-            datetime.datetime.fromtimestamp(t["created_at"]).strftime("%Y-%m-%d %H:%M"),
+            t.name,
+            t.spec.get("variant", "?"),
+            t.spec.get("format", "?"),
+            str(len(t.spec.get("bots", []))),
+            f"{t.played}/{_planned(t.spec)}",
+            _state(t),
+            datetime.datetime.fromtimestamp(t.created_at).strftime("%Y-%m-%d %H:%M"),
         ]
         for t in stored
     ]
@@ -63,14 +87,60 @@ def delete_tournament(
         check_name(name, "tournament name")
     except BadName as error:
         raise fail(str(error)) from None
-    store = existing_store(data_dir)
-    found = [t for t in store.tournaments() if t["name"] == name] if store is not None else []
-    if not found:
+    store = existing_store(data_dir, write=True)
+    found = store.tournament_info(name) if store is not None else None
+    if found is None:
         raise fail(f"no tournament named '{name}' in {data_dir}; see 'arena tournament list'")
-    confirm(f"Delete tournament '{name}' and its {found[0]['matches']} stored matches?", yes)
-    count = store.delete_tournament(name)
-    store.close()
-    shutil.rmtree(data_dir / "bot-logs" / name, ignore_errors=True)
+    confirm(f"Delete tournament '{name}' and its {found.played} stored matches?", yes)
+    try:
+        count = store.delete_tournament(name)
+    except TournamentBusy as error:
+        raise fail(str(error), RUNTIME) from None
+    finally:
+        store.close()
+    shutil.rmtree(data_dir / "bot-logs" / tournament_folder(name), ignore_errors=True)
     console.print(
         f"deleted tournament '{name}' ({count} matches); the leaderboards no longer count them"
     )
+
+
+def show_tournament(
+    name: Annotated[
+        str, typer.Argument(help="the tournament's name (see 'arena tournament list')")
+    ],
+    data_dir: DataDir = DATA_DIR,
+) -> None:
+    """A tournament's description, progress, driver and the matches the arena could not play."""
+    store = existing_store(data_dir)
+    try:
+        info = store.tournament_info(name) if store is not None else None
+        failures = store.failures(info.id) if info is not None else []
+    finally:
+        if store is not None:
+            store.close()
+    if info is None:
+        raise fail(f"no tournament named '{name}' in {data_dir}; see 'arena tournament list'")
+    spec = info.spec
+    players = "/".join(str(p) for p in spec.get("players", []))
+    console.print(
+        f"{info.name}: {spec.get('format')} of {spec.get('variant')}, {players} players, "
+        f"{spec.get('games')} games, seed {spec.get('seed')}",
+        soft_wrap=True,
+    )
+    console.print(f"bots: {', '.join(spec.get('bots', []))}", soft_wrap=True)
+    state = "finished " + _when(info.finished_at) if info.finished_at else "not finished"
+    if info.driver is not None:
+        state = f"being run by {info.driver.describe()}"
+    console.print(
+        f"created {_when(info.created_at)}; {info.played} of {info.planned} planned matches "
+        f"played, {info.failed} failed; {state}",
+        soft_wrap=True,
+    )
+    if failures:
+        console.print("failed matches (arena faults: not rated; running it again retries them):")
+    for failure in failures:
+        console.print(
+            f"  match {failure.idx} ({', '.join(failure.bots)}), {_when(failure.failed_at)}: "
+            f"{failure.error}",
+            soft_wrap=True,
+        )

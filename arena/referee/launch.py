@@ -71,7 +71,7 @@ class BotEntry:
 
     @classmethod
     def for_plugin(cls, spec: BotSpec, name: str | None = None) -> BotEntry:
-        command = (PYTHON, "-m", "bots", spec.name)
+        command = (PYTHON, "-P", "-m", "bots", spec.name)  # -P: never a folder of the cwd
         return cls(name=name or spec.name, command=command, plugin=spec.name, version=spec.version)
 
     @property

@@ -125,22 +125,28 @@ def die_with_parent(parent: int | None = None) -> None:
         os._exit(1)
 
 
+def _open_log(path: Path) -> int | None:
+    """A log file to write, or None if it cannot be created (its output is then dropped)."""
+    try:
+        return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+    except OSError:
+        return None
+
+
 class LogDrain(threading.Thread):
     """Copies a bot's stdout and stderr into capped files chunk by chunk, as they come.
 
     It keeps reading past the cap (counting what it drops), so a bot never
-    blocks on its output. ``finish`` ends it once the bot is gone, even if a
-    stray process still holds a pipe open.
+    blocks on its output, also when a file cannot be written (a full or
+    read-only disk costs the log, never the match). ``finish`` ends it once the
+    bot is gone, even if a stray process still holds a pipe open.
     """
 
     def __init__(self, streams: Mapping[int, Path], cap: int) -> None:
         super().__init__(daemon=True)
         self.cap = cap
         self._stopping = threading.Event()
-        self._outputs = {
-            fd: os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
-            for fd, path in streams.items()
-        }
+        self._outputs = {fd: _open_log(path) for fd, path in streams.items()}
         self._written = dict.fromkeys(streams, 0)
         self._dropped = dict.fromkeys(streams, 0)
 
@@ -156,9 +162,12 @@ class LogDrain(threading.Thread):
         finally:
             selector.close()
             for fd, out in self._outputs.items():
-                if self._dropped[fd]:
-                    note = f"\n[ttr-arena: {self._dropped[fd]} more bytes dropped at the "
-                    os.write(out, (note + f"{self.cap}-byte cap]\n").encode())
+                if out is None:
+                    continue
+                with contextlib.suppress(OSError):
+                    if self._dropped[fd]:
+                        note = f"\n[ttr-arena: {self._dropped[fd]} more bytes dropped at the "
+                        os.write(out, (note + f"{self.cap}-byte cap]\n").encode())
                 os.close(out)
 
     def _copy(self, fd: int) -> bool:
@@ -169,10 +178,15 @@ class LogDrain(threading.Thread):
             return False
         if not chunk:
             return False
-        room = self.cap - self._written[fd]
+        out = self._outputs[fd]
+        room = self.cap - self._written[fd] if out is not None else 0
         if room > 0:
             kept = chunk[:room]
-            os.write(self._outputs[fd], kept)
+            try:
+                os.write(out, kept)
+            except OSError:  # the disk is full or gone read-only: the log ends here
+                os.close(out)
+                self._outputs[fd] = None
             self._written[fd] += len(kept)
         self._dropped[fd] += max(0, len(chunk) - max(room, 0))
         return True

@@ -50,7 +50,7 @@ def entry_for_record(record: dict[str, Any], data_dir: Path) -> BotEntry:
         if not code.exists() and Path(target).exists():
             code = Path(target).resolve()  # registered before targets were data-relative
         own = str(code.parent)  # data/bots/NAME/HASH: this version's copy alone
-        command = (PYTHON, "-m", "bots.filebot", str(code))
+        command = (PYTHON, "-P", "-m", "bots.filebot", str(code))  # -P: never the cwd's bots/
         return BotEntry(label, command, version=version, labelled=True, own_files=(own,))
     return BotEntry(label, tuple(shlex.split(target)), version=version, labelled=True)
 

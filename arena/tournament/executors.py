@@ -1,29 +1,124 @@
-"""Executors run match tasks in parallel and hand back each record as it finishes.
+"""Executors play match tasks in parallel and hand each result to the driver as it finishes.
 
-``LocalExecutor`` uses a pool of local worker processes; ``RayExecutor`` runs
-each match as a Ray task, on a local Ray or on a cluster. Both retry a match
-whose worker died. Results are delivered in completion order; the store
-makes the order irrelevant.
+``LocalExecutor`` keeps a pool of local worker processes, one match each at a
+time; ``RayExecutor`` (``arena/tournament/rayexec.py``) runs each match as a Ray
+task, on a local Ray or on a cluster. Both count, per match, the times its
+worker died (or the arena failed while playing it): a match is retried up to
+``MAX_ATTEMPTS`` times, then reported as failed (an arena fault) and the
+tournament goes on. Results arrive in completion order; the store makes the
+order irrelevant.
+
+The driver talks to an executor through a ``Sink``: ``result`` and ``failed``
+for each match, and ``tick``, called at least twice a second, which returns
+False to stop at once (Ctrl-C, SIGTERM): the executor then starts nothing more,
+stops the matches in flight with their bots, and returns.
 """
 
 from __future__ import annotations
 
-import concurrent.futures as cf
+import contextlib
 import multiprocessing
 import os
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+import signal
+import time
+from collections import Counter, deque
+from collections.abc import Sequence
+from multiprocessing.connection import Connection, wait
+from typing import Protocol
+
+import msgspec
 
 from arena.referee.process import die_with_parent
 from arena.tournament.matchrun import MatchTask, play_match
-from arena.tournament.store import MatchRecord
+from arena.tournament.results import MatchResult
 
 MAX_ATTEMPTS = 3
-OnResult = Callable[[MatchRecord], None]
+TICK_SECONDS = 0.25
+STOP_GRACE_SECONDS = 2.0  # a stopped match's referee gets this long to reap its bots
 
 
-class MatchFailed(RuntimeError):
-    """A match could not be played after every retry."""
+class Sink(Protocol):
+    """Where an executor delivers what happens to each match."""
+
+    def result(self, result: MatchResult) -> None: ...
+
+    def failed(self, task: MatchTask, attempts: int, reason: str) -> None: ...
+
+    def tick(self) -> bool: ...
+
+
+class ExecutorError(RuntimeError):
+    """The executor cannot go on (its cluster is unreachable or lost); one line, with what to do."""
+
+
+def child_pids(parent: int) -> list[int]:
+    """The live processes whose parent is ``parent``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == parent and fields[0] != "Z":
+                found.append(int(entry))
+    return found
+
+
+def _raise_exit(*_: object) -> None:
+    raise SystemExit(143)
+
+
+def _worker_main(conn: Connection, parent: int) -> None:
+    """A pool worker: play the matches the driver sends, one at a time, until told to stop.
+
+    It runs in a session of its own, so a Ctrl-C or SIGTERM sent to the terminal's process
+    group reaches the driver only: the driver decides, and stops a worker with SIGTERM,
+    which unwinds the match so its referee reaps its bots. (SIGINT stays ignored.)"""
+    os.setsid()
+    die_with_parent(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _raise_exit)
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        try:
+            outcome: tuple[str, object] = ("ok", play_match(task))
+        except Exception as error:  # an arena failure in this match: reported, counted
+            outcome = ("error", f"{type(error).__name__}: {error}")
+        conn.send(outcome)
+
+
+class _Worker:
+    """One pool process and the match it is playing."""
+
+    def __init__(self, context: multiprocessing.context.SpawnContext) -> None:
+        self.conn, child = context.Pipe()
+        self.process = context.Process(
+            target=_worker_main, args=(child, os.getpid()), name="arena-worker", daemon=True
+        )
+        # Started with SIGINT ignored, so even a Ctrl-C during its start-up cannot print
+        # a traceback from it (an ignored signal stays ignored across exec).
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            self.process.start()
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        child.close()
+        self.task: MatchTask | None = None
+
+    def stop(self) -> list[int]:
+        """Ask the worker to end its match (its referee stops the bots); returns the bots'
+        pids, so that their process groups can be killed if the worker must be killed."""
+        bots = child_pids(self.process.pid) if self.process.pid else []
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.process.pid, signal.SIGTERM)
+        return bots
 
 
 class LocalExecutor:
@@ -33,71 +128,98 @@ class LocalExecutor:
 
     def __init__(self, workers: int = 1) -> None:
         self.workers = max(1, workers)
+        self.context = multiprocessing.get_context("spawn")
+        self.pool: list[_Worker] = []
 
-    def run(self, tasks: Sequence[MatchTask], on_result: OnResult) -> None:
-        attempts = {task.match.index: 0 for task in tasks}
-        todo = list(tasks)
-        while todo:
-            for task in todo:
-                if attempts[task.match.index] >= MAX_ATTEMPTS:
-                    raise MatchFailed(
-                        f"match {task.match.index}: its worker died {MAX_ATTEMPTS} times"
-                    )
-                attempts[task.match.index] += 1
-            context = multiprocessing.get_context("spawn")
-            delivered: set[int] = set()
-            with cf.ProcessPoolExecutor(
-                self.workers,
-                mp_context=context,
-                initializer=die_with_parent,
-                initargs=(os.getpid(),),
-            ) as pool:
-                futures = {pool.submit(play_match, task): task for task in todo}
-                try:
-                    for future in cf.as_completed(futures):
-                        task = futures[future]
-                        record = future.result()
-                        delivered.add(task.match.index)
-                        on_result(replace(record, attempts=attempts[task.match.index]))
-                except cf.process.BrokenProcessPool:
-                    pass  # a worker died (killed, out of memory): retry what is unfinished
-            todo = [task for task in todo if task.match.index not in delivered]
+    def run(self, tasks: Sequence[MatchTask], sink: Sink) -> None:
+        """Play every task (retrying a match whose worker died); returns early if
+        ``sink.tick()`` says stop. Anything raised by the sink stops the pool first."""
+        queue = deque(tasks)
+        failures: Counter[int] = Counter()  # per match index: deaths and arena errors
+        try:
+            while queue or any(w.task is not None for w in self.pool):
+                self._dispatch(queue)
+                busy = [w for w in self.pool if w.task is not None]
+                handles = [w.conn for w in busy] + [w.process.sentinel for w in busy]
+                ready = set(wait(handles, timeout=TICK_SECONDS))
+                for worker in busy:
+                    if worker.conn in ready or worker.process.sentinel in ready:
+                        self._collect(worker, queue, failures, sink)
+                if not sink.tick():
+                    self.abort()
+                    return
+        except BaseException:
+            self.abort()
+            raise
+
+    def _dispatch(self, queue: deque[MatchTask]) -> None:
+        self.pool = [w for w in self.pool if w.process.is_alive() or w.task is not None]
+        while len(self.pool) < min(self.workers, len(queue) + self._busy()):
+            self.pool.append(_Worker(self.context))
+        for worker in self.pool:
+            if worker.task is None and queue:
+                worker.task = queue.popleft()
+                with contextlib.suppress(OSError):  # it died idle: collected as a death
+                    worker.conn.send(worker.task)
+
+    def _busy(self) -> int:
+        return sum(w.task is not None for w in self.pool)
+
+    def _collect(self, worker: _Worker, queue, failures: Counter[int], sink: Sink) -> None:
+        task = worker.task
+        assert task is not None
+        worker.task = None
+        try:
+            kind, payload = worker.conn.recv() if worker.conn.poll() else ("died", None)
+        except Exception:  # the worker died while sending
+            kind, payload = "died", None
+        if kind == "ok":
+            sink.result(msgspec.structs.replace(payload, attempts=failures[task.match.index] + 1))
+            return
+        if kind == "died":
+            worker.process.join(5)
+            self.pool.remove(worker)
+            reason = f"its worker process died (exit status {worker.process.exitcode})"
+        else:
+            reason = f"the arena failed while playing it ({payload})"
+        failures[task.match.index] += 1
+        attempts = failures[task.match.index]
+        if attempts < MAX_ATTEMPTS:
+            queue.appendleft(task)
+        else:
+            sink.failed(task, attempts, f"{attempts} attempts failed; the last: {reason}")
+
+    def abort(self) -> None:
+        """Stop every worker now: matches in flight are abandoned, their bots reaped."""
+        bots: list[int] = []
+        for worker in self.pool:
+            if worker.process.is_alive():
+                bots += worker.stop()
+        deadline = time.monotonic() + STOP_GRACE_SECONDS
+        for worker in self.pool:
+            worker.process.join(max(0.0, deadline - time.monotonic()))
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join(2)
+            worker.conn.close()
+        for pid in bots:  # each bot leads its own process group: its children go with it
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
+        self.pool = []
 
     def close(self) -> None:
-        pass
+        for worker in self.pool:
+            with contextlib.suppress(OSError):
+                worker.conn.send(None)
+        for worker in self.pool:
+            worker.process.join(5)
+        self.abort()
 
 
-class RayExecutor:
-    """Matches as Ray tasks: ``address=None`` starts a local Ray, else joins that cluster."""
+def __getattr__(name: str):
+    """``RayExecutor`` lives in rayexec.py; imported on use (Ray is slow to import)."""
+    if name == "RayExecutor":
+        from arena.tournament.rayexec import RayExecutor
 
-    name = "ray"
-
-    def __init__(self, address: str | None = None, workers: int | None = None) -> None:
-        os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-        import ray
-
-        self.ray = ray
-        self.started_here = not ray.is_initialized()
-        if self.started_here:
-            if address:
-                ray.init(address=address, log_to_driver=False)
-            else:
-                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
-        # A task whose worker process dies is retried by Ray itself.
-        self.remote = ray.remote(num_cpus=1, max_retries=MAX_ATTEMPTS - 1)(play_match)
-
-    def run(self, tasks: Sequence[MatchTask], on_result: OnResult) -> None:
-        pending = {self.remote.remote(task): task for task in tasks}
-        while pending:
-            done, _ = self.ray.wait(list(pending), num_returns=1)
-            for ref in done:
-                task = pending.pop(ref)
-                try:
-                    record = self.ray.get(ref)
-                except self.ray.exceptions.RayError as error:
-                    raise MatchFailed(f"match {task.match.index}: {error}") from None
-                on_result(record)
-
-    def close(self) -> None:
-        if self.started_here:
-            self.ray.shutdown()
+        return RayExecutor
+    raise AttributeError(name)

@@ -1,9 +1,12 @@
 """The ladder: continuous, rating-driven matchmaking over an open pool of bots.
 
-Matches are scheduled in waves of ``spec.ladder_wave``; each wave is chosen
-from the ratings of every stored match before it, with a generator seeded by
-the tournament seed and the wave's first index. So the same seed and results
-give the same matches, whatever the executor and worker count.
+Matches are scheduled in waves of ``spec.ladder_wave``: the wave starting at
+index ``start`` is chosen from the ratings of the matches before ``start``
+(rated in schedule order), with a generator seeded by the tournament seed and
+``start``. So a wave's pairings are a function of the seed and of the earlier
+waves' results only, never of timing or of what happened to be stored when;
+the runner stores each wave's plan before playing it, so a resumed ladder
+replays the same plan.
 
 - Who plays: a "focus" bot is drawn with weight sigma² / (1 + games), so
   new and uncertain bots play more.
@@ -20,6 +23,7 @@ from collections.abc import Sequence
 
 import trueskill
 
+from arena.tournament.ratings import ENV
 from arena.tournament.schedule import MatchSpec, derive_seed
 from arena.tournament.spec import TournamentSpec
 
@@ -37,12 +41,11 @@ def next_wave(
 ) -> list[MatchSpec]:
     """The next ``count`` matches, from index ``start``."""
     rng = random.Random(derive_seed(spec.seed, "ladder-wave", start))
-    env = trueskill.TrueSkill()
     planned = dict(games)
     wave = []
     for index in range(start, start + count):
         players = spec.players[index % len(spec.players)]
-        rating = {bot: ratings.get(bot, env.create_rating()) for bot in pool}
+        rating = {bot: ratings.get(bot, ENV.create_rating()) for bot in pool}
         focus_weights = [rating[b].sigma ** 2 / (1 + planned.get(b, 0)) for b in pool]
         focus = rng.choices(pool, weights=focus_weights)[0]
         chosen = [focus]

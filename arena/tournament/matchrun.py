@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-import socket
+import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,9 +12,8 @@ from arena.referee.faults import TimeControl
 from arena.referee.keys import MatchKey
 from arena.referee.launch import BotEntry, ProcessMatch, in_process_referee
 from arena.referee.process import ProcessLimits
-from arena.referee.referee import GameOutcome
+from arena.tournament.results import MatchResult
 from arena.tournament.schedule import MatchSpec
-from arena.tournament.store import MatchRecord
 from arena.variants import get_variant
 
 
@@ -28,14 +28,35 @@ class MatchTask:
     labels: tuple[str, ...]  # by seat: the names results are stored under
     time_control: TimeControl
     limits: ProcessLimits
-    log_dir: str
+    log_dir: str  # bot logs of this tournament: one folder per match index below it
     in_process: bool = False  # trusted plugin bots called directly: same games, no processes
+    workdir: str = ""  # the driver's working folder: relative paths in bot commands start here
     data_dir: str | None = None  # the match log names the bots' log files relative to it
     secret: bytes = b""  # the tournament's key: the game's seed and all a bot is told
 
 
-def play_match(task: MatchTask) -> MatchRecord:
-    """Run the match and return its record. The same task always gives the same game."""
+def tournament_folder(name: str) -> str:
+    """A folder name for a tournament's bot logs (a name may hold any character)."""
+    return re.sub(r"[^A-Za-z0-9_.@-]+", "_", name).strip("._") or "tournament"
+
+
+def writable_log_dir(wanted: Path) -> Path:
+    """``wanted`` if bot logs can be written there, else a fresh temporary folder: a log
+    that cannot be written (read-only or full log folder) must never cost a match."""
+    try:
+        wanted.mkdir(parents=True, exist_ok=True)
+        probe = wanted / f".probe-{os.getpid()}"
+        probe.write_bytes(b"x")
+        probe.unlink()
+        return wanted
+    except OSError:
+        return Path(tempfile.mkdtemp(prefix="arena-bot-logs-"))
+
+
+def play_match(task: MatchTask) -> MatchResult:
+    """Run the match and return its result. The same task always gives the same game."""
+    if task.workdir and os.path.isdir(task.workdir):
+        os.chdir(task.workdir)  # a Ray worker starts elsewhere; bots see the driver's folder
     variant = get_variant(task.variant)
     key = MatchKey(task.secret) if task.secret else MatchKey.fresh(f"tournament:{task.tournament}")
     seed = key.game_seed(task.match.seed)  # the schedule's seeds are public; this one is not
@@ -43,37 +64,15 @@ def play_match(task: MatchTask) -> MatchRecord:
         referee = in_process_referee(variant, list(task.entries), task.time_control, key)
         outcome = referee.play(seed)
     else:
+        log_dir = writable_log_dir(Path(task.log_dir) / str(task.match.index))
         with ProcessMatch(
             variant,
             list(task.entries),
             task.time_control,
             task.limits,
-            Path(task.log_dir),
+            log_dir,
             key,
             logs_relative_to=Path(task.data_dir) if task.data_dir else None,
         ) as referee:
             outcome = referee.play(seed)
-    worker = f"{socket.gethostname()}:{os.getpid()}"
-    return match_record(outcome, task.match.index, task.variant, task.labels, worker)
-
-
-def match_record(
-    outcome: GameOutcome, index: int, variant: str, bots: tuple[str, ...], worker: str
-) -> MatchRecord:
-    """A referee's outcome as the store's record (a tournament's match, a person's game)."""
-    result = outcome.result
-    return MatchRecord(
-        index=index,
-        variant=variant,
-        seed=outcome.log.header["seed"],
-        bots=bots,
-        scores=tuple(result.scores),
-        ranks=tuple(outcome.ranks),
-        engine_ranks=tuple(result.ranks),
-        breakdown=tuple(dict(row) for row in result.breakdown),
-        faults={f.seat: (f.code, f.detail) for f in outcome.faults},
-        decisions=outcome.decisions,
-        seconds=outcome.seconds,
-        log=outcome.log.to_jsonl(),
-        worker=worker,
-    )
+    return MatchResult.from_outcome(outcome, task.match.index, task.variant, task.labels)

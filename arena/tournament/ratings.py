@@ -1,8 +1,10 @@
 """TrueSkill ratings from finished matches: free-for-all, ties stay ties, forfeits last.
 
-One environment per variant. Matches are rated in a fixed order (the order
-the caller gives, normally tournament then schedule index), so the same
-results always give the same ratings.
+``ENV`` is the one TrueSkill environment of the whole project (leaderboards,
+the ladder's matchmaking, histories); each variant is rated separately with
+it. Matches are rated in a fixed order (the order the caller gives, normally
+tournament then schedule index), so the same results always give the same
+ratings.
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ import trueskill
 # TrueSkill's defaults (mu 25, sigma 25/3); a small draw probability because
 # ties on points, tickets and longest path do happen.
 DRAW_PROBABILITY = 0.02
+ENV = trueskill.TrueSkill(draw_probability=DRAW_PROBABILITY, backend=None)
 
 
 def environment() -> trueskill.TrueSkill:
-    return trueskill.TrueSkill(draw_probability=DRAW_PROBABILITY, backend=None)
+    """The project's TrueSkill environment (``ENV``)."""
+    return ENV
 
 
 def rate(

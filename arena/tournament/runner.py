@@ -1,9 +1,19 @@
-"""The tournament driver: schedule, run on an executor, store each match as it arrives."""
+"""The tournament driver: plan, play on an executor, store each match as it arrives.
+
+Every match is planned (stored in the schedule) before it is played, so a
+resumed tournament plays exactly the plan of the interrupted one: the fixed
+schedule of a round robin or duplicate, and for a ladder each wave as it was
+drawn. The runner holds the tournament's lease while it runs (a second driver
+refuses), and stops within seconds when ``should_stop`` says so.
+"""
 
 from __future__ import annotations
 
+import os
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
 
@@ -16,11 +26,13 @@ from arena.referee.keys import MatchKey
 from arena.referee.process import ProcessLimits
 from arena.tournament import ladder
 from arena.tournament.bots import bot_limits, resolve, result_label
-from arena.tournament.matchrun import MatchTask
+from arena.tournament.lease import RENEW_SECONDS, Holder
+from arena.tournament.matchrun import MatchTask, tournament_folder
 from arena.tournament.ratings import rate
+from arena.tournament.results import MatchResult
 from arena.tournament.schedule import MatchSpec, fixed_schedule
 from arena.tournament.spec import SpecError, TournamentSpec
-from arena.tournament.store import MatchRecord, ResultsStore
+from arena.tournament.store import ResultsStore, StoreError, TournamentBusy
 from arena.variants import get_variant
 
 
@@ -33,12 +45,12 @@ class Standings:
         self.rank_sum: dict[str, int] = defaultdict(int)
         self.forfeits: dict[str, int] = defaultdict(int)
 
-    def add(self, bots, ranks, faulted) -> None:
-        for seat, (bot, rank) in enumerate(zip(bots, ranks, strict=True)):
+    def add(self, result: MatchResult) -> None:
+        for seat, (bot, rank) in enumerate(zip(result.bots, result.ranks, strict=True)):
             self.games[bot] += 1
             self.wins[bot] += rank == 1
             self.rank_sum[bot] += rank
-            self.forfeits[bot] += seat in faulted
+            self.forfeits[bot] += result.faults[seat] is not None
 
     def table(self, top: int = 5) -> Table:
         table = Table(title="standings (win rate)", expand=False)
@@ -59,7 +71,11 @@ class Standings:
 
 
 class TournamentRunner:
-    """Runs ``spec`` on ``executor`` with results in ``store``; resumable at any point."""
+    """Runs ``spec`` on ``executor`` with results in ``store``; resumable at any point.
+
+    It is the executor's sink: ``result`` stores a match, ``failed`` records a match
+    the arena could not play, ``tick`` renews the lease and says whether to go on.
+    """
 
     def __init__(
         self,
@@ -71,18 +87,23 @@ class TournamentRunner:
         console: Console | None = None,
         show_progress: bool = True,
         in_process: bool = False,
+        logs_dir: Path | None = None,
+        should_stop: Callable[[], bool] | None = None,
     ) -> None:
         self.spec = spec
         self.in_process = in_process
         self.store = store
         self.executor = executor
         self.data_dir = Path(data_dir)
+        self.logs_dir = Path(logs_dir or self.data_dir / "bot-logs").resolve()
         # The results store is off limits to every bot, whatever its command line names.
         limits = bot_limits(self.data_dir, limits)
         # The organiser's list of variables bots may see, from the tournament file.
         self.limits = replace(limits, env=(*limits.env, *spec.bot_env))
         self.console = console or Console()
         self.show_progress = show_progress
+        self.should_stop = should_stop or (lambda: False)
+        self.workdir = os.getcwd()
         get_variant(spec.variant).new_game(min(spec.players), 0)  # fail early: unplayable
         self.entries = {}
         for name in spec.bots:  # fail early: a bot that does not play this game
@@ -95,7 +116,15 @@ class TournamentRunner:
         fresh = MatchKey.fresh(f"tournament:{spec.name}").secret
         self.secret = store.tournament_secret(self.tournament_id, fresh)
         self.standings = Standings()
-        self.stored = 0
+        self.stored = 0  # matches stored by this run
+        self.failed_count = 0  # matches this run could not play
+        self.stopped = False  # should_stop() said stop before the end
+        self.holder: Holder | None = None
+        self.renewed = 0.0
+        self.progress: Progress | None = None
+        self.bar = None
+        self.live: Live | None = None
+        self.started = 0.0
 
     def _entry(self, name: str):
         if name not in self.entries:
@@ -117,94 +146,75 @@ class TournamentRunner:
             in_process=self.in_process,
             time_control=self.spec.time_control,
             limits=self.limits,
-            log_dir=str(self.data_dir / "bot-logs" / self.spec.name),
+            log_dir=str(self.logs_dir / tournament_folder(self.spec.name)),
+            workdir=self.workdir,
             data_dir=str(self.data_dir),
             secret=self.secret,
         )
 
-    def _stored_rows(self) -> list[tuple[int, list[str], list[int], set[int]]]:
-        rows = self.store.db.execute(
-            "SELECT m.idx, s.seat, s.bot, s.rank, s.fault FROM matches m JOIN seats s"
-            " ON s.match_id = m.id WHERE m.tournament_id = ? ORDER BY m.idx, s.seat",
-            (self.tournament_id,),
-        ).fetchall()
-        matches: dict[int, tuple[list[str], list[int], set[int]]] = {}
-        for idx, seat, bot, rank, fault in rows:
-            bots, ranks, faulted = matches.setdefault(idx, ([], [], set()))
-            bots.append(bot)
-            ranks.append(rank)
-            if fault:
-                faulted.add(seat)
-        return [(idx, *matches[idx]) for idx in sorted(matches)]
+    @property
+    def total(self) -> int:
+        """How many matches the whole tournament has."""
+        return self.spec.games if self.spec.format == "ladder" else len(fixed_schedule(self.spec))
 
     def run(self) -> int:
         """Play every missing match; returns how many were stored by this run."""
-        stored = self._stored_rows()
-        for _, bots, ranks, faulted in stored:
-            self.standings.add(bots, ranks, faulted)
-        total = self.spec.games if self.spec.format == "ladder" else len(fixed_schedule(self.spec))
-        progress = Progress(
-            TextColumn(f"[bold]{self.spec.name}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]} matches/min"),
-            TimeRemainingColumn(),
-            console=self.console,
-            disable=not self.show_progress,
-        )
-        bar = progress.add_task("matches", total=total, completed=len(stored), rate="-")
-        started = time.monotonic()
-
-        def on_result(record: MatchRecord) -> None:
-            if self.store.record(self.tournament_id, record):
-                self.stored += 1
-                self.standings.add(record.bots, record.ranks, set(record.faults))
-            minutes = (time.monotonic() - started) / 60
-            progress.update(bar, advance=1, rate=f"{self.stored / minutes:.0f}" if minutes else "-")
-            if live is not None:
-                live.update(Group(progress, self.standings.table()))
-
-        live = (
-            Live(
-                Group(progress, self.standings.table()),
-                console=self.console,
-                refresh_per_second=4,
-                transient=True,  # gone at the end: the command prints the final standings once
-            )
-            if self.show_progress
-            else None
-        )
-        if live is not None:
-            live.start()
+        self.holder = self.store.take_lease(self.tournament_id, self.spec.name)
+        self.renewed = time.monotonic()
         try:
-            if self.spec.format == "ladder":
-                self._run_ladder(on_result)
-            else:
-                done = self.store.done_indices(self.tournament_id)
-                tasks = [self._task(m) for m in fixed_schedule(self.spec) if m.index not in done]
-                self.executor.run(tasks, on_result)
-            self.store.finish_tournament(self.tournament_id)
+            stored = self.store.results(self.tournament_id, details=False)
+            for result in stored:
+                self.standings.add(result)
+            with self._display(len(stored)):
+                if self.spec.format == "ladder":
+                    self._run_ladder()
+                else:
+                    self._run_fixed()
+            if not self.stopped and not self.store.failures(self.tournament_id):
+                self.store.finish_tournament(self.tournament_id)
         finally:
-            if live is not None:
-                live.stop()
+            with suppress(StoreError):
+                self.store.release_lease(self.tournament_id, self.holder)
         return self.stored
 
-    def _run_ladder(self, on_result) -> None:
+    def _run_fixed(self) -> None:
+        self.store.plan(self.tournament_id, fixed_schedule(self.spec))
+        self._play(self.store.planned(self.tournament_id))
+
+    def _play(self, planned: Iterable[MatchSpec], skip: set[int] = frozenset()) -> list[int]:
+        """Play the planned matches not yet stored (nor in ``skip``); returns their indices."""
+        done = self.store.done_indices(self.tournament_id)
+        todo = [m for m in planned if m.index not in done and m.index not in skip]
+        if todo and not self.should_stop():
+            self.executor.run([self._task(m) for m in todo], self)
+        return [m.index for m in todo]
+
+    def _run_ladder(self) -> None:
+        """Waves: play what is planned and missing, then plan the next wave from the results
+        of every match before it, in schedule order, until ``games`` are planned."""
         spec = self.spec
-        while True:
-            history = self._stored_rows()
-            if len(history) >= spec.games:
+        tried: set[int] = set()  # a match that failed in this run is not tried again in it
+        while not self.stopped and not self.should_stop():
+            planned = self.store.planned(self.tournament_id)
+            played = self._play(planned, tried)
+            if played:
+                tried.update(played)
+                continue
+            # The next wave starts at its boundary before the first unplanned index (a plan
+            # lost to damage is drawn again: the same, given the same earlier results).
+            indices = {m.index for m in planned}
+            first = next((i for i in range(spec.games) if i not in indices), spec.games)
+            if first >= spec.games:
                 return
-            pool = self._ladder_pool()
-            ratings = rate((bots, ranks) for _, bots, ranks, _ in history)
-            games: dict[str, int] = defaultdict(int)
-            for _, bots, _, _ in history:
-                for bot in bots:
-                    games[bot] += 1
-            start = len(history)
+            start = first - first % spec.ladder_wave
+            history = [
+                r for r in self.store.results(self.tournament_id, details=False) if r.idx < start
+            ]
+            ratings = rate((r.bots, r.ranks) for r in history)
+            games = Counter(bot for r in history for bot in r.bots)
             count = min(spec.ladder_wave, spec.games - start)
-            wave = ladder.next_wave(spec, pool, ratings, games, start, count)
-            self.executor.run([self._task(m) for m in wave], on_result)
+            wave = ladder.next_wave(spec, self._ladder_pool(), ratings, games, start, count)
+            self.store.plan(self.tournament_id, wave)
 
     def _ladder_pool(self) -> list[str]:
         """The ladder's bots; ``*`` stands for every registered bot (an open pool)."""
@@ -215,3 +225,78 @@ class TournamentRunner:
             else:
                 pool.append(name)
         return sorted(set(pool))
+
+    # ---------------------------------------------------------------- the executor's sink
+
+    def result(self, result: MatchResult) -> None:
+        if self.store.record(self.tournament_id, result):
+            self.stored += 1
+            self.standings.add(result)
+        self._advance()
+
+    def failed(self, task: MatchTask, attempts: int, reason: str) -> None:
+        self.store.record_failure(self.tournament_id, task.match.index, attempts, reason)
+        self.failed_count += 1
+        self._advance()
+
+    def tick(self) -> bool:
+        """Renew the lease now and then; False once asked to stop."""
+        if time.monotonic() - self.renewed > RENEW_SECONDS:
+            self.renewed = time.monotonic()
+            if not self.store.renew_lease(self.tournament_id, self.holder):
+                raise TournamentBusy(
+                    f"another driver took tournament '{self.spec.name}' over (this one had "
+                    "stopped renewing its lease); this driver stops"
+                )
+        if self.should_stop():
+            self.stopped = True
+        return not self.stopped
+
+    # ---------------------------------------------------------------- progress display
+
+    @contextmanager
+    def _display(self, already: int) -> Iterator[None]:
+        self.progress = Progress(
+            TextColumn(f"[bold]{self.spec.name}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]} matches/min{task.fields[failed]}"),
+            TimeRemainingColumn(),
+            console=self.console,
+            disable=not self.show_progress,
+        )
+        self.bar = self.progress.add_task(
+            "matches", total=self.total, completed=already, rate="-", failed=""
+        )
+        self.started = time.monotonic()
+        self.live = (
+            Live(
+                self._renderable(),
+                console=self.console,
+                refresh_per_second=4,
+                transient=True,  # gone at the end: the command prints the final standings once
+            )
+            if self.show_progress
+            else None
+        )
+        if self.live is not None:
+            self.live.start()
+        try:
+            yield
+        finally:
+            if self.live is not None:
+                self.live.stop()  # also when stopped or failing: the terminal is restored
+
+    def _renderable(self) -> Group:
+        return Group(self.progress, self.standings.table())
+
+    def _advance(self) -> None:
+        minutes = (time.monotonic() - self.started) / 60
+        self.progress.update(
+            self.bar,
+            advance=1,
+            rate=f"{self.stored / minutes:.0f}" if minutes else "-",
+            failed=f", {self.failed_count} failed" if self.failed_count else "",
+        )
+        if self.live is not None:
+            self.live.update(self._renderable())

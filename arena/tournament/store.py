@@ -1,27 +1,48 @@
-"""The results store: SQLite in WAL mode, one transaction per finished match.
+"""The results store: one SQLite file, the only module that reads or writes SQL.
 
-Tables: ``bots`` (registered submissions), ``tournaments``, ``matches`` (one
-row per finished game, unique per tournament and schedule index), ``seats``
-(per-seat results) and ``logs`` (the JSON-lines match logs). A match is
-written with its seats and log in one transaction, so a kill at any moment
-leaves either the whole match or nothing; the unique key means a match that
-is delivered twice (a retried task) is stored once.
+Tables: ``bots`` (registered submissions), ``tournaments``, ``schedule`` (every
+planned match, stored before it is played: a resumed tournament replays the
+same plan), ``matches`` (one row per finished game; its id is a function of
+tournament and schedule index), ``seats`` (per-seat results), ``logs`` (the
+JSON-lines match logs), ``failures`` (matches the arena could not play) and
+``leases`` (which driver is running a tournament).
+
+Durability: WAL journal, ``synchronous=FULL``, one transaction per finished
+match, so a kill at any moment (or a power cut) leaves either the whole match
+or nothing, and a full disk or a read-only folder fails the transaction
+without touching what is stored. The file carries an application id and a
+schema version (``PRAGMA application_id`` / ``user_version``); a file that is
+empty, not SQLite, someone else's, newer, or damaged is refused with one line
+that says what to do, never taken for a new store. Stores written before the
+schema had a version are migrated when opened.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+import urllib.parse
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from arena.tournament.lease import Holder
+from arena.tournament.results import MATCH_ID_STRIDE, MatchResult, match_id
+from arena.tournament.schedule import MatchSpec
+
+FILE_NAME = "results.sqlite"
+APPLICATION_ID = 0x54545241  # "TTRA"
+SCHEMA_VERSION = 2
+SQLITE_HEADER = b"SQLite format 3\x00"
+CHECK_HINT = "run 'arena store check' for details, 'arena store recover' to save what is intact"
 
 SCHEMA = """
-CREATE TABLE IF NOT EXISTS bots (
+CREATE TABLE bots (
     id INTEGER PRIMARY KEY,
     name TEXT NOT NULL,
     version INTEGER NOT NULL,
@@ -32,7 +53,7 @@ CREATE TABLE IF NOT EXISTS bots (
     created_at REAL NOT NULL,
     UNIQUE (name, version)
 );
-CREATE TABLE IF NOT EXISTS tournaments (
+CREATE TABLE tournaments (
     id INTEGER PRIMARY KEY,
     name TEXT NOT NULL UNIQUE,
     fingerprint TEXT NOT NULL,
@@ -40,8 +61,8 @@ CREATE TABLE IF NOT EXISTS tournaments (
     created_at REAL NOT NULL,
     finished_at REAL
 );
-CREATE TABLE IF NOT EXISTS matches (
-    id INTEGER PRIMARY KEY,
+CREATE TABLE matches (
+    id INTEGER PRIMARY KEY,        -- tournament_id * 1e9 + idx
     tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
     idx INTEGER NOT NULL,
     variant TEXT NOT NULL,
@@ -55,7 +76,7 @@ CREATE TABLE IF NOT EXISTS matches (
     finished_at REAL NOT NULL,
     UNIQUE (tournament_id, idx)
 );
-CREATE TABLE IF NOT EXISTS seats (
+CREATE TABLE seats (
     match_id INTEGER NOT NULL REFERENCES matches(id),
     seat INTEGER NOT NULL,
     bot TEXT NOT NULL,
@@ -67,36 +88,99 @@ CREATE TABLE IF NOT EXISTS seats (
     fault_detail TEXT,
     PRIMARY KEY (match_id, seat)
 );
-CREATE TABLE IF NOT EXISTS logs (
+CREATE TABLE logs (
     match_id INTEGER PRIMARY KEY REFERENCES matches(id),
     jsonl BLOB NOT NULL
 );
-CREATE INDEX IF NOT EXISTS seats_bot ON seats(bot);
-CREATE TABLE IF NOT EXISTS tournament_keys (
-    tournament_id INTEGER PRIMARY KEY,  -- tournaments(id); the secret its games are keyed with
+CREATE INDEX seats_bot ON seats(bot);
+"""
+# Version 1: the planned schedule, failed matches and driver leases.
+SCHEMA_V1 = """
+CREATE TABLE schedule (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    idx INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    bots TEXT NOT NULL,            -- JSON list, by seat
+    planned_at REAL NOT NULL,
+    PRIMARY KEY (tournament_id, idx)
+);
+CREATE TABLE failures (
+    tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+    idx INTEGER NOT NULL,
+    attempts INTEGER NOT NULL,
+    error TEXT NOT NULL,
+    failed_at REAL NOT NULL,
+    PRIMARY KEY (tournament_id, idx)
+);
+CREATE TABLE leases (
+    tournament_id INTEGER PRIMARY KEY REFERENCES tournaments(id),
+    host TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    started TEXT NOT NULL,
+    since REAL NOT NULL,
+    heartbeat REAL NOT NULL
+);
+"""
+# Version 2: each tournament's secret key (arena/referee/keys.py), kept so a resumed
+# tournament plays the same games.
+SCHEMA_V2 = """
+CREATE TABLE tournament_keys (
+    tournament_id INTEGER PRIMARY KEY REFERENCES tournaments(id),
     secret BLOB NOT NULL
 );
 """
+# What each version adds to the one before it.
+MIGRATIONS = {1: SCHEMA_V1, 2: SCHEMA_V2}
+
+
+class StoreError(RuntimeError):
+    """The store cannot do what was asked; the message is one line saying why and what to do."""
+
+
+class StoreMissing(StoreError):
+    """There is no store to read."""
+
+
+class StoreDamaged(StoreError):
+    """The file is empty, not a store, or fails its integrity check."""
+
+
+class StoreFull(StoreError):
+    """A write failed for lack of space (or a failing disk); nothing stored was touched."""
+
+
+class StoreReadOnly(StoreError):
+    """The store or its folder cannot be written."""
+
+
+class TournamentBusy(StoreError):
+    """Another driver is running this tournament."""
 
 
 @dataclass(frozen=True)
-class MatchRecord:
-    """A finished match as it travels from a worker to the store (plain data, picklable)."""
+class Failure:
+    """A match the arena could not play (its worker kept dying, or the arena failed)."""
 
-    index: int
-    variant: str
-    seed: int
+    idx: int
     bots: tuple[str, ...]
-    scores: tuple[int, ...]
-    ranks: tuple[int, ...]
-    engine_ranks: tuple[int, ...]
-    breakdown: tuple[dict[str, int], ...]
-    faults: dict[int, tuple[str, str]]  # seat -> (code, detail)
-    decisions: int
-    seconds: float
-    log: bytes
-    worker: str = ""
-    attempts: int = 1
+    attempts: int
+    error: str
+    failed_at: float
+
+
+@dataclass(frozen=True)
+class TournamentInfo:
+    """A tournament as stored: its description and how far it got."""
+
+    id: int
+    name: str
+    spec: dict[str, Any]
+    created_at: float
+    finished_at: float | None
+    planned: int
+    played: int
+    failed: int
+    driver: Holder | None
 
 
 CHAOS_STALL = "ARENA_CHAOS_STALL_IN_TRANSACTION"
@@ -112,21 +196,295 @@ def _chaos_stall() -> None:
         time.sleep(600)
 
 
-class ResultsStore:
-    """The SQLite results store in ``data_dir`` (created if needed)."""
+F = TypeVar("F", bound=Callable[..., Any])
 
-    def __init__(self, data_dir: Path | str) -> None:
+
+def _translated(method: F) -> F:
+    """Turn any SQLite error inside ``method`` into a one-line StoreError."""
+
+    @functools.wraps(method)
+    def wrapper(self: ResultsStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as error:
+            raise self.problem(error) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _uri(path: Path, **options: str) -> str:
+    query = "&".join(f"{key}={value}" for key, value in options.items())
+    return f"file:{urllib.parse.quote(str(path.resolve()))}?{query}"
+
+
+def inspect_file(path: Path) -> None:
+    """Refuse a store file that is empty or not SQLite at all (before SQLite opens it)."""
+    try:
+        with path.open("rb") as file:
+            header = file.read(100)
+    except OSError as error:
+        raise StoreError(f"cannot read {path}: {error.strerror}") from None
+    if not header:
+        raise StoreDamaged(
+            f"{path} is empty (0 bytes): the results it held are lost; restore it from a "
+            "backup ('arena store backup' makes one), or move it away to start a new store"
+        )
+    if not header.startswith(SQLITE_HEADER):
+        raise StoreDamaged(
+            f"{path} is not a results store (its header is not SQLite's: the file is "
+            "damaged or another kind of file); restore it from a backup, or move it away"
+        )
+
+
+def create_store_file(path: Path) -> None:
+    """Create an empty store at ``path`` atomically: built aside, then linked into place, so a
+    store file that exists always holds a whole schema (an empty one is damage). If another
+    process created it first, theirs is kept."""
+    temporary = path.with_name(f"{path.name}.new-{os.getpid()}")
+    try:
+        db = sqlite3.connect(temporary, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(f"BEGIN; {SCHEMA} {SCHEMA_V1} {SCHEMA_V2} COMMIT;")
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        finally:
+            db.close()
+        with suppress(FileExistsError):
+            os.link(temporary, path)
+    finally:
+        for leftover in (temporary, *temporary.parent.glob(temporary.name + "-*")):
+            with suppress(OSError):
+                leftover.unlink()
+
+
+def integrity_problems(db: sqlite3.Connection, pragma: str = "integrity_check") -> list[str]:
+    """What SQLite's integrity check (or quick check) finds, one line per problem."""
+    found = []
+    for (text,) in db.execute(f"PRAGMA {pragma}(20)"):
+        lines = [" ".join(line.split()) for line in text.splitlines()]
+        found += [line for line in lines if line and line != "ok" and not line.startswith("***")]
+    return found
+
+
+class ResultsStore:
+    """The results store ``results.sqlite`` in ``data_dir``.
+
+    Opened for writing (the default; the folder and the store are created if
+    new), or with ``read_only=True`` for readers (leaderboards, exports, the
+    site), which never write, also on an archived copy in a read-only folder.
+    ``check=True`` runs SQLite's quick integrity check on open.
+    """
+
+    def __init__(
+        self, data_dir: Path | str, *, read_only: bool = False, check: bool = False
+    ) -> None:
         self.data_dir = Path(data_dir)
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.path = self.data_dir / "results.sqlite"
-        self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.execute("PRAGMA foreign_keys=ON")
-        self.db.executescript(SCHEMA)
+        self.path = self.data_dir / FILE_NAME
+        self.read_only = read_only
+        if read_only:
+            if not self.path.exists():
+                raise StoreMissing(
+                    f"no results store in {self.data_dir} (nothing was stored there yet; "
+                    "give --data-dir the folder a tournament stored its results in)"
+                )
+        else:
+            self._make_folder()
+            if not self.path.exists():
+                self._create()
+        inspect_file(self.path)
+        try:
+            self.db = self._connect()
+        except sqlite3.Error as error:
+            raise self.problem(error) from None
+        try:
+            self._check_identity()
+            if check:
+                self.check_integrity()
+        except BaseException:
+            self.db.close()
+            raise
+
+    @classmethod
+    def reader(cls, data_dir: Path | str) -> ResultsStore:
+        """The store in ``data_dir``, opened read-only (it must exist)."""
+        return cls(data_dir, read_only=True)
+
+    # ---------------------------------------------------------------- opening
+
+    def _make_folder(self) -> None:
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise StoreReadOnly(
+                f"cannot create the data folder {self.data_dir}: {error.strerror}"
+            ) from None
+
+    def _create(self) -> None:
+        try:
+            create_store_file(self.path)
+        except (sqlite3.Error, OSError) as error:
+            problem = self.problem(error)
+            if isinstance(problem, StoreFull):
+                problem = StoreFull(
+                    f"the disk holding {self.data_dir} is full, so no results store can be "
+                    "created there: free some space and run the same command again"
+                )
+            raise problem from None
+
+    def _connect(self) -> sqlite3.Connection:
+        if not self.read_only:
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA foreign_keys=ON")
+            return db
+        try:
+            db = sqlite3.connect(_uri(self.path, mode="ro"), uri=True, isolation_level=None)
+            db.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return db
+        except sqlite3.OperationalError:
+            pass
+        # A WAL store in a read-only folder without its shared-memory file: readable only
+        # as an immutable file, which is right unless writes wait in its -wal file.
+        wal = self.path.with_name(FILE_NAME + "-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            raise StoreReadOnly(
+                f"{self.path} has writes not yet merged into it ({wal.name}) and its folder "
+                "is read-only: copy the folder somewhere writable and read it there"
+            )
+        return sqlite3.connect(
+            _uri(self.path, mode="ro", immutable="1"), uri=True, isolation_level=None
+        )
+
+    def _check_identity(self) -> None:
+        try:
+            application = self.db.execute("PRAGMA application_id").fetchone()[0]
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+            tables = {
+                row[0]
+                for row in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
+        except sqlite3.Error as error:
+            raise self.problem(error) from None
+        if application == 0 and version == 0 and {"matches", "tournaments"} <= tables:
+            self._migrate(0)
+            return
+        if application != APPLICATION_ID:
+            raise StoreDamaged(
+                f"{self.path} is an SQLite file but not a ttr-arena results store; "
+                "move it away or give another --data-dir"
+            )
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} was written by a newer ttr-arena (store version {version}; this "
+                f"one knows up to {SCHEMA_VERSION}): upgrade ttr-arena to use it"
+            )
+        if version < SCHEMA_VERSION and not self.read_only:  # (readers need nothing newer)
+            self._migrate(version)
+
+    def _migrate(self, version: int) -> None:
+        """Bring a store of schema ``version`` up to this one in one transaction. From a store
+        written before the schema had a version (0): stable match ids and the schedule
+        (taken from the stored matches) first; a reader migrates such a store in a copy in
+        memory and leaves the file as it is. Then each later version's tables."""
+        if self.read_only:
+            memory = sqlite3.connect(":memory:", isolation_level=None)
+            self.db.backup(memory)
+            self.db.close()
+            self.db = memory
+        db = self.db
+        try:
+            db.execute("PRAGMA foreign_keys=OFF")
+            db.execute("BEGIN IMMEDIATE")
+            for step in range(version + 1, SCHEMA_VERSION + 1):
+                for statement in MIGRATIONS[step].split(";"):  # (executescript would commit)
+                    db.execute(statement.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS"))
+            if version == 0:
+                self._number_matches_and_plan_them(db)
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            db.execute("COMMIT")
+        except sqlite3.Error as error:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise self.problem(error) from None
+        finally:
+            if not self.read_only:
+                db.execute("PRAGMA foreign_keys=ON")
+
+    def _number_matches_and_plan_them(self, db: sqlite3.Connection) -> None:
+        """Unversioned stores numbered matches in completion order: renumber them by
+        (tournament, index), and plan what was played."""
+        new_id = f"m.tournament_id * {MATCH_ID_STRIDE} + m.idx"
+        for table in ("seats", "logs"):
+            db.execute(
+                f"UPDATE {table} SET match_id = (SELECT {new_id} FROM matches m"
+                f" WHERE m.id = {table}.match_id)"
+            )
+        db.execute(f"UPDATE matches SET id = tournament_id * {MATCH_ID_STRIDE} + idx")
+        db.executemany(
+            "INSERT OR IGNORE INTO schedule (tournament_id, idx, seed, bots, planned_at)"
+            " VALUES (?, ?, ?, ?, ?)",
+            [
+                (r.match_id // MATCH_ID_STRIDE, r.idx, r.seed, json.dumps(r.bots), r.finished_at)
+                for r in self._results_query("", ())
+            ],
+        )
+
+    def check_integrity(self) -> list[str]:
+        """SQLite's quick check; raises StoreDamaged with the first problem, if any."""
+        try:
+            problems = integrity_problems(self.db, "quick_check")
+        except sqlite3.Error as error:
+            raise self.problem(error) from None
+        if problems:
+            raise StoreDamaged(f"{self.path} is damaged ({problems[0]}): {CHECK_HINT}")
+        return problems
+
+    def problem(self, error: Exception) -> StoreError:
+        """The one-line StoreError for an SQLite or OS error met on this store."""
+        name = getattr(error, "sqlite_errorname", "")
+        errno_name = getattr(error, "errno", None)
+        kept = "every match finished before this is kept"
+        if name == "SQLITE_FULL" or errno_name == 28:
+            return StoreFull(
+                f"the disk holding {self.path} is full: {kept}; free some space and run the "
+                "same command again"
+            )
+        if name.startswith("SQLITE_IOERR") and not os.access(self.data_dir, os.W_OK):
+            name = "SQLITE_READONLY"  # the folder became read-only under us
+        if name.startswith("SQLITE_IOERR"):
+            return StoreFull(
+                f"could not write {self.path} ({error}: is its disk full or failing?): {kept}; "
+                "fix the disk and run the same command again"
+            )
+        if name.startswith("SQLITE_READONLY") or errno_name in (13, 30):
+            return StoreReadOnly(
+                f"{self.path} is read-only here ({getattr(error, 'strerror', None) or error}): "
+                "give --data-dir a writable folder to store results (reading it still works)"
+            )
+        if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
+            return StoreDamaged(f"{self.path} is damaged ({error}): {CHECK_HINT}")
+        if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+            return StoreError(f"{self.path} stayed locked by another process for 30 s; try again")
+        if name == "SQLITE_CANTOPEN":
+            if not self.read_only and not os.access(self.data_dir, os.W_OK):
+                return StoreReadOnly(
+                    f"the folder {self.data_dir} is read-only, so results cannot be stored "
+                    "there: give --data-dir a writable folder (reading it still works)"
+                )
+            return StoreError(f"cannot open {self.path} ({error}): check the folder's permissions")
+        return StoreError(f"{self.path}: {error}")
 
     def close(self) -> None:
         self.db.close()
+
+    def __enter__(self) -> ResultsStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -134,90 +492,291 @@ class ResultsStore:
         try:
             yield self.db
         except BaseException:
-            self.db.execute("ROLLBACK")
+            if self.db.in_transaction:
+                with suppress(sqlite3.Error):
+                    self.db.execute("ROLLBACK")
             raise
         self.db.execute("COMMIT")
 
     # ---------------------------------------------------------------- tournaments
 
+    @_translated
     def tournament(self, name: str, fingerprint: str, spec: dict[str, Any]) -> int:
-        """The id of tournament ``name``, created if new; refuses a changed spec under one name."""
-        row = self.db.execute(
-            "SELECT id, fingerprint FROM tournaments WHERE name = ?", (name,)
-        ).fetchone()
-        if row is not None:
-            if row[1] != fingerprint:
-                raise ValueError(
-                    f"a tournament named '{name}' exists with a different description; "
-                    "choose another name to run a new one"
+        """The id of tournament ``name``, created if new (idempotent: two drivers creating it
+        at once get the same one); refuses a changed description under one name. An
+        existing tournament is only read (no write lock: a busy driver does not block it)."""
+        query = "SELECT id, fingerprint FROM tournaments WHERE name = ?"
+        row = self.db.execute(query, (name,)).fetchone()
+        if row is None:
+            with self.transaction() as db:
+                db.execute(
+                    "INSERT OR IGNORE INTO tournaments (name, fingerprint, spec, created_at)"
+                    " VALUES (?, ?, ?, ?)",
+                    (name, fingerprint, json.dumps(spec), time.time()),
                 )
-            return int(row[0])
+                row = db.execute(query, (name,)).fetchone()
+        tournament_id, stored = row
+        if stored != fingerprint:
+            raise ValueError(
+                f"a tournament named '{name}' exists with a different description; "
+                "choose another name to run a new one"
+            )
+        return int(tournament_id)
+
+    @_translated
+    def finish_tournament(self, tournament_id: int) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE tournaments SET finished_at = ? WHERE id = ?", (time.time(), tournament_id)
+            )
+
+    @_translated
+    def tournaments(self) -> list[TournamentInfo]:
+        """Every stored tournament, oldest first, with its progress and current driver."""
+        rows = self.db.execute(
+            "SELECT t.id, t.name, t.spec, t.created_at, t.finished_at,"
+            " (SELECT COUNT(*) FROM schedule s WHERE s.tournament_id = t.id),"
+            " (SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id),"
+            " (SELECT COUNT(*) FROM failures f WHERE f.tournament_id = t.id),"
+            " l.host, l.pid, l.started, l.since, l.heartbeat"
+            " FROM tournaments t LEFT JOIN leases l ON l.tournament_id = t.id ORDER BY t.id"
+        ).fetchall()
+        return [
+            TournamentInfo(
+                id=row[0],
+                name=row[1],
+                spec=json.loads(row[2]),
+                created_at=row[3],
+                finished_at=row[4],
+                planned=row[5],
+                played=row[6],
+                failed=row[7],
+                driver=Holder(*row[8:]) if row[8] is not None else None,
+            )
+            for row in rows
+        ]
+
+    def tournament_info(self, name: str) -> TournamentInfo | None:
+        return next((t for t in self.tournaments() if t.name == name), None)
+
+    # ---------------------------------------------------------------- leases
+
+    @_translated
+    def take_lease(self, tournament_id: int, name: str) -> Holder:
+        """Become the one driver of a tournament; TournamentBusy names the running one (found
+        by a read first, so a driver stopped in the middle of a write is named at once)."""
+        me = Holder.me()
+        query = "SELECT host, pid, started, since, heartbeat FROM leases WHERE tournament_id = ?"
+        self._refuse_if_held(self.db.execute(query, (tournament_id,)).fetchone(), me, name)
+        with self.transaction() as db:
+            self._refuse_if_held(db.execute(query, (tournament_id,)).fetchone(), me, name)
+            db.execute(
+                "INSERT OR REPLACE INTO leases (tournament_id, host, pid, started, since,"
+                " heartbeat) VALUES (?, ?, ?, ?, ?, ?)",
+                (tournament_id, me.host, me.pid, me.started, me.since, me.heartbeat),
+            )
+        return me
+
+    @staticmethod
+    def _refuse_if_held(row: tuple | None, me: Holder, name: str) -> None:
+        if row is None:
+            return
+        holder = Holder(*row)
+        if not holder.same_process(me) and not holder.is_gone():
+            raise TournamentBusy(
+                f"tournament '{name}' is already being run by {holder.describe()}; "
+                "wait for it to finish (or stop it), then run this command again"
+            )
+
+    @_translated
+    def renew_lease(self, tournament_id: int, holder: Holder) -> bool:
+        """Renew our lease; False if another driver has taken it over meanwhile."""
         with self.transaction() as db:
             cursor = db.execute(
-                "INSERT INTO tournaments (name, fingerprint, spec, created_at) VALUES (?, ?, ?, ?)",
-                (name, fingerprint, json.dumps(spec), time.time()),
+                "UPDATE leases SET heartbeat = ? WHERE tournament_id = ? AND host = ?"
+                " AND pid = ? AND started = ?",
+                (time.time(), tournament_id, holder.host, holder.pid, holder.started),
             )
-            return int(cursor.lastrowid)
+        return cursor.rowcount == 1
 
-    def finish_tournament(self, tournament_id: int) -> None:
-        self.db.execute(
-            "UPDATE tournaments SET finished_at = ? WHERE id = ?", (time.time(), tournament_id)
+    @_translated
+    def release_lease(self, tournament_id: int, holder: Holder) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "DELETE FROM leases WHERE tournament_id = ? AND host = ? AND pid = ?"
+                " AND started = ?",
+                (tournament_id, holder.host, holder.pid, holder.started),
+            )
+
+    # ---------------------------------------------------------------- the schedule
+
+    @_translated
+    def plan(self, tournament_id: int, matches: Iterable[MatchSpec]) -> None:
+        """Store planned matches (before they are played); a planned index keeps its plan."""
+        now = time.time()
+        with self.transaction() as db:
+            db.executemany(
+                "INSERT OR IGNORE INTO schedule (tournament_id, idx, seed, bots, planned_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [(tournament_id, m.index, m.seed, json.dumps(m.bots), now) for m in matches],
+            )
+
+    @_translated
+    def planned(self, tournament_id: int) -> list[MatchSpec]:
+        """The stored plan, in schedule order."""
+        rows = self.db.execute(
+            "SELECT idx, seed, bots FROM schedule WHERE tournament_id = ? ORDER BY idx",
+            (tournament_id,),
         )
+        return [MatchSpec(idx, seed, tuple(json.loads(bots))) for idx, seed, bots in rows]
 
+    @_translated
     def done_indices(self, tournament_id: int) -> set[int]:
         rows = self.db.execute("SELECT idx FROM matches WHERE tournament_id = ?", (tournament_id,))
         return {int(r[0]) for r in rows}
 
     # ---------------------------------------------------------------- matches
 
-    def record(self, tournament_id: int, match: MatchRecord) -> bool:
+    @_translated
+    def record(self, tournament_id: int, result: MatchResult) -> bool:
         """Store a finished match with its seats and log in one transaction.
 
         Returns False (and stores nothing) when that match is already stored.
         """
         with self.transaction() as db:
-            cursor = db.execute(
-                "INSERT OR IGNORE INTO matches (tournament_id, idx, variant, seed, players, status,"
-                " decisions, seconds, attempts, worker, finished_at)"
-                " VALUES (?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, ?)",
+            return self._insert(db, tournament_id, result)
+
+    @_translated
+    def record_many(self, tournament_id: int, results: Iterable[MatchResult]) -> int:
+        """Store many matches in one transaction (bulk loads); returns how many were new."""
+        with self.transaction() as db:
+            return sum(self._insert(db, tournament_id, r) for r in results)
+
+    def _insert(self, db: sqlite3.Connection, tournament_id: int, result: MatchResult) -> bool:
+        key = match_id(tournament_id, result.idx)
+        cursor = db.execute(
+            "INSERT OR IGNORE INTO matches (id, tournament_id, idx, variant, seed, players,"
+            " status, decisions, seconds, attempts, worker, finished_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, ?)",
+            (
+                key,
+                tournament_id,
+                result.idx,
+                result.variant,
+                result.seed,
+                result.players,
+                result.decisions,
+                result.seconds,
+                result.attempts,
+                result.worker,
+                time.time(),
+            ),
+        )
+        if cursor.rowcount == 0:
+            return False
+        _chaos_stall()
+        details = result.fault_details or (None,) * result.players
+        breakdown = result.breakdown or ({},) * result.players
+        db.executemany(
+            "INSERT INTO seats (match_id, seat, bot, score, rank, engine_rank, breakdown,"
+            " fault, fault_detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
                 (
-                    tournament_id,
-                    match.index,
-                    match.variant,
-                    match.seed,
-                    len(match.bots),
-                    match.decisions,
-                    match.seconds,
-                    match.attempts,
-                    match.worker,
-                    time.time(),
-                ),
-            )
-            if cursor.rowcount == 0:
-                return False
-            _chaos_stall()
-            match_id = cursor.lastrowid
-            db.executemany(
-                "INSERT INTO seats (match_id, seat, bot, score, rank, engine_rank, breakdown,"
-                " fault, fault_detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        match_id,
-                        seat,
-                        bot,
-                        match.scores[seat],
-                        match.ranks[seat],
-                        match.engine_ranks[seat],
-                        json.dumps(match.breakdown[seat]),
-                        match.faults.get(seat, (None, None))[0],
-                        match.faults.get(seat, (None, None))[1],
-                    )
-                    for seat, bot in enumerate(match.bots)
-                ],
-            )
-            db.execute("INSERT INTO logs (match_id, jsonl) VALUES (?, ?)", (match_id, match.log))
+                    key,
+                    seat,
+                    bot,
+                    result.scores[seat],
+                    result.ranks[seat],
+                    result.engine_ranks[seat],
+                    json.dumps(breakdown[seat]),
+                    result.faults[seat],
+                    details[seat],
+                )
+                for seat, bot in enumerate(result.bots)
+            ],
+        )
+        db.execute("INSERT INTO logs (match_id, jsonl) VALUES (?, ?)", (key, result.log))
+        db.execute(
+            "DELETE FROM failures WHERE tournament_id = ? AND idx = ?", (tournament_id, result.idx)
+        )
         return True
 
+    @_translated
+    def record_failure(self, tournament_id: int, idx: int, attempts: int, error: str) -> None:
+        """Note that match ``idx`` could not be played (an arena fault: no rating change)."""
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO failures (tournament_id, idx, attempts, error, failed_at)"
+                " SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS"
+                " (SELECT 1 FROM matches WHERE tournament_id = ? AND idx = ?)",
+                (tournament_id, idx, attempts, error[:2000], time.time(), tournament_id, idx),
+            )
+
+    @_translated
+    def failures(self, tournament_id: int) -> list[Failure]:
+        rows = self.db.execute(
+            "SELECT f.idx, s.bots, f.attempts, f.error, f.failed_at FROM failures f"
+            " JOIN schedule s ON s.tournament_id = f.tournament_id AND s.idx = f.idx"
+            " WHERE f.tournament_id = ? ORDER BY f.idx",
+            (tournament_id,),
+        )
+        return [
+            Failure(idx, tuple(json.loads(bots)), attempts, error, at)
+            for idx, bots, attempts, error, at in rows
+        ]
+
+    @_translated
+    def results(
+        self,
+        tournament: str | int | None = None,
+        *,
+        variant: str | None = None,
+        players: int | None = None,
+        details: bool = True,
+    ) -> list[MatchResult]:
+        """Finished matches (of a tournament, a variant, a player count), in the one fixed
+        order ratings use: tournament (by creation), then schedule index. It does not
+        depend on when or where a match finished. ``details=False`` leaves out score
+        breakdowns and fault details (faster, for ratings); logs come from ``match_log``."""
+        where, params = [], []
+        if isinstance(tournament, int):
+            where.append("m.tournament_id = ?")
+            params.append(tournament)
+        elif tournament is not None:
+            where.append("t.name = ?")
+            params.append(tournament)
+        if variant is not None:
+            where.append("m.variant = ?")
+            params.append(variant)
+        if players is not None:
+            where.append("m.players = ?")
+            params.append(players)
+        clause = (" WHERE " + " AND ".join(where)) if where else ""
+        return self._results_query(clause, tuple(params), details)
+
+    def _results_query(
+        self, where: str, params: Sequence[Any], details: bool = True
+    ) -> list[MatchResult]:
+        extra = ", s.fault_detail, s.breakdown" if details else ""
+        rows = self.db.execute(
+            "SELECT m.id, t.name, m.idx, m.variant, m.seed, m.decisions, m.seconds, m.attempts,"
+            " m.worker, m.finished_at, s.bot, s.score, s.rank, s.engine_rank, s.fault"
+            f"{extra} FROM matches m JOIN tournaments t ON t.id = m.tournament_id"
+            f" JOIN seats s ON s.match_id = m.id{where} ORDER BY m.tournament_id, m.idx, s.seat",
+            params,
+        )
+        results: list[MatchResult] = []
+        group: list[tuple] = []
+        for row in rows:
+            if group and row[0] != group[0][0]:
+                results.append(_result(group, details))
+                group = []
+            group.append(row)
+        if group:
+            results.append(_result(group, details))
+        return results
+
+    @_translated
     def match_log(self, match_id: int) -> bytes:
         row = self.db.execute("SELECT jsonl FROM logs WHERE match_id = ?", (match_id,)).fetchone()
         if row is None:
@@ -226,6 +785,7 @@ class ResultsStore:
 
     # ---------------------------------------------------------------- bots
 
+    @_translated
     def register_bot(
         self, name: str, kind: str, target: str, variants: list[str], content_hash: str
     ) -> int:
@@ -240,6 +800,7 @@ class ResultsStore:
             )
         return version
 
+    @_translated
     def bot(self, name: str, version: int | None = None) -> dict[str, Any] | None:
         """A registered bot (the newest version unless one is given), or None."""
         query = (
@@ -257,28 +818,32 @@ class ResultsStore:
         record["variants"] = json.loads(record["variants"])
         return record
 
+    @_translated
     def bots(self) -> list[dict[str, Any]]:
         rows = self.db.execute("SELECT name, MAX(version) FROM bots GROUP BY name ORDER BY name")
         return [self.bot(name, version) for name, version in rows.fetchall()]
 
     # ---------------------------------------------------------------- keys
 
+    @_translated
     def tournament_secret(self, tournament_id: int, fresh: bytes) -> bytes:
         """The secret a tournament's games are keyed with (arena/referee/keys.py): ``fresh``
-        is kept the first time, the kept one returned ever after, so a resumed tournament
-        plays the same games. Bots cannot read the store."""
-        with self.transaction() as db:
-            db.execute(
-                "INSERT OR IGNORE INTO tournament_keys (tournament_id, secret) VALUES (?, ?)",
-                (tournament_id, fresh),
-            )
-            row = db.execute(
-                "SELECT secret FROM tournament_keys WHERE tournament_id = ?", (tournament_id,)
-            ).fetchone()
+        is kept the first time, the kept one returned ever after (read without a write lock),
+        so a resumed tournament plays the same games. Bots cannot read the store."""
+        query = "SELECT secret FROM tournament_keys WHERE tournament_id = ?"
+        row = self.db.execute(query, (tournament_id,)).fetchone()
+        if row is None:
+            with self.transaction() as db:
+                db.execute(
+                    "INSERT OR IGNORE INTO tournament_keys (tournament_id, secret) VALUES (?, ?)",
+                    (tournament_id, fresh),
+                )
+                row = db.execute(query, (tournament_id,)).fetchone()
         return bytes(row[0])
 
     # ---------------------------------------------------------------- managing what is stored
 
+    @_translated
     def registered_bots(self) -> list[dict[str, Any]]:
         """Every registered version of every bot, by name then version."""
         rows = self.db.execute(
@@ -291,6 +856,7 @@ class ResultsStore:
             record["variants"] = json.loads(record["variants"])
         return records
 
+    @_translated
     def remove_bot(self, name: str, version: int | None = None) -> list[dict[str, Any]]:
         """Unregister ``name`` (one version, or all); returns the removed registrations.
 
@@ -309,38 +875,34 @@ class ResultsStore:
             )
         return removed
 
-    def tournaments(self) -> list[dict[str, Any]]:
-        """Every tournament with how many of its matches are stored, oldest first."""
-        rows = self.db.execute(
-            "SELECT t.name, t.spec, t.created_at, t.finished_at, COUNT(m.id) FROM tournaments t"
-            " LEFT JOIN matches m ON m.tournament_id = t.id GROUP BY t.id ORDER BY t.id"
-        ).fetchall()
-        return [
-            {
-                "name": name,
-                "spec": json.loads(spec),
-                "created_at": created,
-                "finished_at": finished,
-                "matches": count,
-            }
-            for name, spec, created, finished, count in rows
-        ]
-
+    @_translated
     def delete_tournament(self, name: str) -> int:
-        """Delete tournament ``name`` with its matches, seats and logs in one transaction;
-        returns how many matches went. Ratings are recomputed from what remains."""
+        """Delete tournament ``name`` with its matches, seats, logs, plan and failures in one
+        transaction; returns how many matches went. Ratings are recomputed from what
+        remains. TournamentBusy while a live driver runs it."""
         with self.transaction() as db:
             row = db.execute("SELECT id FROM tournaments WHERE name = ?", (name,)).fetchone()
             if row is None:
                 raise KeyError(name)
+            lease = db.execute(
+                "SELECT host, pid, started, since, heartbeat FROM leases WHERE tournament_id = ?",
+                row,
+            ).fetchone()
+            if lease is not None and not Holder(*lease).is_gone():
+                raise TournamentBusy(
+                    f"tournament '{name}' is being run by {Holder(*lease).describe()}; "
+                    "stop it first, then delete it"
+                )
             matches = "SELECT id FROM matches WHERE tournament_id = ?"
             db.execute(f"DELETE FROM logs WHERE match_id IN ({matches})", row)
             db.execute(f"DELETE FROM seats WHERE match_id IN ({matches})", row)
             count = db.execute("DELETE FROM matches WHERE tournament_id = ?", row).rowcount
-            db.execute("DELETE FROM tournament_keys WHERE tournament_id = ?", row)
+            for table in ("schedule", "failures", "leases", "tournament_keys"):
+                db.execute(f"DELETE FROM {table} WHERE tournament_id = ?", row)
             db.execute("DELETE FROM tournaments WHERE id = ?", row)
         return count
 
+    @_translated
     def forfeits(self, tournament: str) -> list[dict[str, Any]]:
         """Every forfeit of a tournament's stored matches, in schedule order."""
         rows = self.db.execute(
@@ -351,3 +913,28 @@ class ResultsStore:
         ).fetchall()
         keys = ("match_id", "idx", "seat", "bot", "code", "detail")
         return [dict(zip(keys, row, strict=True)) for row in rows]
+
+
+def _result(rows: list[tuple], details: bool) -> MatchResult:
+    """One MatchResult from its rows of the results query (one row per seat)."""
+    first = rows[0]
+    columns = list(zip(*rows, strict=True))
+    return MatchResult(
+        match_id=first[0],
+        tournament=first[1],
+        idx=first[2],
+        variant=first[3],
+        seed=first[4],
+        decisions=first[5],
+        seconds=first[6],
+        attempts=first[7],
+        worker=first[8],
+        finished_at=first[9],
+        bots=columns[10],
+        scores=columns[11],
+        ranks=columns[12],
+        engine_ranks=columns[13],
+        faults=columns[14],
+        fault_details=columns[15] if details else (),
+        breakdown=tuple(json.loads(b) for b in columns[16]) if details else (),
+    )

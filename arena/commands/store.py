@@ -1,0 +1,92 @@
+"""``arena store``: check the results store, recover what is intact from a damaged one, back it
+up (safe while tournaments run)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.commands.common import DATA_DIR, RUNTIME, DataDir, console, fail
+from arena.tournament.store import FILE_NAME, StoreError
+from arena.tournament.storecare import (
+    backup,
+    check,
+    recover,
+    refuse_if_running,
+    replace_with_recovered,
+)
+
+app = typer.Typer(help="Check, recover and back up the results store.", no_args_is_help=True)
+
+
+def _error(message: str) -> typer.Exit:
+    return fail(message, RUNTIME)
+
+
+@app.command("check")
+def check_command(data_dir: DataDir = DATA_DIR) -> None:
+    """SQLite's full integrity check and the store's own consistency; exit 1 if damaged."""
+    report = check(data_dir)
+    if not report.ok:
+        raise _error(report.summary())
+    counts = report.counts
+    console.print(
+        f"{report.path}: healthy — {counts['tournaments']} tournament(s), "
+        f"{counts['matches']} match(es), {counts['failures']} failed, {counts['bots']} "
+        f"registered bot(s), {report.size / 1e6:.1f} MB",
+        soft_wrap=True,
+    )
+
+
+@app.command("recover")
+def recover_command(
+    data_dir: DataDir = DATA_DIR,
+    replace: Annotated[
+        bool,
+        typer.Option(
+            help=f"put the recovered store in place (the damaged one kept as {FILE_NAME}.damaged)"
+        ),
+    ] = False,
+) -> None:
+    """Copy every intact match of a damaged store into results.sqlite.recover."""
+    try:
+        if replace:
+            refuse_if_running(data_dir)
+        done = recover(data_dir)
+        kept = replace_with_recovered(data_dir) if replace else None
+    except StoreError as error:
+        raise _error(str(error)) from None
+    lost = done.seen - done.matches
+    console.print(
+        f"recovered {done.matches} intact match(es) ({lost} readable but incomplete, left out) "
+        f"of {done.tournaments} tournament(s), and {done.bots} registered bot(s)",
+        soft_wrap=True,
+    )
+    if kept is not None:
+        console.print(
+            f"the recovered store is now {data_dir / FILE_NAME}; the damaged one is kept as "
+            f"{kept}. Run the same tournaments again to replay what was lost.",
+            soft_wrap=True,
+        )
+    else:
+        console.print(
+            f"written to {done.path}; 'arena store recover --replace' puts it in place",
+            soft_wrap=True,
+        )
+
+
+@app.command("backup")
+def backup_command(
+    target: Annotated[
+        Path, typer.Argument(help="a new file, or a folder to put results.sqlite in")
+    ],
+    data_dir: DataDir = DATA_DIR,
+) -> None:
+    """Copy the store (SQLite's online backup: safe while a tournament writes to it)."""
+    try:
+        path, matches = backup(data_dir, target)
+    except StoreError as error:
+        raise _error(str(error)) from None
+    console.print(f"backed up {matches} match(es) to {path} (checked)", soft_wrap=True)

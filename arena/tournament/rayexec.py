@@ -1,0 +1,346 @@
+"""Matches as Ray tasks: on a local Ray the arena starts, or on a cluster (``--ray ADDRESS``).
+
+What the arena adds to Ray, and why:
+
+- **Fails fast on a wrong address.** ``ray.init`` waits for ever for a cluster
+  that is not there; the address is tried first (a TCP connection), so nothing
+  listening gives one line naming the address within seconds.
+- **Imports the arena's own packages.** Ray puts the driver's working folder
+  first on every worker's ``sys.path``; a user's folder holding ``bots/`` or
+  ``arena/`` would then shadow ours. The driver joins Ray from the folder that
+  holds the arena's packages instead, and each task returns to the user's
+  folder before starting bots (so relative paths in bot commands still work).
+- **Notices a lost cluster.** A watchdog probes the head (GCS) every two
+  seconds; when it stops answering, the run ends with one line, every finished
+  match stored, well before Ray itself would end the process without a word
+  (it does after 60 s without its head, from inside a blocked call).
+- **Cleans up the Ray it started**, also after its own crash: a local Ray lives
+  in a temporary folder recorded under the data folder, and the next driver
+  ends every process still using the folder of a driver that is gone.
+- **Stops at once** when asked (Ctrl-C): the tasks are cancelled, which kills
+  their workers and so their referees and bots.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import shutil
+import signal
+import socket
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import arena
+from arena.tournament.executors import (
+    MAX_ATTEMPTS,
+    TICK_SECONDS,
+    ExecutorError,
+    Sink,
+)
+from arena.tournament.lease import process_start
+from arena.tournament.matchrun import MatchTask, play_match
+
+PACKAGES_HOME = Path(arena.__file__).resolve().parent.parent  # holds arena/, bots/, ...
+CONNECT_TIMEOUT = 5.0
+INIT_TIMEOUT = 60.0
+PROBE_EVERY = 2.0
+CANCEL_GRACE_SECONDS = 1.0  # for a cancelled match's referee to reap its bots
+LOST_GRACE_SECONDS = 5.0  # for the driver's loop to notice a lost cluster itself
+SESSIONS = "ray-sessions"  # under the data folder: one record per local Ray the arena started
+
+
+class ClusterUnreachable(ExecutorError):
+    """Nothing answers at the cluster address."""
+
+
+class ClusterLost(ExecutorError):
+    """The cluster stopped answering during the run."""
+
+
+def split_address(address: str) -> tuple[str, int]:
+    """``HOST:PORT`` (optionally ``ray://``) -> (host, port); ExecutorError if malformed."""
+    text = address.removeprefix("ray://")
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit():
+        raise ClusterUnreachable(
+            f"--ray {address}: a cluster address is HOST:PORT (e.g. 127.0.0.1:6379); "
+            "give --ray alone for a local Ray"
+        )
+    return host, int(port)
+
+
+def answers(host: str, port: int, timeout: float = CONNECT_TIMEOUT) -> str | None:
+    """None if a TCP connection to host:port succeeds, else why not."""
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as error:
+        return error.strerror or type(error).__name__
+    return None
+
+
+@contextlib.contextmanager
+def working_folder(path: Path) -> Iterator[None]:
+    previous = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(previous)
+
+
+def processes_using(folder: str) -> list[int]:
+    """Processes (other than this one) whose command line or open files are under ``folder``:
+    the processes of a Ray session kept there (its agents rename themselves, but keep their
+    log files open)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as file:
+                if folder.encode() in file.read():
+                    found.append(int(entry))
+                    continue
+            for fd in os.listdir(f"/proc/{entry}/fd"):
+                with contextlib.suppress(OSError):
+                    if os.readlink(f"/proc/{entry}/fd/{fd}").startswith(folder):
+                        found.append(int(entry))
+                        break
+        except OSError:
+            continue
+    return found
+
+
+def end_session(folder: str) -> None:
+    """Kill every process of a local Ray session and remove its folder."""
+    for _ in range(3):  # a dying raylet may still start a worker: sweep until none is left
+        pids = processes_using(folder)
+        if not pids:
+            break
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.2)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def sweep_sessions(data_dir: Path) -> int:
+    """End the local Rays started by drivers (of this data folder) that are gone; returns
+    how many were ended."""
+    ended = 0
+    for record in (data_dir / SESSIONS).glob("*.json"):
+        try:
+            session = json.loads(record.read_text())
+        except (OSError, ValueError):
+            continue
+        if process_start(session["pid"]) == session["started"]:
+            continue  # its driver still runs
+        end_session(session["folder"])
+        with contextlib.suppress(OSError):
+            record.unlink()
+        ended += 1
+    return ended
+
+
+class LocalSession:
+    """The record of a local Ray this driver starts, so that it can be cleaned up by a later
+    driver if this one dies without doing it."""
+
+    def __init__(self, data_dir: Path) -> None:
+        # Short, because Ray's socket paths live below it (at most 107 bytes).
+        self.folder = os.path.join(tempfile.gettempdir(), f"arena-ray-{uuid.uuid4().hex[:8]}")
+        self.record = data_dir / SESSIONS / f"{os.getpid()}.json"
+        self.record.parent.mkdir(parents=True, exist_ok=True)
+        self.record.write_text(
+            json.dumps(
+                {"pid": os.getpid(), "started": process_start(os.getpid()), "folder": self.folder}
+            )
+        )
+
+    def end(self) -> None:
+        end_session(self.folder)
+        with contextlib.suppress(OSError):
+            self.record.unlink()
+
+
+def failure_reason(error: Exception) -> str:
+    """One line on why a Ray task failed: the exception raised in the match, else Ray's
+    first line (a worker that died, a node that was lost)."""
+    cause = getattr(error, "cause", None)
+    if isinstance(cause, Exception):
+        return f"{type(cause).__name__}: {cause}"[:300]
+    return str(error).strip().splitlines()[0][:300]
+
+
+class RayExecutor:
+    """Matches as Ray tasks: ``address=None`` starts a local Ray (``workers`` CPUs), else
+    joins the cluster at ``address``."""
+
+    name = "ray"
+
+    def __init__(
+        self, address: str | None = None, workers: int | None = None, data_dir: Path | None = None
+    ) -> None:
+        os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+        self.address = address
+        self.lost = threading.Event()  # the head stopped answering
+        self.closing = threading.Event()
+        if address:
+            host, port = split_address(address)
+            why = answers(host, port)
+            if why is not None:
+                raise ClusterUnreachable(
+                    f"no Ray cluster answers at {address} ({why}): start one there "
+                    f"('ray start --head --port {port}') or check the address"
+                )
+        import ray
+
+        self.ray = ray
+        self.session: LocalSession | None = None
+        self.started_here = not ray.is_initialized()
+        if self.started_here:
+            if address is None and data_dir is not None:
+                sweep_sessions(data_dir)
+                self.session = LocalSession(data_dir)
+            self._init(workers)
+        # A task whose worker dies, or that raises, is retried by Ray itself.
+        self.remote = ray.remote(num_cpus=1, max_retries=MAX_ATTEMPTS - 1, retry_exceptions=True)(
+            play_match
+        )
+        self.gcs = split_address(ray.get_runtime_context().gcs_address)
+        threading.Thread(target=self._watch, name="arena-ray-watchdog", daemon=True).start()
+
+    def _init(self, workers: int | None) -> None:
+        """``ray.init`` from the arena's own folder (see the module docstring). Joining a
+        cluster is bounded in time (something that answers at the address but is not a Ray
+        head must not hang us), so it runs in a helper thread; starting a local Ray runs in
+        this thread, because Ray ties its processes' lives to the thread that starts them."""
+        options: dict = {"log_to_driver": False, "logging_level": logging.ERROR}
+        if self.address:
+            options["address"] = self.address
+        else:
+            options.update(num_cpus=workers, include_dashboard=False)
+            if self.session is not None:
+                options["_temp_dir"] = self.session.folder
+        failure: list[BaseException] = []
+
+        def init() -> None:
+            try:
+                self.ray.init(**options)
+            except Exception as error:  # reported below
+                failure.append(error)
+
+        on_sigterm = signal.getsignal(signal.SIGTERM)  # ray.init installs its own
+        with working_folder(PACKAGES_HOME):
+            if self.address:
+                thread = threading.Thread(target=init, daemon=True)
+                thread.start()
+                thread.join(INIT_TIMEOUT)
+                failure += [TimeoutError("no answer")] if thread.is_alive() else []
+            else:
+                init()
+        signal.signal(signal.SIGTERM, on_sigterm)
+        if failure:
+            why = f"{type(failure[0]).__name__}: {failure[0]}".splitlines()[0]
+            self.close()
+            raise ClusterUnreachable(
+                f"could not join the Ray cluster at {self.address} ({why}): check that a Ray "
+                "head of the same version runs there"
+                if self.address
+                else f"could not start a local Ray ({why})"
+            )
+
+    def alive(self) -> bool:
+        """Whether the cluster's head still answers."""
+        return answers(*self.gcs, timeout=2.0) is None
+
+    def lost_message(self) -> str:
+        where = self.address or "the local Ray"
+        return (
+            f"lost {where} (its head stopped answering): every match finished before this "
+            "is stored; run the same command again once the cluster is back"
+        )
+
+    def _check_alive(self) -> None:
+        if self.lost.is_set() or (not self.alive() and not self.alive()):
+            self.lost.set()
+            raise ClusterLost(self.lost_message())
+
+    def _watch(self) -> None:
+        """Probe the head every PROBE_EVERY seconds. Once it is gone the driver's loop raises
+        ClusterLost at its next turn; if it cannot (stuck inside Ray, which ends the process
+        silently after 60 s), this thread says so and ends the process itself: the store
+        is safe at any instant, and the next driver takes the lease over."""
+        misses = 0
+        while not self.closing.wait(PROBE_EVERY):
+            misses = 0 if self.alive() else misses + 1
+            if misses < 3:
+                continue
+            self.lost.set()
+            if self.closing.wait(LOST_GRACE_SECONDS):
+                return
+            if sys.stdout.isatty():
+                sys.stdout.write("\x1b[?25h\n")  # the progress display hid the cursor
+            sys.stdout.write(f"error: {self.lost_message()}\n")
+            sys.stdout.flush()
+            if self.session is not None:
+                self.session.end()
+            os._exit(1)
+
+    def run(self, tasks: Sequence[MatchTask], sink: Sink) -> None:
+        pending = {self.remote.remote(task): task for task in tasks}
+        try:
+            while pending:
+                done, _ = self.ray.wait(list(pending), num_returns=1, timeout=TICK_SECONDS)
+                for ref in done:
+                    task = pending.pop(ref)
+                    try:
+                        result = self.ray.get(ref)
+                    except self.ray.exceptions.RayError as error:
+                        self._check_alive()  # a lost cluster fails tasks too: not their fault
+                        reason = failure_reason(error)
+                        sink.failed(
+                            task,
+                            MAX_ATTEMPTS,
+                            f"{MAX_ATTEMPTS} attempts failed; the last: {reason}",
+                        )
+                        continue
+                    sink.result(result)
+                if self.lost.is_set():  # the watchdog's verdict
+                    raise ClusterLost(self.lost_message())
+                if not sink.tick():
+                    break
+        finally:
+            self._cancel(list(pending))
+
+    def _cancel(self, refs: list) -> None:
+        """Cancel unfinished tasks: first by interrupting them, so that each referee reaps
+        its bots, then (after a grace period) by killing their workers."""
+        if not refs or self.lost.is_set():
+            return
+        for ref in refs:
+            with contextlib.suppress(Exception):
+                self.ray.cancel(ref)
+        with contextlib.suppress(Exception):
+            _, refs = self.ray.wait(refs, num_returns=len(refs), timeout=CANCEL_GRACE_SECONDS)
+        for ref in refs:
+            with contextlib.suppress(Exception):
+                self.ray.cancel(ref, force=True)
+
+    def close(self) -> None:
+        """Leave (or stop) Ray, bounded in time: a lost cluster must not hang the driver."""
+        self.closing.set()
+        if self.started_here and not self.lost.is_set():
+            thread = threading.Thread(target=self.ray.shutdown, daemon=True)
+            thread.start()
+            thread.join(10)
+        if self.session is not None:
+            self.session.end()

@@ -1,0 +1,124 @@
+"""Helpers for the durability tests: the ``arena`` command as a user runs it, small disks,
+read-only folders, damaged files."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.journey import ARENA, Journey, Outcome
+
+__all__ = ["ARENA", "arena", "one_line"]
+
+IS_ROOT = os.geteuid() == 0 and shutil.which("mount") is not None
+
+
+def arena(
+    *args, data_dir: Path | None = None, cwd: Path | None = None, timeout: float = 600, env=None
+) -> Outcome:
+    """Run ``arena ARGS`` as a user does (with ``--data-dir`` and, for a tournament,
+    ``--no-progress``) in ``cwd``."""
+    extra = ["--data-dir", str(data_dir)] if data_dir is not None else []
+    if args[:2] == ("tournament", "run"):
+        extra.append("--no-progress")
+    journey = Journey(cwd or Path.cwd())
+    journey.env.update(env or {})
+    return journey(*args, *extra, timeout=timeout)
+
+
+def one_line(out: Outcome) -> str:
+    """The one ``error: ...`` line of a failed command (and never a traceback)."""
+    return out.one_line_error()
+
+
+def tournament(name: str, games: int = 3, *extra: str) -> tuple[str, ...]:
+    """A small round robin of two built-in bots, played in process (fast; the store is the
+    point of these tests)."""
+    return (
+        "tournament", "run", "--name", name, "--bot", "random", "--bot", "ticket-by-ticket",
+        "--players", "2", "--games", str(games), "--seed", "3", "--in-process", *extra,
+    )  # fmt: skip
+
+
+def seats_csv(data_dir: Path, out: Path) -> bytes:
+    result = arena("results", "--out", str(out), data_dir=data_dir)
+    assert result.code == 0, result.text
+    return out.read_bytes()
+
+
+def _mount(*args: str) -> None:
+    subprocess.run(["mount", *args], check=True, capture_output=True)
+
+
+def _unmount(path: Path) -> None:
+    for _ in range(50):  # busy while a process still holds a file there
+        if subprocess.run(["umount", str(path)], capture_output=True).returncode == 0:
+            return
+        time.sleep(0.1)
+    subprocess.run(["umount", "-l", str(path)], capture_output=True)
+
+
+@contextlib.contextmanager
+def small_disk(path: Path, size: str) -> Iterator[Path]:
+    """A tmpfs of ``size`` at ``path`` (a real 'no space left on device'); needs root."""
+    if not IS_ROOT:
+        pytest.skip("mounting a small tmpfs needs root")
+    path.mkdir(parents=True, exist_ok=True)
+    _mount("-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path))
+    try:
+        yield path
+    finally:
+        _unmount(path)
+
+
+def resize(disk: Path, size: str) -> None:
+    _mount("-o", f"remount,size={size}", str(disk))
+
+
+@contextlib.contextmanager
+def read_only(folder: Path) -> Iterator[Path]:
+    """``folder`` made read-only: a read-only bind mount as root (root ignores permission
+    bits), else its permission bits."""
+    if IS_ROOT:
+        _mount("--bind", str(folder), str(folder))
+        try:
+            _mount("-o", "remount,bind,ro", str(folder))
+            yield folder
+        finally:
+            _unmount(folder)
+        return
+    modes = {p: p.stat().st_mode for p in [folder, *folder.rglob("*")]}
+    for path in modes:
+        path.chmod(modes[path] & ~0o222)
+    try:
+        yield folder
+    finally:
+        for path, mode in modes.items():
+            path.chmod(mode)
+
+
+def folder_state(folder: Path) -> dict[str, bytes]:
+    """Every file's bytes under ``folder`` (to show a reader changed nothing)."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def writing_into(folder: str) -> set[int]:
+    """The processes holding a file under ``folder`` open: a match's referee (its worker)
+    writes its bots' logs there, whatever containment the bots run in."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError):
+                for fd in os.listdir(f"/proc/{entry}/fd"):
+                    with contextlib.suppress(OSError):
+                        if os.readlink(f"/proc/{entry}/fd/{fd}").startswith(folder):
+                            found.add(int(entry))
+                            break
+    return found

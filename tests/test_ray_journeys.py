@@ -1,0 +1,218 @@
+"""Tournaments on Ray as a user meets them: a wrong address, Ctrl-C and SIGTERM, kill -9 of
+the driver, a lost cluster, a match whose worker keeps dying, a working folder holding
+folders named like the arena's packages. Real Ray (a local one the arena starts, the session's
+two-node cluster, and a head of our own to lose), real processes, real SQLite."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from arena.tournament.rayexec import SESSIONS, processes_using
+from arena.tournament.store import ResultsStore
+from tests.conftest import RAY, free_port
+from tests.referee_helpers import processes_with
+from tests.store_helpers import ARENA, arena, one_line
+from tests.test_store import _kill_worker_of_match, hostile_folder, stored_matches
+
+
+def two_bots(name: str, games: int, *extra: str) -> list[str]:
+    return [
+        "tournament", "run", "--name", name, "--bot", "random", "--bot", "ticket-by-ticket",
+        "--players", "2", "--games", str(games), *extra,
+    ]  # fmt: skip
+
+
+def start(args: list[str], cwd: Path, marker: str) -> subprocess.Popen:
+    """The driver in its own process group (as a terminal starts it), output captured."""
+    return subprocess.Popen(
+        [*ARENA, *args, "--data-dir", "data", "--no-progress"],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "ARENA_TEST_MARKER": marker},
+        start_new_session=True,
+    )
+
+
+def wait_stored(data: Path, count: int, driver: subprocess.Popen, timeout: float = 240) -> None:
+    deadline = time.monotonic() + timeout
+    try:
+        while not (data / "results.sqlite").exists() or stored_matches(data) < count:
+            assert driver.poll() is None, driver.communicate()[0]
+            assert time.monotonic() < deadline, f"fewer than {count} matches stored in time"
+            time.sleep(0.1)
+    except BaseException:
+        driver.kill()
+        raise
+
+
+def interrupt(driver: subprocess.Popen, signum: int) -> tuple[str, float]:
+    """Signal the driver's process group as a terminal does; its output and how long it took
+    to exit."""
+    try:
+        signalled = time.monotonic()
+        os.killpg(driver.pid, signum)
+        output, _ = driver.communicate(timeout=60)
+        return output, time.monotonic() - signalled
+    finally:
+        driver.kill()
+
+
+def matches_begun(data: Path, name: str) -> set[str]:
+    """The matches whose bots were started (each has its log folder)."""
+    folder = data / "bot-logs" / name
+    return {p.name for p in folder.iterdir()} if folder.exists() else set()
+
+
+def session_folder(data: Path) -> str:
+    (record,) = (data / SESSIONS).glob("*.json")
+    return json.loads(record.read_text())["folder"]
+
+
+def test_an_address_with_nothing_listening_fails_within_15_s_naming_it(tmp_path):
+    port = free_port()
+    began = time.monotonic()
+    out = arena(*two_bots("nowhere", 1, "--ray", f"127.0.0.1:{port}"), data_dir=tmp_path)
+    assert time.monotonic() - began < 15
+    assert out.code == 1
+    assert f"no Ray cluster answers at 127.0.0.1:{port}" in one_line(out)
+    bad = arena(*two_bots("nowhere", 1, "--ray", "not-an-address"), data_dir=tmp_path)
+    assert bad.code == 1 and "HOST:PORT" in one_line(bad)
+
+
+def test_a_local_ray_in_a_bot_authors_folder_stops_on_ctrl_c_and_is_cleaned_up_after_kill_9(
+    tmp_path,
+):
+    folder = hostile_folder(tmp_path / "work")
+    data = folder / "data"
+    marker = f"ray-local-{tmp_path.name}"
+    args = two_bots("local", 4, "--ray", "--workers", "2")
+    # Ctrl-C: stopped within 5 s, the local Ray and every bot gone, one line.
+    driver = start(args, folder, marker)
+    wait_stored(data, 2, driver)
+    first_ray = session_folder(data)
+    begun = matches_begun(data, "local")
+    output, took = interrupt(driver, signal.SIGINT)
+    assert len(matches_begun(data, "local") - begun) <= 2, "matches started after Ctrl-C"
+    assert took < 5, f"took {took:.1f} s"
+    assert driver.returncode == 130, output
+    assert "Traceback" not in output and "run the same command to resume" in output
+    time.sleep(0.5)
+    assert not processes_with(marker, where="environ"), "bots or workers left behind"
+    assert not processes_using(first_ray), "Ray processes left behind"
+    # kill -9: what it leaves behind is ended by the next start, which then finishes the run.
+    driver = start(args, folder, marker)
+    try:
+        wait_stored(data, stored_matches(data) + 1, driver)
+        second_ray = session_folder(data)
+        driver.send_signal(signal.SIGKILL)
+        driver.wait(30)
+    finally:
+        driver.kill()
+    out = arena(*args, data_dir=Path("data"), cwd=folder)
+    assert out.code == 0, out.out + out.err
+    assert not processes_using(second_ray), "the crashed driver's Ray was not cleaned up"
+    assert not os.path.exists(second_ray)
+    with ResultsStore.reader(data) as store:
+        results = store.results("local")
+    assert sorted(r.idx for r in results) == list(range(8))
+    assert all(f is None for r in results for f in r.faults), "a bot failed to start"
+
+
+def test_sigterm_stops_a_cluster_run_from_a_bot_authors_folder_and_it_resumes(
+    tmp_path, ray_cluster
+):
+    folder = hostile_folder(tmp_path / "work")
+    data = folder / "data"
+    marker = f"ray-cluster-{tmp_path.name}"
+    args = two_bots("cluster", 4, "--ray", ray_cluster)
+    driver = start(args, folder, marker)
+    wait_stored(data, 2, driver)
+    begun = matches_begun(data, "cluster")
+    output, took = interrupt(driver, signal.SIGTERM)
+    assert len(matches_begun(data, "cluster") - begun) <= 2, "matches started after SIGTERM"
+    assert took < 5, f"took {took:.1f} s"
+    assert driver.returncode == 143 and "stopped by SIGTERM" in output, output
+    time.sleep(1)
+    assert not processes_with(marker, where="environ"), "bots left behind on the cluster"
+    out = arena(*args, data_dir=Path("data"), cwd=folder)
+    assert out.code == 0, out.out + out.err
+    assert stored_matches(data) == 8
+
+
+def test_a_lost_cluster_gives_one_line_and_the_store_resumes_elsewhere(tmp_path, ray_cluster):
+    port = free_port()
+    temp = Path(tempfile.mkdtemp(prefix="arena-head-"))  # short: Ray's socket paths live below
+    # A head of our own, beside the session's cluster: every port its own.
+    ports = [
+        f"--{name}-port={free_port()}"
+        for name in ("ray-client-server", "dashboard-agent-listen", "dashboard-agent-grpc",
+                     "metrics-export", "runtime-env-agent", "node-manager", "object-manager")
+    ]  # fmt: skip
+    started = subprocess.run(
+        [
+            RAY, "start", "--head", f"--port={port}", "--include-dashboard=false",
+            f"--temp-dir={temp}", "--node-ip-address=127.0.0.1", "--disable-usage-stats",
+            "--num-cpus=1", *ports,
+        ],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert started.code == 0, started.out + started.err
+    data = tmp_path / "data"
+    args = two_bots("lost", 6, "--ray", f"127.0.0.1:{port}")
+    driver = start(args, tmp_path, f"ray-lost-{tmp_path.name}")
+    try:
+        wait_stored(data, 1, driver)
+        # The head dies (a dead node, or 'ray stop'): every process of it, not the driver
+        # (which keeps its own log file in the head's folder).
+        for pid in set(processes_using(str(temp))) - {driver.pid}:
+            os.kill(pid, signal.SIGKILL)
+        lost = time.monotonic()
+        output, _ = driver.communicate(timeout=60)
+        took = time.monotonic() - lost
+    finally:
+        driver.kill()
+        for pid in processes_using(str(temp)):
+            os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(temp, ignore_errors=True)
+    assert driver.returncode == 1, output
+    lines = [line for line in output.strip().splitlines() if line.startswith("error:")]
+    assert lines and f"lost 127.0.0.1:{port}" in lines[-1], output
+    assert "Traceback" not in output and took < 30
+    assert arena("store", "check", data_dir=data).code == 0
+    kept = stored_matches(data)
+    out = arena(*two_bots("lost", 6, "--ray", ray_cluster), data_dir=data)
+    assert out.code == 0, out.out + out.err
+    assert stored_matches(data) == 12 and f"{12 - kept} matches played now" in out.out
+
+
+def test_a_match_whose_ray_worker_keeps_dying_is_an_arena_fault(tmp_path, ray_cluster):
+    data = tmp_path / "data"
+    stop = threading.Event()
+    killed: list = []
+    killer = threading.Thread(
+        target=lambda: killed.extend(
+            _kill_worker_of_match(data / "bot-logs" / "dying", 2, 3, stop)
+        ),
+        daemon=True,
+    )
+    killer.start()
+    try:
+        out = arena(*two_bots("dying", 2, "--ray", ray_cluster), data_dir=data)
+    finally:
+        stop.set()
+        killer.join(10)
+    assert len(killed) == 3, out.out
+    assert out.code == 1 and "1 match(es) could not be played" in one_line(out), out.text
+    assert "3 matches played now" in out.out
+    shown = arena("tournament", "show", "dying", data_dir=data)
+    assert "3 of 4 planned matches played, 1 failed" in shown.out

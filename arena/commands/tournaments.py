@@ -89,7 +89,7 @@ def delete_tournament(
         raise fail(str(error)) from None
     store = existing_store(data_dir, write=True)
     found = store.tournament_info(name) if store is not None else None
-    if found is None:
+    if store is None or found is None:
         raise fail(f"no tournament named '{name}' in {data_dir}; see 'arena tournament list'")
     confirm(f"Delete tournament '{name}' and its {found.played} stored matches?", yes)
     try:
@@ -114,7 +114,7 @@ def show_tournament(
     store = existing_store(data_dir)
     try:
         info = store.tournament_info(name) if store is not None else None
-        failures = store.failures(info.id) if info is not None else []
+        failures = store.failures(info.id) if store is not None and info is not None else []
     finally:
         if store is not None:
             store.close()

@@ -180,7 +180,7 @@ class LogDrain(threading.Thread):
             return False
         out = self._outputs[fd]
         room = self.cap - self._written[fd] if out is not None else 0
-        if room > 0:
+        if out is not None and room > 0:
             kept = chunk[:room]
             try:
                 os.write(out, kept)

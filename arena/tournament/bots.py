@@ -67,7 +67,7 @@ def resolve(text: str, store: ResultsStore | None) -> BotEntry:
         return BotEntry.parse(text)
     name, version = split_ref(text)
     record = store.bot(name, version) if store is not None else None
-    if record is not None:
+    if store is not None and record is not None:
         return entry_for_record(record, store.data_dir)
     if version is not None:
         raise UnknownBot(f"no registered bot '{name}' version {version} (see 'arena bots')")

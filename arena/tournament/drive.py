@@ -13,6 +13,7 @@ import signal
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 from rich.console import Console
 
@@ -22,7 +23,10 @@ from arena.tournament.runner import TournamentRunner
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.store import Failure, ResultsStore, StoreError
 
-SIGNALS = {signal.SIGINT: ("Ctrl-C", 130), signal.SIGTERM: ("SIGTERM", 143)}
+SIGNALS: dict[int, tuple[str, int]] = {
+    signal.SIGINT: ("Ctrl-C", 130),
+    signal.SIGTERM: ("SIGTERM", 143),
+}
 
 
 class RunError(RuntimeError):
@@ -43,7 +47,7 @@ class StopSignals:
 
     def __init__(self) -> None:
         self.received: int | None = None
-        self.previous: dict[int, object] = {}
+        self.previous: dict[int, Any] = {}  # whatever signal.signal returned
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         if self.received is not None:

@@ -115,9 +115,12 @@ class _Worker:
     def stop(self) -> list[int]:
         """Ask the worker to end its match (its referee stops the bots); returns the bots'
         pids, so that their process groups can be killed if the worker must be killed."""
-        bots = child_pids(self.process.pid) if self.process.pid else []
+        pid = self.process.pid
+        if pid is None:  # never started
+            return []
+        bots = child_pids(pid)
         with contextlib.suppress(ProcessLookupError):
-            os.kill(self.process.pid, signal.SIGTERM)
+            os.kill(pid, signal.SIGTERM)
         return bots
 
 
@@ -174,6 +177,7 @@ class LocalExecutor:
         except Exception:  # the worker died while sending
             kind, payload = "died", None
         if kind == "ok":
+            assert payload is not None  # a finished match sends its result
             sink.result(msgspec.structs.replace(payload, attempts=failures[task.match.index] + 1))
             return
         if kind == "died":

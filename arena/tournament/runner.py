@@ -19,10 +19,18 @@ from pathlib import Path
 
 from rich.console import Console, Group
 from rich.live import Live
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from arena.referee.keys import MatchKey
+from arena.referee.launch import BotEntry
 from arena.referee.process import ProcessLimits
 from arena.tournament import ladder
 from arena.tournament.bots import bot_limits, resolve, result_label
@@ -105,7 +113,7 @@ class TournamentRunner:
         self.should_stop = should_stop or (lambda: False)
         self.workdir = os.getcwd()
         get_variant(spec.variant).new_game(min(spec.players), 0)  # fail early: unplayable
-        self.entries = {}
+        self.entries: dict[str, BotEntry] = {}
         for name in spec.bots:  # fail early: a bot that does not play this game
             if name == "*":
                 continue
@@ -122,7 +130,7 @@ class TournamentRunner:
         self.holder: Holder | None = None
         self.renewed = 0.0
         self.progress: Progress | None = None
-        self.bar = None
+        self.bar: TaskID | None = None
         self.live: Live | None = None
         self.started = 0.0
 
@@ -181,7 +189,9 @@ class TournamentRunner:
         self.store.plan(self.tournament_id, fixed_schedule(self.spec))
         self._play(self.store.planned(self.tournament_id))
 
-    def _play(self, planned: Iterable[MatchSpec], skip: set[int] = frozenset()) -> list[int]:
+    def _play(
+        self, planned: Iterable[MatchSpec], skip: frozenset[int] | set[int] = frozenset()
+    ) -> list[int]:
         """Play the planned matches not yet stored (nor in ``skip``); returns their indices."""
         done = self.store.done_indices(self.tournament_id)
         todo = [m for m in planned if m.index not in done and m.index not in skip]
@@ -243,6 +253,7 @@ class TournamentRunner:
         """Renew the lease now and then; False once asked to stop."""
         if time.monotonic() - self.renewed > RENEW_SECONDS:
             self.renewed = time.monotonic()
+            assert self.holder is not None  # taken before the first match
             if not self.store.renew_lease(self.tournament_id, self.holder):
                 raise TournamentBusy(
                     f"another driver took tournament '{self.spec.name}' over (this one had "
@@ -256,7 +267,7 @@ class TournamentRunner:
 
     @contextmanager
     def _display(self, already: int) -> Iterator[None]:
-        self.progress = Progress(
+        self.progress = progress = Progress(
             TextColumn(f"[bold]{self.spec.name}"),
             BarColumn(),
             MofNCompleteColumn(),
@@ -265,7 +276,7 @@ class TournamentRunner:
             console=self.console,
             disable=not self.show_progress,
         )
-        self.bar = self.progress.add_task(
+        self.bar = progress.add_task(
             "matches", total=self.total, completed=already, rate="-", failed=""
         )
         self.started = time.monotonic()
@@ -288,10 +299,12 @@ class TournamentRunner:
                 self.live.stop()  # also when stopped or failing: the terminal is restored
 
     def _renderable(self) -> Group:
+        assert self.progress is not None  # made by _display before anything renders
         return Group(self.progress, self.standings.table())
 
     def _advance(self) -> None:
         minutes = (time.monotonic() - self.started) / 60
+        assert self.progress is not None and self.bar is not None  # made by _display
         self.progress.update(
             self.bar,
             advance=1,

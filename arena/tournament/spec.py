@@ -245,6 +245,7 @@ def explain(message: str, root: type, data: Any = None) -> str:
     a person reads ``time_control.bank_msec: unknown key (known: move_ms, ...)``.
     """
     match = _AT.match(message)
+    assert match is not None  # the pattern matches every string
     what, path = match.group("what"), (match.group("path") or "").lstrip(".")
     if found := re.fullmatch(r"Object contains unknown field `(.+)`", what):
         key = f"{path}.{found.group(1)}" if path else found.group(1)

@@ -738,7 +738,8 @@ class ResultsStore:
         order ratings use: tournament (by creation), then schedule index. It does not
         depend on when or where a match finished. ``details=False`` leaves out score
         breakdowns and fault details (faster, for ratings); logs come from ``match_log``."""
-        where, params = [], []
+        where: list[str] = []
+        params: list[int | str] = []
         if isinstance(tournament, int):
             where.append("m.tournament_id = ?")
             params.append(tournament)
@@ -821,7 +822,8 @@ class ResultsStore:
     @_translated
     def bots(self) -> list[dict[str, Any]]:
         rows = self.db.execute("SELECT name, MAX(version) FROM bots GROUP BY name ORDER BY name")
-        return [self.bot(name, version) for name, version in rows.fetchall()]
+        found = (self.bot(name, version) for name, version in rows.fetchall())
+        return [bot for bot in found if bot is not None]
 
     # ---------------------------------------------------------------- keys
 

@@ -260,10 +260,13 @@ def refuse_if_running(data_dir: Path) -> None:
     damaged to say is taken to have none)."""
     running = []
     with suppress(StoreError, sqlite3.Error), ResultsStore.reader(data_dir) as store:
-        running = [t for t in store.tournaments() if t.driver and not t.driver.is_gone()]
+        running = [
+            (t.name, t.driver) for t in store.tournaments() if t.driver and not t.driver.is_gone()
+        ]
     if running:
+        name, driver = running[0]
         raise StoreError(
-            f"tournament '{running[0].name}' is being run by {running[0].driver.describe()}: "
+            f"tournament '{name}' is being run by {driver.describe()}: "
             "stop it before replacing the store under it"
         )
 

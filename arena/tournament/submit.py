@@ -14,6 +14,7 @@ import hashlib
 import inspect
 import shlex
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,15 +56,20 @@ def _hash_files(root: Path) -> str:
     return digest.hexdigest()
 
 
-def _chosen_variants(variants: list[str] | None, claimed) -> list[str]:
+def _chosen_variants(
+    variants: list[str] | None, claimed: list[str] | Callable[[str], bool]
+) -> list[str]:
     """The variants to validate: those asked for (``*``: every playable one), else what
     the bot claims (``claimed``: a list of names, or a plugin's ``supports``)."""
     playable = [v for v, variant in all_variants().items() if variant.playable]
     if variants and "*" in variants:
         return playable
-    if not variants and callable(claimed):
+    if variants:
+        chosen = list(variants)
+    elif callable(claimed):
         return [v for v in playable if claimed(v)]
-    chosen = list(variants or claimed)
+    else:
+        chosen = list(claimed)
     for name in chosen:
         variant = get_variant(name)  # KeyError: no such variant, with the installed ones
         if not variant.playable:
@@ -95,6 +101,7 @@ def submit(
         raise ValueError("--games: at least 1 validation game")
     data_dir = store.data_dir
     copied: Path | None = None
+    claimed: list[str] | Callable[[str], bool]
     if plugin is not None:
         spec = get_bot(plugin)
         kind, target = "plugin", plugin
@@ -117,6 +124,7 @@ def submit(
         words = shlex.split(command or "")
         if not words:
             raise ValueError("--cmd: an empty command line")
+        assert command is not None  # neither plugin nor path: a command
         digest = hashlib.sha256(command.encode())
         for word in words:
             if Path(word).is_file():
@@ -125,7 +133,7 @@ def submit(
     newest = store.bot(name)
     record = {"name": name, "version": newest["version"] + 1 if newest else 1}
     try:
-        if kind == "file" and not stored.exists():
+        if kind == "file" and path is not None and not stored.exists():
             copied = stored.parent
             stored.parent.mkdir(parents=True, exist_ok=True)
             (shutil.copytree if path.is_dir() else shutil.copy2)(path, stored)

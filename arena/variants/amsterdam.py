@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
+from mypy_extensions import mypyc_attr
+
 from arena.engine.board import Board, BoardRules
 from arena.engine.errors import PositionError
 from arena.engine.observation import BoardObservation, BoardSeatView, Observation
@@ -61,6 +63,7 @@ def merchandise_positions(counts: Sequence[int]) -> list[int]:
     return [at[count] for count in counts]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class AmsterdamState(BoardState):
     """A game of Amsterdam."""
 

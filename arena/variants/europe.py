@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Self, TypeAlias
 
 import msgspec
+from mypy_extensions import mypyc_attr
 
 from arena.engine.actions import (
     Action,
@@ -229,6 +230,7 @@ class EuropePosition(BoardPosition, kw_only=True):
 # ---------------------------------------------------------------------- the game
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class EuropeState(BoardState):
     """A game of Europe."""
 

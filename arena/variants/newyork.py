@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from arena.engine.board import Board, BoardRules
 from arena.engine.result import ScoreLabel
 from arena.engine.state import BASE_SCORE_LABELS, BoardState
@@ -33,6 +35,7 @@ class NewYorkBoard(Board):
         self.attractions = frozenset(index[c["id"]] for c in data["cities"] if c.get("attraction"))
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class NewYorkState(BoardState):
     """A game of New York."""
 

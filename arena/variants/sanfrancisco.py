@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self, TypeAlias
 
 import msgspec
+from mypy_extensions import mypyc_attr
 
 from arena.engine.actions import Action, BoardAction, location, verb
 from arena.engine.board import Board, BoardRules
@@ -161,6 +162,7 @@ class SanFranciscoPosition(BoardPosition, kw_only=True):
 # ---------------------------------------------------------------------- the game
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class SanFranciscoState(BoardState):
     """A game of San Francisco."""
 

@@ -1,0 +1,99 @@
+"""Compile the engine's hot modules with mypyc, in place (``make compiled`` runs it).
+
+    python tools/build_engine.py          build, unless the build is already current
+    python tools/build_engine.py --force  build again
+    python tools/build_engine.py --clean  remove the compiled build
+
+Without a C compiler (or mypyc) it says so in one line and exits 0: the
+pure-Python engine is then used, as it is whenever the compiled build is
+missing or older than its sources (arena/native.py decides at import).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import sysconfig
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+os.environ["ARENA_ENGINE"] = "pure"  # importing arena must not load a stale build
+sys.path.insert(0, str(ROOT))
+
+from arena import native  # noqa: E402
+
+
+def compiler() -> str | None:
+    """The C compiler Python's build uses, when it is installed."""
+    command = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    return shutil.which(command) or shutil.which("cc")
+
+
+def built_files() -> list[Path]:
+    suffix = native.extension_suffix()
+    modules = (*native.COMPILED_MODULES, native.GROUP + "__mypyc")
+    return [native.source_path(m).with_suffix(suffix) for m in modules]
+
+
+def clean() -> None:
+    native.MANIFEST.unlink(missing_ok=True)
+    for path in built_files():
+        path.unlink(missing_ok=True)
+    shutil.rmtree(ROOT / "build" / "native", ignore_errors=True)
+
+
+def build() -> None:
+    """mypyc on the listed modules as one group; then the manifest of what was built."""
+    from mypyc.build import mypycify
+    from setuptools import Distribution
+
+    sources = [str(native.source_path(m).relative_to(ROOT)) for m in native.COMPILED_MODULES]
+    hashes = native.source_hashes()  # before compiling: the build is of these sources
+    native.MANIFEST.unlink(missing_ok=True)
+    os.chdir(ROOT)
+    extensions = mypycify(
+        ["--follow-imports=silent", *sources],
+        opt_level="3",
+        group_name=native.GROUP,
+        target_dir="build/native",
+    )
+    dist = Distribution({"name": "ttr-arena-engine", "ext_modules": extensions})
+    command = dist.get_command_obj("build_ext")
+    command.inplace = True
+    command.build_temp = "build/native/temp"
+    dist.run_command("build_ext")
+    native.MANIFEST.write_text(
+        json.dumps({"suffix": native.extension_suffix(), "sources": hashes}, indent=1) + "\n"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--force", action="store_true", help="build even if current")
+    parser.add_argument("--clean", action="store_true", help="remove the compiled build")
+    args = parser.parse_args()
+    if args.clean:
+        clean()
+        print("compiled engine removed: the pure-Python engine runs")
+        return 0
+    if not args.force and native.compiled_is_current() is None:
+        print("compiled engine is current")
+        return 0
+    if compiler() is None:
+        print("no C compiler found: the pure-Python engine runs (install gcc or clang to build)")
+        return 0
+    try:
+        import mypyc.build  # noqa: F401
+    except ImportError:
+        print("mypyc is not installed (pip install mypy): the pure-Python engine runs")
+        return 0
+    build()
+    print(f"compiled engine built: {len(native.COMPILED_MODULES)} modules with mypyc")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

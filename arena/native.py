@@ -37,6 +37,10 @@ COMPILED_MODULES = (
     "arena.engine.game",
     "arena.engine.state",
     "arena.engine.scoring",
+    "arena.variants.newyork",
+    "arena.variants.amsterdam",
+    "arena.variants.sanfrancisco",
+    "arena.variants.europe",
     "arena.variants.cardgame.game",
 )
 GROUP = "arena._native"

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self
 
 from mypy_extensions import mypyc_attr
+from typing_extensions import TypeVar
 
 from arena.engine.actions import (
     DRAW_DECK,
@@ -63,6 +64,12 @@ if TYPE_CHECKING:
     from arena.engine.board import Board, BoardRules
     from arena.engine.variant import Variant
 
+# An edition's own rules and board types: ``class EuropeState(BoardState[EuropeRules,
+# EuropeBoard])``. Type parameters, not narrowed attributes, because the compiled build
+# gives an attribute one runtime type in every subclass (arena/native.py).
+RulesT = TypeVar("RulesT", bound="BoardRules", default="BoardRules")
+BoardT = TypeVar("BoardT", bound="Board", default="Board")
+
 # Phases a seat's observation can be sampled in, on every board.
 SAMPLEABLE = frozenset({"setup_tickets", "turn", "second_draw", "keep_tickets"})
 
@@ -75,7 +82,7 @@ BASE_SCORE_LABELS = {
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
-class BoardState(GameBase):
+class BoardState(GameBase, Generic[RulesT, BoardT]):
     """One board game in progress. Create it with ``arena.new_game``."""
 
     __slots__ = ("_draw_slots", "_free", "_owner", "_route_points", "_routes", "_trains")
@@ -95,8 +102,8 @@ class BoardState(GameBase):
     observation_type: ClassVar[type[Observation]] = BoardObservation
     seat_view_type: ClassVar[type[BoardSeatView]] = BoardSeatView
 
-    rules: BoardRules
-    board: Board
+    rules: RulesT
+    board: BoardT
     _owner: list[int]  # seat per route, -1 while free
     _routes: list[list[int]]  # routes per seat, in the order claimed
     _trains: list[int]

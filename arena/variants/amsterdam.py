@@ -27,6 +27,7 @@ from arena.variants.city import RULES_VERSION, city_rules
 from arena.variants.mapdata import board_variant, load_map
 
 
+@mypyc_attr(native_class=False)  # a dataclass on an interpreted base
 @dataclass(frozen=True)
 class AmsterdamRules(BoardRules):
     merchandise_cards: int = 16
@@ -64,7 +65,7 @@ def merchandise_positions(counts: Sequence[int]) -> list[int]:
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
-class AmsterdamState(BoardState):
+class AmsterdamState(BoardState[AmsterdamRules, AmsterdamBoard]):
     """A game of Amsterdam."""
 
     __slots__ = ("_merch", "_merch_left")
@@ -78,8 +79,6 @@ class AmsterdamState(BoardState):
     observation_type: ClassVar[type[Observation]] = AmsterdamObservation
     seat_view_type: ClassVar[type[BoardSeatView]] = AmsterdamSeatView
 
-    rules: AmsterdamRules
-    board: AmsterdamBoard
     _merch: list[int]
     _merch_left: int
 

@@ -23,6 +23,7 @@ from arena.variants.city import RULES_VERSION, city_rules
 from arena.variants.mapdata import board_variant, load_map
 
 
+@mypyc_attr(native_class=False)  # a dataclass on an interpreted base
 @dataclass(frozen=True)
 class NewYorkRules(BoardRules):
     attraction_points: int = 1  # per attraction a player's routes touch
@@ -36,7 +37,7 @@ class NewYorkBoard(Board):
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
-class NewYorkState(BoardState):
+class NewYorkState(BoardState[NewYorkRules, NewYorkBoard]):
     """A game of New York."""
 
     __slots__ = ()
@@ -46,9 +47,6 @@ class NewYorkState(BoardState):
         **BASE_SCORE_LABELS,
         "attractions": ScoreLabel("attr", "tourist attractions"),
     }
-
-    rules: NewYorkRules
-    board: NewYorkBoard
 
     def _score_extras(self, rows: list[dict[str, int]]) -> None:
         board = self.board

@@ -45,6 +45,7 @@ STACK_TOKENS = {4: (3, 3), 3: (2, 2), 2: (2, 1)}
 # ---------------------------------------------------------------------- actions
 
 
+@mypyc_attr(native_class=False)  # a dataclass on an interpreted base
 @dataclass(frozen=True, slots=True)
 class PlaceStack(Action):
     """Setup: put the tourist stack of ``symbol`` (one still to be placed) on ``city``."""
@@ -56,6 +57,7 @@ class PlaceStack(Action):
         return f"place {self.city} {self.symbol}"
 
 
+@mypyc_attr(native_class=False)  # a dataclass on an interpreted base
 @dataclass(frozen=True, slots=True)
 class TakeToken(Action):
     """After a claim whose two ends both offer a new symbol: take the token at ``city``."""
@@ -86,6 +88,7 @@ def parse_token(args: Sequence[str], text: str) -> Action:
 # ---------------------------------------------------------------------- rules and map
 
 
+@mypyc_attr(native_class=False)  # a dataclass on an interpreted base
 @dataclass(frozen=True)
 class SanFranciscoRules(BoardRules):
     tourist_symbols: tuple[str, ...] = ()
@@ -163,7 +166,7 @@ class SanFranciscoPosition(BoardPosition, kw_only=True):
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
-class SanFranciscoState(BoardState):
+class SanFranciscoState(BoardState[SanFranciscoRules, SanFranciscoBoard]):
     """A game of San Francisco."""
 
     __slots__ = ("_placements", "_stacks", "_token_offer", "_tokens", "_unplaced")
@@ -188,8 +191,6 @@ class SanFranciscoState(BoardState):
     observation_type: ClassVar[type[Observation]] = SanFranciscoObservation
     seat_view_type: ClassVar[type[BoardSeatView]] = SanFranciscoSeatView
 
-    rules: SanFranciscoRules
-    board: SanFranciscoBoard
     _tokens: list[int]  # symbols held, a bit per symbol, per seat
     _stacks: dict[int, list[int]]  # city -> [symbol, tokens left]
     _placements: list[tuple[int, int]]  # (seat, tokens) of each stack still to place

@@ -32,15 +32,14 @@ from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 MANIFEST = Path(__file__).resolve().parent / "_native.json"
-# The modules mypyc compiles, in one group (its shared library is ``arena._native__mypyc``).
+# The modules mypyc compiles, in one group (its shared library is ``arena._native__mypyc``):
+# the base game and the Card Game. The editions run interpreted on the compiled base
+# (``allow_interpreted_subclasses``): their modules define msgspec Structs, and a class
+# compiled by mypyc loses the precise annotations msgspec reads.
 COMPILED_MODULES = (
     "arena.engine.game",
     "arena.engine.state",
     "arena.engine.scoring",
-    "arena.variants.newyork",
-    "arena.variants.amsterdam",
-    "arena.variants.sanfrancisco",
-    "arena.variants.europe",
     "arena.variants.cardgame.game",
 )
 GROUP = "arena._native"
@@ -78,15 +77,22 @@ def compiled_is_current() -> str | None:
     return None
 
 
-class SourceOnly:
-    """Finds the compiled modules' Python sources, ahead of their extension modules."""
+class SourceFirst:
+    """Finds the Python source of ``arena``'s modules ahead of any extension module beside
+    it, except the compiled modules when the compiled build runs (so that a stray or stale
+    ``.so`` is never imported)."""
+
+    def __init__(self, compiled: bool) -> None:
+        self.compiled = compiled
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
-        if fullname not in COMPILED_MODULES:
+        if not fullname.startswith("arena.") or (self.compiled and fullname in COMPILED_MODULES):
             return None
         source = source_path(fullname)
+        if not source.is_file():
+            return None  # a package, or the compiled build's shared library
         loader = importlib.machinery.SourceFileLoader(fullname, str(source))
         return importlib.util.spec_from_file_location(fullname, source, loader=loader)
 
@@ -101,10 +107,8 @@ def select() -> str:
         )
         wanted = "auto"
     problem = "ARENA_ENGINE=pure" if wanted == "pure" else compiled_is_current()
-    if problem is None:
-        return "compiled"
-    if wanted == "compiled":
+    if problem is not None and wanted == "compiled":
         print(f"arena: {problem}; using the pure-Python engine", file=sys.stderr)
-    if not any(isinstance(finder, SourceOnly) for finder in sys.meta_path):
-        sys.meta_path.insert(0, SourceOnly())
-    return "pure"
+    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, SourceFirst)]
+    sys.meta_path.insert(0, SourceFirst(compiled=problem is None))
+    return "compiled" if problem is None else "pure"

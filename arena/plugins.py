@@ -7,8 +7,6 @@ module with ``@hookimpl`` functions, named in an entry point of the group
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -16,29 +14,7 @@ import pluggy
 
 PROJECT = "arena"
 hookspec = pluggy.HookspecMarker(PROJECT)
-
-
-class HookimplMarker(pluggy.HookimplMarker):
-    """pluggy's marker, which also marks a hook compiled by mypyc (a built-in function takes
-    no attributes): that one is marked on a Python function that calls it. Our hooks take no
-    arguments, so the wrapper needs none (pluggy cannot read a compiled function's)."""
-
-    def __call__(self, function: Any = None, **options: Any) -> Any:
-        if function is None:
-            return lambda later: self(later, **options)
-        if not hasattr(function, "__dict__"):
-            function = functools.wraps(function)(_caller(function))
-        return super().__call__(function, **options)
-
-
-def _caller(compiled: Callable[[], Any]) -> Callable[[], Any]:
-    def call() -> Any:
-        return compiled()
-
-    return call
-
-
-hookimpl = HookimplMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
 ENTRY_POINT_GROUPS = ("arena.variants", "arena.bots")
 
 

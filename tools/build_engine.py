@@ -32,17 +32,11 @@ def compiler() -> str | None:
     return shutil.which(command) or shutil.which("cc")
 
 
-def built_files() -> list[Path]:
-    suffix = native.extension_suffix()
-    modules = (*native.COMPILED_MODULES, native.GROUP + "__mypyc")
-    return [native.source_path(m).with_suffix(suffix) for m in modules]
-
-
 def clean() -> None:
+    """Remove every extension module under arena/ (all are this build's, current or not)."""
     native.MANIFEST.unlink(missing_ok=True)
-    for path in built_files():
-        path.unlink(missing_ok=True)
-    shutil.rmtree(ROOT / "build" / "native", ignore_errors=True)
+    for path in (ROOT / "arena").rglob("*" + native.extension_suffix()):
+        path.unlink()
 
 
 def build() -> None:
@@ -52,7 +46,7 @@ def build() -> None:
 
     sources = [str(native.source_path(m).relative_to(ROOT)) for m in native.COMPILED_MODULES]
     hashes = native.source_hashes()  # before compiling: the build is of these sources
-    native.MANIFEST.unlink(missing_ok=True)
+    clean()
     os.chdir(ROOT)
     extensions = mypycify(
         ["--follow-imports=silent", *sources],

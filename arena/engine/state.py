@@ -28,10 +28,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from mypy_extensions import mypyc_attr
-from typing_extensions import TypeVar
 
 from arena.engine.actions import (
     DRAW_DECK,
@@ -64,12 +63,6 @@ if TYPE_CHECKING:
     from arena.engine.board import Board, BoardRules
     from arena.engine.variant import Variant
 
-# An edition's own rules and board types: ``class EuropeState(BoardState[EuropeRules,
-# EuropeBoard])``. Type parameters, not narrowed attributes, because the compiled build
-# gives an attribute one runtime type in every subclass (arena/native.py).
-RulesT = TypeVar("RulesT", bound="BoardRules", default="BoardRules")
-BoardT = TypeVar("BoardT", bound="Board", default="Board")
-
 # Phases a seat's observation can be sampled in, on every board.
 SAMPLEABLE = frozenset({"setup_tickets", "turn", "second_draw", "keep_tickets"})
 
@@ -82,7 +75,7 @@ BASE_SCORE_LABELS = {
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
-class BoardState(GameBase, Generic[RulesT, BoardT]):
+class BoardState(GameBase):
     """One board game in progress. Create it with ``arena.new_game``."""
 
     __slots__ = ("_draw_slots", "_free", "_owner", "_route_points", "_routes", "_trains")
@@ -102,8 +95,8 @@ class BoardState(GameBase, Generic[RulesT, BoardT]):
     observation_type: ClassVar[type[Observation]] = BoardObservation
     seat_view_type: ClassVar[type[BoardSeatView]] = BoardSeatView
 
-    rules: RulesT
-    board: BoardT
+    rules: BoardRules
+    board: Board
     _owner: list[int]  # seat per route, -1 while free
     _routes: list[list[int]]  # routes per seat, in the order claimed
     _trains: list[int]

@@ -13,8 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
-from mypy_extensions import mypyc_attr
-
 from arena.engine.board import Board, BoardRules
 from arena.engine.errors import PositionError
 from arena.engine.observation import BoardObservation, BoardSeatView, Observation
@@ -27,7 +25,6 @@ from arena.variants.city import RULES_VERSION, city_rules
 from arena.variants.mapdata import board_variant, load_map
 
 
-@mypyc_attr(native_class=False)  # a dataclass on an interpreted base
 @dataclass(frozen=True)
 class AmsterdamRules(BoardRules):
     merchandise_cards: int = 16
@@ -64,8 +61,7 @@ def merchandise_positions(counts: Sequence[int]) -> list[int]:
     return [at[count] for count in counts]
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)
-class AmsterdamState(BoardState[AmsterdamRules, AmsterdamBoard]):
+class AmsterdamState(BoardState):
     """A game of Amsterdam."""
 
     __slots__ = ("_merch", "_merch_left")
@@ -79,6 +75,8 @@ class AmsterdamState(BoardState[AmsterdamRules, AmsterdamBoard]):
     observation_type: ClassVar[type[Observation]] = AmsterdamObservation
     seat_view_type: ClassVar[type[BoardSeatView]] = AmsterdamSeatView
 
+    rules: AmsterdamRules
+    board: AmsterdamBoard
     _merch: list[int]
     _merch_left: int
 

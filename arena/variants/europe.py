@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Self, TypeAlias
 
 import msgspec
-from mypy_extensions import mypyc_attr
 
 from arena.engine.actions import (
     Action,
@@ -64,7 +63,6 @@ TUNNEL = 5  # the phase after a tunnel asked for extra cards
 # ---------------------------------------------------------------------- actions
 
 
-@mypyc_attr(native_class=False)  # a dataclass on an interpreted base
 @dataclass(frozen=True, slots=True)
 class BuildStation(Action):
     """Build a station on ``city`` paying ``colour`` cards plus ``wilds`` wilds
@@ -82,7 +80,6 @@ class BuildStation(Action):
         return f"station {self.city} {self.colour}"
 
 
-@mypyc_attr(native_class=False)  # a dataclass on an interpreted base
 @dataclass(frozen=True, slots=True)
 class PayTunnel(Action):
     """Pay the extra cards a tunnel asks for, ``wilds`` of them wild and the rest of the
@@ -94,7 +91,6 @@ class PayTunnel(Action):
         return f"pay w{self.wilds}" if self.wilds else "pay"
 
 
-@mypyc_attr(native_class=False)  # a dataclass on an interpreted base
 @dataclass(frozen=True, slots=True)
 class Withdraw(Action):
     """Give a tunnel up; the cards laid down go back to the hand, the turn ends."""
@@ -131,7 +127,6 @@ def parse_withdraw(args: Sequence[str], text: str) -> Action:
 # ---------------------------------------------------------------------- rules and map
 
 
-@mypyc_attr(native_class=False)  # a dataclass on an interpreted base
 @dataclass(frozen=True)
 class EuropeRules(BoardRules):
     """The base rules plus stations (per player, the cost of each, points for each unbuilt),
@@ -234,8 +229,7 @@ class EuropePosition(BoardPosition, kw_only=True):
 # ---------------------------------------------------------------------- the game
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)
-class EuropeState(BoardState[EuropeRules, EuropeBoard]):
+class EuropeState(BoardState):
     """A game of Europe."""
 
     __slots__ = ("_out", "_station_at", "_stations", "_tunnel")
@@ -260,6 +254,8 @@ class EuropeState(BoardState[EuropeRules, EuropeBoard]):
     observation_type: ClassVar[type[Observation]] = EuropeObservation
     seat_view_type: ClassVar[type[BoardSeatView]] = EuropeSeatView
 
+    rules: EuropeRules
+    board: EuropeBoard
     _stations: list[list[int]]  # cities with a station, per seat
     _station_at: dict[int, int]  # city -> seat
     # A pending tunnel: route, colour paid, cards of it, wilds, cards turned, extra asked.

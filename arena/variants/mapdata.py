@@ -30,7 +30,7 @@ def board_variant(
     rules: BoardRules,
     data: dict[str, Any],
     extra_missing: list[str] | tuple[str, ...] = (),
-    game: type[BoardState[Any, Any]] = BoardState,
+    game: type[BoardState] = BoardState,
     board: type[Board] = Board,
     rules_version: int = 1,
 ) -> Variant:

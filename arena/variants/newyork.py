@@ -12,8 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from mypy_extensions import mypyc_attr
-
 from arena.engine.board import Board, BoardRules
 from arena.engine.result import ScoreLabel
 from arena.engine.state import BASE_SCORE_LABELS, BoardState
@@ -23,7 +21,6 @@ from arena.variants.city import RULES_VERSION, city_rules
 from arena.variants.mapdata import board_variant, load_map
 
 
-@mypyc_attr(native_class=False)  # a dataclass on an interpreted base
 @dataclass(frozen=True)
 class NewYorkRules(BoardRules):
     attraction_points: int = 1  # per attraction a player's routes touch
@@ -36,8 +33,7 @@ class NewYorkBoard(Board):
         self.attractions = frozenset(index[c["id"]] for c in data["cities"] if c.get("attraction"))
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)
-class NewYorkState(BoardState[NewYorkRules, NewYorkBoard]):
+class NewYorkState(BoardState):
     """A game of New York."""
 
     __slots__ = ()
@@ -47,6 +43,9 @@ class NewYorkState(BoardState[NewYorkRules, NewYorkBoard]):
         **BASE_SCORE_LABELS,
         "attractions": ScoreLabel("attr", "tourist attractions"),
     }
+
+    rules: NewYorkRules
+    board: NewYorkBoard
 
     def _score_extras(self, rows: list[dict[str, int]]) -> None:
         board = self.board

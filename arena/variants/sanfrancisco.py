@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self, TypeAlias
 
 import msgspec
-from mypy_extensions import mypyc_attr
 
 from arena.engine.actions import Action, BoardAction, location, verb
 from arena.engine.board import Board, BoardRules
@@ -45,7 +44,6 @@ STACK_TOKENS = {4: (3, 3), 3: (2, 2), 2: (2, 1)}
 # ---------------------------------------------------------------------- actions
 
 
-@mypyc_attr(native_class=False)  # a dataclass on an interpreted base
 @dataclass(frozen=True, slots=True)
 class PlaceStack(Action):
     """Setup: put the tourist stack of ``symbol`` (one still to be placed) on ``city``."""
@@ -57,7 +55,6 @@ class PlaceStack(Action):
         return f"place {self.city} {self.symbol}"
 
 
-@mypyc_attr(native_class=False)  # a dataclass on an interpreted base
 @dataclass(frozen=True, slots=True)
 class TakeToken(Action):
     """After a claim whose two ends both offer a new symbol: take the token at ``city``."""
@@ -88,7 +85,6 @@ def parse_token(args: Sequence[str], text: str) -> Action:
 # ---------------------------------------------------------------------- rules and map
 
 
-@mypyc_attr(native_class=False)  # a dataclass on an interpreted base
 @dataclass(frozen=True)
 class SanFranciscoRules(BoardRules):
     tourist_symbols: tuple[str, ...] = ()
@@ -165,8 +161,7 @@ class SanFranciscoPosition(BoardPosition, kw_only=True):
 # ---------------------------------------------------------------------- the game
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)
-class SanFranciscoState(BoardState[SanFranciscoRules, SanFranciscoBoard]):
+class SanFranciscoState(BoardState):
     """A game of San Francisco."""
 
     __slots__ = ("_placements", "_stacks", "_token_offer", "_tokens", "_unplaced")
@@ -191,6 +186,8 @@ class SanFranciscoState(BoardState[SanFranciscoRules, SanFranciscoBoard]):
     observation_type: ClassVar[type[Observation]] = SanFranciscoObservation
     seat_view_type: ClassVar[type[BoardSeatView]] = SanFranciscoSeatView
 
+    rules: SanFranciscoRules
+    board: SanFranciscoBoard
     _tokens: list[int]  # symbols held, a bit per symbol, per seat
     _stacks: dict[int, list[int]]  # city -> [symbol, tokens left]
     _placements: list[tuple[int, int]]  # (seat, tokens) of each stack still to place

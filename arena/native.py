@@ -69,11 +69,11 @@ def compiled_is_current() -> str | None:
         return "the compiled engine is not built (make compiled)"
     if manifest.get("suffix") != extension_suffix():
         return "the compiled engine was built for another Python (make compiled)"
+    if manifest.get("sources") != source_hashes():
+        return "the compiled engine is older than its sources (make compiled)"
     for module in (*COMPILED_MODULES, GROUP + "__mypyc"):
         if not source_path(module).with_suffix(extension_suffix()).exists():
             return f"the compiled engine lacks {module} (make compiled)"
-    if manifest.get("sources") != source_hashes():
-        return "the compiled engine is older than its sources (make compiled)"
     return None
 
 

@@ -125,17 +125,20 @@ def test_the_build_is_chosen_by_arena_engine(tmp_path: Path) -> None:
     assert done.stdout.split()[0] == "pure" and done.stdout.strip().endswith("state.py")
 
 
-def test_a_stale_or_foreign_build_is_not_used(tmp_path: Path, monkeypatch) -> None:
+def test_a_stale_or_foreign_build_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The compiled build runs only if built from the sources on disk, for this Python."""
     manifest = tmp_path / "_native.json"
     monkeypatch.setattr(native, "MANIFEST", manifest)
-    assert "not built" in native.compiled_is_current()
-    record = {"suffix": native.extension_suffix(), "sources": native.source_hashes()}
-    manifest.write_text(json.dumps({**record, "suffix": ".cpython-27.so"}))
-    assert "another Python" in native.compiled_is_current()
-    sources = {**record["sources"], "arena.engine.state": "0" * 64}
-    manifest.write_text(json.dumps({**record, "sources": sources}))
-    problem = native.compiled_is_current()
-    assert problem == "the compiled engine is older than its sources (make compiled)" or (
-        "lacks" in problem
+    assert native.compiled_is_current() == "the compiled engine is not built (make compiled)"
+    suffix, sources = native.extension_suffix(), native.source_hashes()
+    manifest.write_text(json.dumps({"suffix": ".cpython-27.so", "sources": sources}))
+    assert native.compiled_is_current() == (
+        "the compiled engine was built for another Python (make compiled)"
+    )
+    edited = {**sources, "arena.engine.state": "0" * 64}
+    manifest.write_text(json.dumps({"suffix": suffix, "sources": edited}))
+    assert native.compiled_is_current() == (
+        "the compiled engine is older than its sources (make compiled)"
     )

@@ -42,7 +42,7 @@ def clean() -> None:
 def build() -> None:
     """mypyc on the listed modules as one group; then the manifest of what was built."""
     from mypyc.build import mypycify
-    from setuptools import Distribution
+    from setuptools import Distribution  # type: ignore[import-untyped]
 
     sources = [str(native.source_path(m).relative_to(ROOT)) for m in native.COMPILED_MODULES]
     hashes = native.source_hashes()  # before compiling: the build is of these sources

@@ -24,7 +24,9 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import shutil
 import sys
+import sysconfig
 from collections.abc import Sequence
 from importlib.machinery import ModuleSpec
 from pathlib import Path
@@ -74,6 +76,18 @@ def compiled_is_current() -> str | None:
     for module in (*COMPILED_MODULES, GROUP + "__mypyc"):
         if not source_path(module).with_suffix(extension_suffix()).exists():
             return f"the compiled engine lacks {module} (make compiled)"
+    return None
+
+
+def toolchain_problem() -> str | None:
+    """None when this machine can build the compiled engine; else what it lacks (one line)."""
+    command = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(command) is None and shutil.which("cc") is None:
+        return "no C compiler found (install gcc or clang to compile the engine)"
+    if not Path(sysconfig.get_paths()["include"], "Python.h").is_file():
+        return "Python's C headers are missing (the python3-dev package)"
+    if importlib.util.find_spec("mypyc") is None:
+        return "mypyc is not installed (the dev extra: make setup)"
     return None
 
 

@@ -4,9 +4,11 @@
     python tools/build_engine.py --force  build again
     python tools/build_engine.py --clean  remove the compiled build
 
-Without a C compiler (or mypyc) it says so in one line and exits 0: the
-pure-Python engine is then used, as it is whenever the compiled build is
-missing or older than its sources (arena/native.py decides at import).
+Without a C compiler, Python's headers or mypyc it says so in one line and
+exits 0, and so it does when compiling fails (the compiler's output is in
+build/native/build.log): the pure-Python engine is then used, as it is
+whenever the compiled build is missing or older than its sources
+(arena/native.py decides at import).
 """
 
 from __future__ import annotations
@@ -14,9 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
+import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,12 +25,6 @@ os.environ["ARENA_ENGINE"] = "pure"  # importing arena must not load a stale bui
 sys.path.insert(0, str(ROOT))
 
 from arena import native  # noqa: E402
-
-
-def compiler() -> str | None:
-    """The C compiler Python's build uses, when it is installed."""
-    command = (sysconfig.get_config_var("CC") or "cc").split()[0]
-    return shutil.which(command) or shutil.which("cc")
 
 
 def clean() -> None:
@@ -64,11 +59,18 @@ def build() -> None:
     )
 
 
+LOG = ROOT / "build" / "native" / "build.log"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--force", action="store_true", help="build even if current")
     parser.add_argument("--clean", action="store_true", help="remove the compiled build")
+    parser.add_argument("--compile", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.compile:  # the build itself, in a child process whose output goes to the log
+        build()
+        return 0
     if args.clean:
         clean()
         print("compiled engine removed: the pure-Python engine runs")
@@ -76,15 +78,19 @@ def main() -> int:
     if not args.force and native.compiled_is_current() is None:
         print("compiled engine is current")
         return 0
-    if compiler() is None:
-        print("no C compiler found: the pure-Python engine runs (install gcc or clang to build)")
+    problem = native.toolchain_problem()
+    if problem is not None:
+        print(f"{problem}: the pure-Python engine runs")
         return 0
-    try:
-        import mypyc.build  # noqa: F401
-    except ImportError:
-        print("mypyc is not installed (pip install mypy): the pure-Python engine runs")
+    LOG.parent.mkdir(parents=True, exist_ok=True)
+    with LOG.open("w") as log:
+        done = subprocess.run(
+            [sys.executable, __file__, "--compile"], stdout=log, stderr=subprocess.STDOUT
+        )
+    if done.returncode != 0:
+        clean()
+        print(f"compiling the engine failed (see {LOG}): the pure-Python engine runs")
         return 0
-    build()
     print(f"compiled engine built: {len(native.COMPILED_MODULES)} modules with mypyc")
     return 0
 

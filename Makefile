@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 JS_BOT := examples/js-bot
 
-.PHONY: setup setup-run run test typecheck lint bench soak clean browser js-bot
+.PHONY: setup setup-run run test typecheck lint bench soak clean browser js-bot compiled
 
 # What running needs: the package and its dependencies, nothing for tests or browsers.
 $(VENV)/.installed-run: pyproject.toml
@@ -22,7 +22,12 @@ $(VENV)/.installed-dev: $(VENV)/.installed-run
 	touch $@
 
 setup-run: $(VENV)/.installed-run
-setup: $(VENV)/.installed-dev
+setup: $(VENV)/.installed-dev compiled
+
+# The engine compiled by mypyc (dev extra), when a C compiler is here; rebuilt when its
+# sources change; without it the pure-Python engine runs (arena/native.py, ARENA_ENGINE).
+compiled: $(VENV)/.installed-dev
+	$(BIN)/python tools/build_engine.py
 
 run: setup-run js-bot
 	$(BIN)/arena variants
@@ -56,6 +61,8 @@ MYPY := arena/variants bots/policy.py bots/planning.py bots/search.py bots/publi
 	tests/helpers.py tests/city_fixtures.py $(patsubst %,tests/test_%.py,claiming drawing \
 	endgame europe newyork city_editions cardgame setup tickets scoring legal_actions notation \
 	properties sampling search bots positions third_party_variant engine_journeys fdg) tests/toll_variant.py
+# The compiled engine's build and its tests.
+MYPY += tools/build_engine.py arena/native.py tests/engine_digest.py tests/test_engine_builds.py
 
 typecheck: setup
 	$(BIN)/mypy --strict --follow-imports=silent $(MYPY_STRICT)
@@ -81,4 +88,5 @@ soak: setup  # 1,000 ladder matches on a local Ray with hostile bots (about 15 m
 	RAY_AUTH_MODE=disabled $(BIN)/python benchmarks/soak.py --matches 1000
 
 clean:
-	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) *.egg-info .pytest_cache .ruff_cache .hypothesis build arena/_native.json
+	find arena -name '*.so' -delete

@@ -22,10 +22,11 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Self
 
 import msgspec
+from mypy_extensions import mypyc_attr
 
 from arena.engine.actions import Action, KeepTickets, parse_action
 from arena.engine.errors import IllegalActionError, PositionError
-from arena.engine.observation import Observation, SeatView, TicketView
+from arena.engine.observation import Components, Observation, SeatView
 from arena.engine.position import Position
 from arena.engine.result import GameResult, ScoreLabel
 
@@ -87,17 +88,6 @@ class GameState(Protocol):
         at random by ``rng``."""
 
 
-class Components(Protocol):
-    """What the shared skeleton needs of a game's printed components."""
-
-    card_names: tuple[str, ...]  # the train cards: colours, then the wild card
-    ticket_views: tuple[TicketView, ...]
-
-    def public_json(self) -> dict[str, Any]:
-        """The components as every seat may see them (sent once, in ``game_start``)."""
-        ...
-
-
 @functools.cache
 def keep_choices(offered: int, minimum: int) -> tuple[KeepTickets, ...]:
     """Every subset of ``offered`` positions with at least ``minimum`` members, smallest first."""
@@ -115,6 +105,7 @@ Handler = Callable[[Any, Any], None]
 TicketBelief = Callable[[int, int], float]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class GameBase:
     """The skeleton of a game of the family. Create states with ``arena.new_game``."""
 
@@ -122,13 +113,14 @@ class GameBase:
         "_deck",
         "_discards",
         "_display",
+        "_generator",
         "_hands",
         "_last_round",
         "_offers",
         "_passes",
         "_phase",
         "_result",
-        "_rng",
+        "_rng_shared",
         "_setup_left",
         "_setup_returns",
         "_ticket_deck",
@@ -167,7 +159,8 @@ class GameBase:
     seed: int | None
     first_player: int
     turn: int
-    _rng: random.Random
+    _generator: random.Random  # read it through ``_rng``
+    _rng_shared: bool  # copies share ``_generator`` until one of them draws from it
     _deck: list[int]  # bottom first
     _discards: list[int]  # count per card
     _display: list[int]  # card per face-up slot, -1 when empty
@@ -201,7 +194,8 @@ class GameBase:
         self.board = variant.board
         self.num_players = num_players
         self.seed = seed
-        self._rng = random.Random(seed) if rng is None else rng
+        self._generator = random.Random(seed) if rng is None else rng
+        self._rng_shared = False
         self.turn = 0
         self._passes = 0
         self._last_round = -1
@@ -209,6 +203,16 @@ class GameBase:
         self._setup_returns = []
         self._setup_left = num_players
         self._phase = SETUP
+
+    @property
+    def _rng(self) -> random.Random:
+        """The game's generator, to draw from. A copy shares its original's generator
+        until either of them draws (copy on write): a search copies states far more
+        often than games reshuffle, and cloning a Mersenne Twister is most of a copy."""
+        if self._rng_shared:
+            self._generator = restored_rng(self._generator.getstate())
+            self._rng_shared = False
+        return self._generator
 
     # ------------------------------------------------------------------ queries
 
@@ -361,7 +365,8 @@ class GameBase:
         """Copy every field into ``new``; a game copies its own fields after these."""
         new.variant, new.rules, new.board = self.variant, self.rules, self.board
         new.num_players, new.seed, new.first_player = self.num_players, self.seed, self.first_player
-        new._rng = restored_rng(self._rng.getstate())
+        self._rng_shared = new._rng_shared = True
+        new._generator = self._generator
         new._deck = self._deck[:]
         new._discards = self._discards[:]
         new._display = self._display[:]
@@ -387,7 +392,7 @@ class GameBase:
     def _position_fields(self) -> dict[str, Any]:
         """The position's fields; a game adds its own."""
         names = self.board.card_names
-        version, words, gauss = self._rng.getstate()
+        version, words, gauss = self._generator.getstate()
         return {
             "variant": self.variant.name,
             "players": self.num_players,

@@ -15,7 +15,7 @@ observations were dicts.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 
@@ -93,3 +93,17 @@ class BoardObservation(Observation, frozen=True):
 
     public: Sequence[BoardSeatView]
     claimed: dict[str, int]
+
+
+class Components(Protocol):
+    """What the shared skeleton (``GameBase.board``) needs of a game's printed components.
+
+    Here, not in the compiled ``game`` module: mypyc gives an attribute one runtime type in
+    every subclass, and each game's board is its own class."""
+
+    card_names: tuple[str, ...]  # the train cards: colours, then the wild card
+    ticket_views: tuple[TicketView, ...]
+
+    def public_json(self) -> dict[str, Any]:
+        """The components as every seat may see them (sent once, in ``game_start``)."""
+        ...

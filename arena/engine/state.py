@@ -30,6 +30,8 @@ import random
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
+from mypy_extensions import mypyc_attr
+
 from arena.engine.actions import (
     DRAW_DECK,
     DRAW_TICKETS,
@@ -72,6 +74,7 @@ BASE_SCORE_LABELS = {
 }
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class BoardState(GameBase):
     """One board game in progress. Create it with ``arena.new_game``."""
 
@@ -273,6 +276,14 @@ class BoardState(GameBase):
                 actions.append(slots[slot])
         return actions
 
+    def _can_draw_second(self) -> bool:
+        """A second card can be drawn (``_second_draw_actions`` is not empty), without
+        building the list."""
+        if self._deck or any(self._discards):
+            return True
+        wild = len(self.rules.colours)
+        return any(card >= 0 and card != wild for card in self._display)
+
     def _claim_actions(self, actions: list[Action]) -> None:
         """Append every (route, colour, wilds) payment the player can make."""
         board = self.board
@@ -380,7 +391,7 @@ class BoardState(GameBase):
             self._check_display()
         if phase == TURN and not taken_wild_face_up:
             self._phase = SECOND_DRAW
-            if self._second_draw_actions():
+            if self._can_draw_second():
                 return
         self._end_turn()
 

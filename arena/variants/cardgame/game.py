@@ -17,6 +17,8 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
+from mypy_extensions import mypyc_attr
+
 from arena.engine.actions import (
     DRAW_DECK,
     DRAW_TICKETS,
@@ -66,6 +68,7 @@ TIE_BREAKS = ("completed_tickets", "big_city_cards")
 NEVER = 1 << 30
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class CardGameState(GameBase):
     """One Card Game in progress. Create it with ``arena.new_game``."""
 

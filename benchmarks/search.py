@@ -12,8 +12,9 @@ it, taking each seat in turn (seats rotate game by game). Game g (counting from
 fresh seeds are one ``--first`` or ``--seed`` away. Reports per opponent: wins (the top
 rank) with their 95% Wilson interval, the mean margin over the best opponent, where the
 bot's points came from and its decision times. ``--set rollouts=64`` (repeatable) passes
-a keyword argument to the bot under test, to try its settings. Built-in bots play in process (the same
-games as through the protocol); games are spread over ``--workers`` processes.
+a keyword argument to the bot under test, to try its settings. Built-in bots play in
+process (the same games as through the protocol); games are spread over ``--workers``
+processes.
 """
 
 from __future__ import annotations
@@ -125,15 +126,16 @@ def main() -> None:
     indices = range(args.first, args.first + args.games)
     with ProcessPoolExecutor(args.workers) as pool:
         for opponent in opponents(args.opponent or ["monte-carlo"], args.bot, args.variant):
-            games = list(
-                pool.map(
-                    play,
-                    indices,
-                    *zip(
-                        *[(args.bot, opponent, args.players, args.variant, args.seed, settings)] * args.games
-                    ),
-                )
+            one = functools.partial(
+                play,
+                bot=args.bot,
+                opponent=opponent,
+                players=args.players,
+                variant=args.variant,
+                seed=args.seed,
+                settings=settings,
             )
+            games = list(pool.map(one, indices))
             label = " ".join([args.bot, *args.set])
             report(label, opponent, args.players, args.variant, games)
     print(f"({time.perf_counter() - started:.0f} s in all)")

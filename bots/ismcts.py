@@ -40,8 +40,8 @@ from arena.engine.actions import Action, ClaimRoute
 from arena.engine.observation import BoardObservation
 from arena.engine.state import BoardState
 from arena.plugins import hookimpl
-from bots.search import MonteCarloBot
 from bots.sdk import BotSpec
+from bots.search import MonteCarloBot
 
 
 class SearchBot(MonteCarloBot):
@@ -122,7 +122,8 @@ class SearchBot(MonteCarloBot):
         if state.phase == "turn":
             for r in ranked:
                 if planner.payment(state, seat, r, None) is not None:
-                    pay = planner.payment(state, seat, r, planner.shortfall(state, seat, plan - {r}))
+                    spare = planner.shortfall(state, seat, plan - {r})
+                    pay = planner.payment(state, seat, r, spare)
                     assert pay is not None
                     return pay
             # Nothing contested is payable: the planner's own claim, if any, still comes first.

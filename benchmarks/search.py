@@ -3,7 +3,7 @@
     python benchmarks/search.py [--bot mcts-fast] [--opponent monte-carlo ...]
                                 [--players 4] [--variant usa] [--games 400]
                                 [--first 0] [--seed 50000] [--workers 2]
-                                [--set NAME=VALUE ...]
+                                [--set NAME=VALUE ...] [--every N]
 
 For each ``--opponent`` (repeatable; ``all`` means every other built-in bot of the
 variant), the bot under test plays ``--games`` games against ``players - 1`` copies of
@@ -11,10 +11,10 @@ it, taking each seat in turn (seats rotate game by game). Game g (counting from
 ``--first``) is dealt with seed ``--seed`` + g, the same deals for every opponent, so
 fresh seeds are one ``--first`` or ``--seed`` away. Reports per opponent: wins (the top
 rank) with their 95% Wilson interval, the mean margin over the best opponent, where the
-bot's points came from and its decision times. ``--set rollouts=64`` (repeatable) passes
+bot's points came from and its decision times. ``--set samples=40`` (repeatable) passes
 a keyword argument to the bot under test, to try its settings. Built-in bots play in
 process (the same games as through the protocol); games are spread over ``--workers``
-processes.
+processes; ``--every N`` prints the tally so far every N games.
 """
 
 from __future__ import annotations
@@ -117,6 +117,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=50_000, help="seed of game 0")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--every", type=int, default=0, help="print the tally every N games")
     args = parser.parse_args()
     settings = {}
     for item in args.set:
@@ -135,7 +136,12 @@ def main() -> None:
                 seed=args.seed,
                 settings=settings,
             )
-            games = list(pool.map(one, indices))
+            games = []
+            for game in pool.map(one, indices):
+                games.append(game)
+                if args.every and len(games) % args.every == 0 and len(games) < args.games:
+                    wins = sum(g["won"] for g in games)
+                    print(f"  ... {wins}/{len(games)} wins so far vs {opponent}", flush=True)
             label = " ".join([args.bot, *args.set])
             report(label, opponent, args.players, args.variant, games)
     print(f"({time.perf_counter() - started:.0f} s in all)")

@@ -49,11 +49,11 @@ browser:
 # Types: strict where the contracts live (the engine, the protocol), plain on the rest of
 # the engine's work (variants, the bots that search it, their tests).
 MYPY_STRICT := arena/engine protocols
-MYPY := arena/variants bots/policy.py bots/planning.py bots/search.py bots/ismcts.py bots/published.py \
+MYPY := arena/variants bots/policy.py bots/planning.py bots/search.py bots/ismcts.py bots/published.py bots/fdg \
 	bots/cardgame_bot.py bots/random_bot.py tools/build_maps.py benchmarks/engine.py \
 	tests/helpers.py tests/city_fixtures.py $(patsubst %,tests/test_%.py,claiming drawing \
 	endgame europe newyork city_editions cardgame setup tickets scoring legal_actions notation \
-	properties sampling search ismcts bots positions third_party_variant engine_journeys) tests/toll_variant.py
+	properties sampling search ismcts bots positions third_party_variant engine_journeys fdg) tests/toll_variant.py
 
 typecheck: setup
 	$(BIN)/mypy --strict --follow-imports=silent $(MYPY_STRICT)

@@ -94,9 +94,9 @@ class View:
         first; ``inf`` when it can no longer be done. By default a free route costs its
         length and an own one 0 (trains still to place); ``step(route)`` prices every usable
         route instead, own ones included (``inf`` leaves a route out)."""
-        best = {a: 0}
+        best: dict[str, float] = {a: 0}
         back: dict[str, Route] = {}
-        queue = [(0, a)]
+        queue: list[tuple[float, str]] = [(0, a)]
         while queue:
             cost, city = heapq.heappop(queue)
             if city == b:

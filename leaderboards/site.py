@@ -29,7 +29,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 from matplotlib.ticker import MaxNLocator
 
-from arena.referee.matchlog import LogError, MatchLog
+from arena.referee.matchlog import LogError, MatchLog, check_rules
 from arena.tournament.forfeits import read_tail, reason
 from arena.tournament.store import ResultsStore
 from arena.variants import get_variant
@@ -463,6 +463,11 @@ class Site:
 
     def _match_page(self, match_id: int, log: MatchLog) -> bytes:
         variant = log.header["variant"]
+        try:
+            check_rules(log.header)
+            refused = None
+        except LogError as error:  # recorded under older rules: the page says so, no viewer
+            refused = str(error)
         return self.page(
             "match.html",
             f"matches/{match_id}.html",
@@ -475,6 +480,7 @@ class Site:
             faults=fault_rows(log, self.store.data_dir, self._seat_links(match_id, log)),
             download=f"{match_id}.jsonl",
             data_script=f"{match_id}.js",
+            refused=refused,
         )
 
 

@@ -200,11 +200,12 @@ def spend_trains(state: BoardState, seat: int, trains: int, avoid: tuple[int, ..
     return edit(state, lambda data: data["routes"][seat].extend(chosen))
 
 
-def hold(data: Position, seat: int, tickets: list[int]) -> None:
-    """In the position ``data``: ``seat`` holds exactly these tickets (ids), taken from
-    wherever they were; the tickets it held go to the ticket deck."""
+def hold(data: Position, seat: int, tickets: list[int], pile: str = "tickets") -> None:
+    """In the position ``data``: ``seat`` holds exactly these tickets (ids) in ``pile``
+    (``"tickets"``, or ``"offers"``: drawn, to keep or return), taken from wherever they
+    were; the tickets it had there go to the ticket deck."""
     piles = [data["ticket_deck"], data.get("out", []), *data["tickets"], *data["offers"]]
-    for pile in piles:
-        pile[:] = [t for t in pile if t not in tickets]
-    data["ticket_deck"] += data["tickets"][seat]
-    data["tickets"][seat] = list(tickets)
+    for found in piles:
+        found[:] = [t for t in found if t not in tickets]
+    data["ticket_deck"] += data[pile][seat]
+    data[pile][seat] = list(tickets)

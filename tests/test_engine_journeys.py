@@ -4,6 +4,7 @@ and a game recorded under older rules is refused in one line instead of a wrong 
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -69,7 +70,37 @@ def test_logs_recorded_under_older_rules_are_refused_in_one_line(tmp_path):
     for old in ("old.jsonl", "old.log"):
         out = arena("replay", old, cwd=tmp_path)
         assert out.returncode == 2, out.stdout + out.stderr
-        message = " ".join(out.stdout.split())
+        message = " ".join(out.stderr.split())  # errors go to stderr
         assert "recorded under version 1 of the rules of 'usa'" in message
         assert "this arena plays version 2" in message
         assert "Traceback" not in out.stdout + out.stderr
+
+
+def test_a_data_folder_from_before_rule_versions_keeps_its_results_and_says_why_no_replay(
+    tmp_path,
+):
+    """The site of a data folder whose logs predate rule versions: the leaderboards count
+    the stored results; each match page says in one line why it has no replay (no viewer
+    that fails in the browser)."""
+    run = arena(
+        "tournament", "run", "--bot", "random", "--bot", "ticket-by-ticket", "--players", "2",
+        "--in-process", cwd=tmp_path,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    with sqlite3.connect(tmp_path / "arena-data" / "results.sqlite") as db:
+        # as every log was written before issue 17: no "rules" in the header
+        for match_id, jsonl in db.execute("SELECT match_id, jsonl FROM logs").fetchall():
+            header, *rest = bytes(jsonl).decode().splitlines()
+            old = {k: v for k, v in json.loads(header).items() if k != "rules"}
+            text = "\n".join([json.dumps(old), *rest]) + "\n"
+            db.execute("UPDATE logs SET jsonl = ? WHERE match_id = ?", (text.encode(), match_id))
+    built = arena("site", "site", cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    pages = sorted((tmp_path / "site" / "matches").glob("*.html"))
+    assert len(pages) == 2 and not list((tmp_path / "site" / "matches").glob("*.js"))
+    for page in pages:
+        html = page.read_text()
+        assert "No replay: this game was recorded under version 1 of the rules of" in html
+        assert "replay.js" not in html and 'id="download"' in html
+    board = arena("leaderboard", "--variant", "usa", cwd=tmp_path)
+    assert board.returncode == 0 and "ticket-by-ticket" in board.stdout

@@ -7,30 +7,49 @@ from __future__ import annotations
 import dataclasses
 import subprocess
 import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
 
 import pytest
 
-from arena.engine.actions import ClaimRoute, DrawCard, DrawTickets, KeepTickets
-from arena.engine.state import TURN
+from arena.engine import BoardObservation, BoardState
+from arena.engine.actions import Action, ClaimRoute, DrawCard, DrawTickets, KeepTickets
 from arena.referee.faults import TimeControl
 from arena.referee.launch import BotEntry, ProcessMatch, in_process_referee
 from arena.referee.matchlog import MatchLog, verify
 from arena.variants import get_variant, new_game
 from bots import all_bots
 from bots.fdg import AGENTS
-from bots.fdg.common import fallback, pair_of
+from bots.fdg.common import FdgAgent, fallback, pair_of
 from bots.fdg.destination_hungry import DestinationHungry, Paths
 from bots.fdg.long_route import LongRoute
 from bots.fdg.route_focus import RouteFocus
-from bots.planning import View
+from bots.planning import View, board_observation
 from bots.sdk import bot_seed
-from tests.helpers import claim_for, set_display, set_hand, started
+from tests.helpers import (
+    Position,
+    claim_for,
+    collect,
+    edit,
+    hold,
+    owner,
+    set_display,
+    set_hand,
+    spend_trains,
+    started,
+)
 
 OTHERS = [cls.name for cls in AGENTS]
 USA = get_variant("usa")
 
 
-def first_difference(cls, quirk: str, players: int = 4, seeds=range(40)):
+Difference = tuple[BoardObservation, list[Action], Action, Action]
+
+
+def first_difference(
+    cls: type[FdgAgent], quirk: str, players: int = 4, seeds: Iterable[int] = range(40)
+) -> Difference:
     """Play USA games, ``cls`` as published in seat 0 against the other agents; at each of
     seat 0's decisions also ask a twin with ``quirk`` switched off (it sees the same game).
     Return the first decision where the two differ: (observation, legal, published, twin)."""
@@ -51,51 +70,59 @@ def first_difference(cls, quirk: str, players: int = 4, seeds=range(40)):
             if seat == 0:
                 other = twin.choose(observation, legal)
                 if other != action:
-                    return observation, legal, action, other
+                    return board_observation(observation), legal, action, other
             state.apply(action)
     raise AssertionError(f"{cls.name}: switching {quirk} off never changed a decision")
 
 
-def colour_shown(observation, action) -> str | None:
-    return None if action.slot is None else observation["display"][action.slot]
+def colour_shown(observation: BoardObservation, action: Action) -> str | None:
+    assert type(action) is DrawCard
+    return None if action.slot is None else observation.display[action.slot]
 
 
 # -- Route Focus -------------------------------------------------------------------------------
 
 
-def test_route_focus_draws_blind_where_its_fix_takes_a_face_up_card():
+def test_route_focus_draws_blind_where_its_fix_takes_a_face_up_card() -> None:
     observation, _, published, fixed = first_difference(RouteFocus, "blind_draws_only")
     assert published == DrawCard(None)
     assert type(fixed) is DrawCard and colour_shown(observation, fixed) not in (None, "wild")
 
 
-def test_route_focus_never_claims_a_route_as_long_as_its_trains():
+def test_route_focus_never_claims_a_route_as_long_as_its_trains() -> None:
     state = started(4, seed=3)
     seat = state.to_move
-    state._tickets[seat].clear()  # no ticket: it claims the shortest route it can
-    state._trains[seat] = 1
-    set_hand(state, seat, blue=1)
-    observation, legal = state.observation(seat), state.legal_actions()
-    assert any(type(a) is ClaimRoute for a in legal)
-    moves = {}
-    for name in ("fdg-route-focus", "fdg-route-focus-fixed"):
-        bot = all_bots()[name].factory(0)
-        bot.start_game("s", observation, state.board.public_json())
-        moves[name] = bot.choose(observation, legal)
+    state = edit(state, lambda data: hold(data, seat, []))  # no ticket: the shortest route
+    state = spend_trains(set_hand(state, seat, blue=1), seat, state.rules.pieces_per_player - 1)
+    assert state.observation(seat).public[seat].trains == 1
+    assert any(type(a) is ClaimRoute for a in state.legal_actions())
+    _, moves = decisions(["fdg-route-focus", "fdg-route-focus-fixed"], state)
     assert moves["fdg-route-focus"] == DrawCard(None)
     claimed = moves["fdg-route-focus-fixed"]
     assert type(claimed) is ClaimRoute and state.board.route_length[claimed.route - 1] == 1
 
 
-def test_route_focus_with_no_card_to_draw_plays_the_fallback():
+def test_route_focus_with_no_card_to_draw_plays_the_fallback() -> None:
     """The authors' agent returns no move here (their engine then aborts the game)."""
     state = started(4, seed=5)
     seat = state.to_move
-    set_hand(state, seat)  # nothing to claim with
-    set_display(state, ["red", "blue", "green", "black", None])
-    state._deck.clear()
-    state._discards[:] = [0] * len(state._discards)
+
+    def no_deck(data: Position) -> None:
+        """Four cards face up, no deck, no discards, an empty hand for ``seat`` (nothing to
+        claim with): every other card in the other seats' hands."""
+        collect(data)
+        deck: list[str] = data["deck"]
+        data["display"] = ["red", "blue", "green", "black", None]
+        for name in data["display"][:4]:
+            deck.remove(name)
+        others = [s for s in range(data["players"]) if s != seat]
+        for i, name in enumerate(deck):
+            data["hands"][others[i % len(others)]][name] += 1
+        deck.clear()
+
+    state = edit(state, no_deck)
     observation, legal = state.observation(seat), state.legal_actions()
+    assert observation.deck_size == 0 and not any(observation.discards.values())
     assert DrawCard(None) not in legal and not any(type(a) is ClaimRoute for a in legal)
     bot = RouteFocus(0)
     bot.start_game("s", observation, state.board.public_json())
@@ -105,9 +132,10 @@ def test_route_focus_with_no_card_to_draw_plays_the_fallback():
 # -- One Step Thinker and Long Route Junkie ------------------------------------------------------
 
 
-def decisions(names, state):
+def decisions(names: Sequence[str], state: BoardState) -> tuple[Any, dict[str, Action]]:
     """What each named bot, fresh, decides at this position for the seat to move."""
     seat = state.to_move
+    assert seat is not None
     observation, legal = state.observation(seat), state.legal_actions()
     moves = {}
     for name in names:
@@ -117,50 +145,54 @@ def decisions(names, state):
     return observation, moves
 
 
-def test_one_step_keeps_only_its_lowest_drawn_ticket_until_fixed():
+def test_one_step_keeps_only_its_lowest_drawn_ticket_until_fixed() -> None:
     state = started(4, seed=2)
-    seat, rival = state.to_move, (state.to_move + 1) % 4
+    seat = state.to_move
+    rivals = [(seat + k) % 4 for k in (1, 2, 3)]
     state.apply("tickets")
     points = state.board.ticket_points
     by_value = sorted(range(len(points)), key=lambda t: points[t])
     lowest = by_value[0]
     cut_off = state.board.ticket_a[lowest]  # every route into one of its cities taken
-    for r in state.board.city_routes[cut_off]:
-        if state._owner[r] < 0:
-            claim_for(state, rival, r + 1)
-    state._offers[seat][:] = [by_value[-1], lowest, by_value[-2]]
+    for k, r in enumerate(state.board.city_routes[cut_off]):
+        if owner(state, r + 1) < 0:  # a rival per track: one seat never holds both
+            state = claim_for(state, rivals[k % 2], r + 1)
+    offer = [by_value[-1] + 1, lowest + 1, by_value[-2] + 1]  # ticket ids: 1-based
+    state = edit(state, lambda data: hold(data, seat, offer, pile="offers"))
     _, moves = decisions(["fdg-one-step", "fdg-one-step-fixed"], state)
     assert moves["fdg-one-step"] == KeepTickets((1,))
     assert type(moves["fdg-one-step-fixed"]) is KeepTickets
     assert 1 not in moves["fdg-one-step-fixed"].indices
 
 
-def test_long_route_keeps_its_two_lowest_tickets_until_fixed():
+def test_long_route_keeps_its_two_lowest_tickets_until_fixed() -> None:
     observation, _, published, fixed = first_difference(LongRoute, "keeps_lowest_tickets")
-    offered = observation["offered_tickets"]
-    assert observation["phase"] == "setup_tickets"
-    order = sorted(range(len(offered)), key=lambda i: (offered[i]["points"], i))
+    offered = observation.offered_tickets
+    assert observation.phase == "setup_tickets"
+    order = sorted(range(len(offered)), key=lambda i: (offered[i].points, i))
     assert published == KeepTickets(tuple(sorted(order[:2])))
     assert type(fixed) is KeepTickets
 
 
-def test_long_route_never_takes_a_gray_objective_s_colour_face_up_until_fixed():
+def test_long_route_never_takes_a_gray_objective_s_colour_face_up_until_fixed() -> None:
     observation, _, published, fixed = first_difference(LongRoute, "gray_colour_never_drawn")
     wanted = colour_shown(observation, fixed)
-    held = observation["hand"]
-    assert wanted not in (None, "wild")
+    held = observation.hand
+    assert wanted is not None and wanted != "wild"
     assert held[wanted] == max(n for c, n in held.items() if c != "wild")
     assert type(published) is DrawCard and colour_shown(observation, published) in (None, "wild")
 
 
-def test_one_step_never_takes_a_gray_objective_s_colour_face_up_until_fixed():
+def test_one_step_never_takes_a_gray_objective_s_colour_face_up_until_fixed() -> None:
     state = started(4, seed=4)
     seat = state.to_move
-    state._tickets[seat].clear()  # no ticket, and a seat below 8 trains: no more tickets
-    state._trains[(seat + 1) % 4] = 5
-    state._trains[seat] = 2  # its objective: the best-suited free route of length 2, gray
-    set_hand(state, seat, red=1)
-    set_display(state, ["wild", "red", "blue", "green", "black"])
+    trains = state.rules.pieces_per_player
+    # No ticket, and a seat below 8 trains: no more tickets. Its objective: the best-suited
+    # free route of its 2 trains' length, gray (its hand suits no colour of that length).
+    state = edit(state, lambda data: hold(data, seat, []))
+    state = spend_trains(state, (seat + 1) % 4, trains - 5)
+    state = spend_trains(set_hand(state, seat, red=1), seat, trains - 2)
+    state = set_display(state, ["wild", "red", "blue", "green", "black"])
     _, moves = decisions(["fdg-one-step", "fdg-one-step-fixed"], state)
     assert moves["fdg-one-step"] == DrawCard(0)  # the face-up wild
     assert moves["fdg-one-step-fixed"] == DrawCard(1)  # red, the colour it holds most
@@ -169,12 +201,12 @@ def test_one_step_never_takes_a_gray_objective_s_colour_face_up_until_fixed():
 # -- Destination Hungry --------------------------------------------------------------------------
 
 
-def test_destination_hungry_asks_for_tickets_on_its_stale_threshold():
+def test_destination_hungry_asks_for_tickets_on_its_stale_threshold() -> None:
     _, _, published, fixed = first_difference(DestinationHungry, "stale_ticket_threshold")
     assert DrawTickets() in (published, fixed)
 
 
-def test_destination_hungry_takes_the_colour_its_plan_needs_most_only_when_fixed():
+def test_destination_hungry_takes_the_colour_its_plan_needs_most_only_when_fixed() -> None:
     observation, _, published, fixed = first_difference(
         DestinationHungry, "most_needed_colour_unused"
     )
@@ -182,45 +214,50 @@ def test_destination_hungry_takes_the_colour_its_plan_needs_most_only_when_fixed
     assert published != fixed
 
 
-def test_destination_hungry_margin_override_keeps_a_plan_inside_its_margin():
+def test_destination_hungry_margin_override_keeps_a_plan_inside_its_margin() -> None:
     observation, _, published, fixed = first_difference(DestinationHungry, "margin_override")
-    assert observation["phase"] in ("setup_tickets", "keep_tickets")
-    trains = observation["public"][observation["seat"]]["trains"]
+    assert observation.phase in ("setup_tickets", "keep_tickets")
+    trains = observation.public[observation.seat].trains
     needs = {}
     for name, choice in (("published", published), ("fixed", fixed)):
+        assert type(choice) is KeepTickets
         agent = DestinationHungry(0)
         agent.start_game("s", observation, USA.board.public_json())
         view = View(agent.graph, observation)
         cities, _ = agent.held_cities(view)
-        kept = [observation["offered_tickets"][i] for i in choice.indices]
-        plan = agent.make_plan(
-            view, Paths(view), cities + [c for t in kept for c in (t["a"], t["b"])]
-        )
+        kept = [observation.offered_tickets[i] for i in choice.indices]
+        plan = agent.make_plan(view, Paths(view), cities + [c for t in kept for c in (t.a, t.b)])
+        assert plan is not None
         needs[name] = plan.trains
     assert trains - 5 < needs["published"] <= trains  # fits only inside the margin
     assert needs["fixed"] <= trains - 5
 
 
-def test_destination_hungry_plan_quirk_of_the_nearest_city_changes_its_play():
+def test_destination_hungry_plan_quirk_of_the_nearest_city_changes_its_play() -> None:
     _, legal, published, fixed = first_difference(DestinationHungry, "nearest_not_reset")
     assert published in legal and fixed in legal
 
 
-def test_destination_hungry_stops_replanning_after_keeping_tickets_until_fixed():
+def test_destination_hungry_stops_replanning_after_keeping_tickets_until_fixed() -> None:
     state = started(4, seed=6)
     seat = state.to_move
-    state._tickets[seat].clear()
+    state = edit(state, lambda data: hold(data, seat, []))
     rivals = [(seat + k) % 4 for k in (1, 2, 3)]
     for rival, route in zip(rivals, (57, 34, 80), strict=True):
-        claim_for(state, rival, route)  # the rivals have scored: 11 points in all
+        state = claim_for(state, rival, route)  # the rivals have scored: 11 points in all
+    assert sum(p.route_points for p in state.observation(seat).public) == 11
     published, fixed = DestinationHungry(0), DestinationHungry(0, DestinationHungry.fixed())
     for agent in (published, fixed):
         agent.start_game("s", state.observation(seat), state.board.public_json())
         agent.choose(state.observation(seat), state.legal_actions())  # a turn: it plans
     state.apply("tickets")
-    for agent in (published, fixed):
-        assert type(agent.choose(state.observation(seat), state.legal_actions())) is KeepTickets
-    # A rival takes a single-track route of the plan, scoring less than the rivals had.
+    keeps = [
+        agent.choose(state.observation(seat), state.legal_actions()) for agent in (published, fixed)
+    ]
+    assert all(type(keep) is KeepTickets for keep in keeps)
+    state.apply(keeps[0])  # it holds the tickets the published agent kept
+    assert published.plan is not None and fixed.plan is not None
+    # A rival takes a single-track route of both plans, scoring less than the rivals had.
     taken = next(
         track
         for pairs in published.plan.routes.values()
@@ -229,36 +266,40 @@ def test_destination_hungry_stops_replanning_after_keeping_tickets_until_fixed()
         and (track := published.pairs[pair][0]).length <= 4
         and any(pair in p for p in fixed.plan.routes.values())
     )
-    claim_for(state, rivals[0], taken.id)
-    state._phase, state._to_move = TURN, seat  # its turn again
+    state = claim_for(state, rivals[0], taken.id)
+    state = edit(state, lambda data: data.update(to_move=seat))  # its turn again
     for agent in (published, fixed):
         agent.choose(state.observation(seat), state.legal_actions())
-    planned = [any(pair_of(taken) in p for p in a.plan.routes.values()) for a in (published, fixed)]
+    planned = [
+        agent.plan is not None and any(pair_of(taken) in p for p in agent.plan.routes.values())
+        for agent in (published, fixed)
+    ]
     assert planned == [True, False]  # published: its stale plan; fixed: replanned around it
 
 
 # -- every agent ---------------------------------------------------------------------------------
 
 
-def test_fixed_variants_are_plugins_with_every_switch_off():
+def test_fixed_variants_are_plugins_with_every_switch_off() -> None:
     bots = all_bots()
     for cls in AGENTS:
         published = bots[cls.name].factory(0)
         fixed = bots[f"{cls.name}-fixed"].factory(0)
+        assert isinstance(published, cls) and isinstance(fixed, cls)
         assert all(dataclasses.astuple(published.quirks))
         assert not any(dataclasses.astuple(fixed.quirks))
         assert "FDG 2017" in bots[cls.name].description
 
 
 @pytest.mark.parametrize("variant", ["europe", "newyork"])
-def test_the_agents_play_other_maps_by_their_rules(variant):
+def test_the_agents_play_other_maps_by_their_rules(variant: str) -> None:
     names = OTHERS if variant == "europe" else [f"{n}-fixed" for n in OTHERS[:3]]
     entries = [BotEntry.parse(n) for n in names]
     outcome = in_process_referee(get_variant(variant), entries, TimeControl()).play(4)
     assert outcome.faults == [] and outcome.result is not None
 
 
-def test_the_same_game_in_process_and_through_processes(tmp_path):
+def test_the_same_game_in_process_and_through_processes(tmp_path: Path) -> None:
     """Nothing in the agents depends on the process (set order, hashing, a global random)."""
     entries = [BotEntry.parse(n) for n in OTHERS]
     local = in_process_referee(USA, entries, TimeControl()).play(8)
@@ -268,7 +309,7 @@ def test_the_same_game_in_process_and_through_processes(tmp_path):
     assert [a["action"] for a in remote.log.actions] == [a["action"] for a in local.log.actions]
 
 
-def test_arena_lists_and_plays_the_agents_through_the_sandbox(tmp_path):
+def test_arena_lists_and_plays_the_agents_through_the_sandbox(tmp_path: Path) -> None:
     arena = [sys.executable, "-m", "arena.cli"]
     listed = subprocess.run([*arena, "bots"], capture_output=True, text=True, cwd=tmp_path)
     # 80 columns (no terminal): the names must still show whole

@@ -88,6 +88,17 @@ class MatchLog:
         return log
 
 
+def check_rules(header: dict[str, Any]) -> None:
+    """Raise ``LogError`` (one line) unless the log was recorded under the installed rules
+    of its variant (a log without the field was written under version 1)."""
+    try:
+        get_variant(header["variant"]).check_rules(header.get("rules", 1))
+    except KeyError as error:
+        raise LogError(f"cannot start the game: {error}") from None
+    except RulesVersionError as error:
+        raise LogError(str(error)) from None
+
+
 def replay(log: MatchLog) -> Iterator[tuple[dict[str, Any] | None, Any]]:
     """Walk ``log`` on the engine: yield ``(None, state)`` at the deal, then
     ``(line, state)`` after each action line is applied.
@@ -98,14 +109,11 @@ def replay(log: MatchLog) -> Iterator[tuple[dict[str, Any] | None, Any]]:
     of turn, an action the engine refuses).
     """
     header = log.header
+    check_rules(header)
     try:
-        variant = get_variant(header["variant"])
-        variant.check_rules(header.get("rules", 1))  # logs before rule versions: version 1
-        state = variant.new_game(header["players"], header["seed"])
+        state = get_variant(header["variant"]).new_game(header["players"], header["seed"])
     except KeyError as error:
         raise LogError(f"cannot start the game: {error}") from None
-    except RulesVersionError as error:
-        raise LogError(str(error)) from None
     yield None, state
     for number, line in enumerate(log.actions, start=1):
         n = line.get("n", number)

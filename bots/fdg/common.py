@@ -3,18 +3,19 @@ engine's claim moves, card draws, and the fallback when an agent's rules give no
 
 The authors' agents see the board as a graph of the routes still free (with 2 or 3
 players a double route with one track taken is gone) plus their own routes; these read the
-same from the board sent at game start and the seat's own observation
+same from the board sent at game start and the seat's own typed observation
 (``bots.planning.View``), and nothing hidden.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any, ClassVar
 
 from arena.engine.actions import Action, ClaimRoute, DrawCard, DrawTickets, KeepTickets
-from bots.planning import WILD, BoardGraph, Route, View, tourist_choice
+from arena.engine.observation import Observation, TicketView
+from bots.planning import WILD, BoardGraph, Route, View, board_observation, tourist_choice
 from bots.sdk import Bot
 
 INF = float("inf")
@@ -57,7 +58,7 @@ class FdgAgent(Bot):
         """The quirk switches all off."""
         return cls.Quirks(**{f.name: False for f in dataclasses.fields(cls.Quirks)})
 
-    def on_game_start(self, observation: dict[str, Any]) -> None:
+    def on_game_start(self, observation: Observation) -> None:
         self.graph = BoardGraph(self.board)
         pairs: dict[tuple[str, str], list[Route]] = {}
         for route in sorted(self.graph.routes.values(), key=lambda r: r.id):
@@ -68,11 +69,13 @@ class FdgAgent(Bot):
             c for c in colours if c not in CLAIM_COLOURS
         ]
 
-    def choose(self, observation: dict[str, Any], legal_actions: Sequence[Action]) -> Action:
-        view = View(self.graph, observation)
-        phase = observation["phase"]
+    def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
+        board = board_observation(observation)
+        view = View(self.graph, board)
+        phase = board.phase
+        move: Action | None
         if phase in ("setup_tickets", "keep_tickets"):
-            move = self.keep(view, legal_actions, observation["offered_tickets"])
+            move = self.keep(view, legal_actions, board.offered_tickets)
         elif phase in ("turn", "second_draw"):
             move = self.turn(view, legal_actions)
         elif phase in ("place_stacks", "take_token"):
@@ -81,7 +84,9 @@ class FdgAgent(Bot):
             move = legal_actions[0]
         return move if move is not None and move in legal_actions else fallback(legal_actions)
 
-    def keep(self, view: View, legal: Sequence[Action], offered: list[dict]) -> Action | None:
+    def keep(
+        self, view: View, legal: Sequence[Action], offered: Sequence[TicketView]
+    ) -> Action | None:
         raise NotImplementedError
 
     def turn(self, view: View, legal: Sequence[Action]) -> Action | None:
@@ -90,7 +95,7 @@ class FdgAgent(Bot):
     # -- claims as the original engine lists them ---------------------------------------------
 
     def pay_with(
-        self, view: View, legal: Sequence[Action], pair: tuple[str, str], colour: str
+        self, view: View, legal: Collection[Action], pair: tuple[str, str], colour: str
     ) -> ClaimRoute | None:
         """The original claim "this pair with ``colour``": the free track of that colour (or
         gray), paid with the colour's cards first and wilds for the rest; None if illegal."""
@@ -137,12 +142,12 @@ def pair_of(route: Route) -> tuple[str, str]:
 def total_points(view: View) -> int:
     """Every seat's score so far (route points): what the agents watch to know when to
     replan."""
-    return sum(p["route_points"] for p in view.obs["public"])
+    return sum(p.route_points for p in view.obs.public)
 
 
-def connected(view: View, ticket: dict) -> bool:
+def connected(view: View, ticket: TicketView) -> bool:
     """The seat's own routes already join the ticket's cities."""
-    cost, _ = view.path(ticket["a"], ticket["b"], step=lambda r: 0 if r.id in view.mine else INF)
+    cost, _ = view.path(ticket.a, ticket.b, step=lambda r: 0 if r.id in view.mine else INF)
     return cost == 0
 
 
@@ -162,10 +167,10 @@ def keep_all(legal: Sequence[Action]) -> KeepTickets:
     return max((a for a in legal if type(a) is KeepTickets), key=lambda a: len(a.indices))
 
 
-def fewest_points(legal: Sequence[Action], offered: Sequence[dict]) -> KeepTickets:
+def fewest_points(legal: Sequence[Action], offered: Sequence[TicketView]) -> KeepTickets:
     """The first keep choice worth the fewest points."""
     options = [a for a in legal if type(a) is KeepTickets]
-    return min(options, key=lambda a: sum(offered[i]["points"] for i in a.indices))
+    return min(options, key=lambda a: sum(offered[i].points for i in a.indices))
 
 
 def ticket_draw(legal: Sequence[Action]) -> DrawTickets | None:
@@ -177,7 +182,7 @@ def ticket_draw(legal: Sequence[Action]) -> DrawTickets | None:
 
 def face_up(view: View, legal: Sequence[Action], colour: str) -> DrawCard | None:
     """The first face-up slot showing ``colour`` that may be taken now."""
-    display = view.obs["display"]
+    display = view.obs.display
     for action in legal:
         if type(action) is DrawCard and action.slot is not None and display[action.slot] == colour:
             return action

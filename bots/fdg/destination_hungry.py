@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from arena.engine.actions import Action, KeepTickets
+from arena.engine.observation import Observation, TicketView
 from bots.fdg.common import (
     GRAY,
     INF,
@@ -94,7 +94,7 @@ class DestinationHungry(FdgAgent):
     name = "fdg-destination-hungry"
     Quirks = DestinationHungryQuirks
 
-    def on_game_start(self, observation: dict[str, Any]) -> None:
+    def on_game_start(self, observation: Observation) -> None:
         super().on_game_start(observation)
         self.plan: Plan | None = None
         self.threshold: float = 0  # compared with its trains less 8 to ask for tickets
@@ -106,10 +106,10 @@ class DestinationHungry(FdgAgent):
         """The cities and points of the held tickets whose cities both still have a usable
         route."""
         cities, points = [], 0
-        for ticket in view.obs["tickets"]:
-            if self.reachable(view, ticket["a"]) and self.reachable(view, ticket["b"]):
-                cities += [ticket["a"], ticket["b"]]
-                points += ticket["points"]
+        for ticket in view.obs.tickets:
+            if self.reachable(view, ticket.a) and self.reachable(view, ticket.b):
+                cities += [ticket.a, ticket.b]
+                points += ticket.points
         return cities, points
 
     def reachable(self, view: View, city: str) -> bool:
@@ -138,7 +138,7 @@ class DestinationHungry(FdgAgent):
                     d = paths.distance(city, other)
                     if d < INF and (nearest is None or d < nearest):
                         nearest, which, side = d, (city, other), name
-            if not side:
+            if not side or which is None:  # set together: no end cluster is reachable
                 return None
             (start if side == "start" else end).add(city)
             self.add_path(paths, city, which[1], pairs)
@@ -151,7 +151,7 @@ class DestinationHungry(FdgAgent):
             self.add_path(paths, *which, pairs)
         return self.tracks_for(view, pairs)
 
-    def add_path(self, paths: Paths, a: str, b: str, pairs: dict) -> None:
+    def add_path(self, paths: Paths, a: str, b: str, pairs: dict[tuple[str, str], None]) -> None:
         for route in reversed(paths(a, b)[1]):
             pairs.setdefault(pair_of(route), None)
 
@@ -181,7 +181,9 @@ class DestinationHungry(FdgAgent):
 
     # -- tickets -------------------------------------------------------------------------------
 
-    def keep(self, view: View, legal: Sequence[Action], offered: list[dict]) -> Action | None:
+    def keep(
+        self, view: View, legal: Sequence[Action], offered: Sequence[TicketView]
+    ) -> Action | None:
         cities, points = self.held_cities(view)
         paths = Paths(view)
         options = [a for a in legal if type(a) is KeepTickets]
@@ -191,10 +193,13 @@ class DestinationHungry(FdgAgent):
         last_need: float = INF
         for option in options:
             kept = [offered[i] for i in option.indices]
-            plan = self.make_plan(view, paths, cities + [c for t in kept for c in (t["a"], t["b"])])
-            need = INF if plan is None else plan.trains
-            value = points + sum(t["points"] for t in kept)
-            ratio = 0.0 if plan is None else (value + plan.points) / need if need else INF
+            plan = self.make_plan(view, paths, cities + [c for t in kept for c in (t.a, t.b)])
+            if plan is None:  # fits neither way: only the threshold sees it
+                last_need = INF
+                continue
+            need = plan.trains
+            value = points + sum(t.points for t in kept)
+            ratio = (value + plan.points) / need if need else INF
             if need <= view.trains - MARGIN:
                 if ratio > best_ratio:
                     best_ratio, best = ratio, (option, plan)
@@ -209,13 +214,13 @@ class DestinationHungry(FdgAgent):
             if self.quirks.stale_ticket_threshold:
                 return choice  # the authors' agent returns before updating anything
             kept = [offered[i] for i in choice.indices]
-            plan = self.make_plan(view, paths, cities + [c for t in kept for c in (t["a"], t["b"])])
+            plan = self.make_plan(view, paths, cities + [c for t in kept for c in (t.a, t.b)])
             best = (choice, plan or Plan())
         option, self.plan = best
         self.threshold = last_need if self.quirks.stale_ticket_threshold else self.plan.trains
         if self.quirks.replan_counter_adds:
-            others = view.obs["public"]
-            self.counter += sum(p["route_points"] for p in others if p["seat"] != view.seat)
+            others = view.obs.public
+            self.counter += sum(p.route_points for p in others if p.seat != view.seat)
         else:
             self.counter = total_points(view)
         return option
@@ -255,7 +260,7 @@ class DestinationHungry(FdgAgent):
         plentiful face-up colour if the plan needs it, else that colour when the plan needs
         gray most and two or more show, else blind."""
         plan = self.plan
-        shown = Counter(c for c in view.obs["display"] if c is not None)
+        shown = Counter(c for c in view.obs.display if c is not None)
         plentiful = max(shown, key=lambda c: shown[c]) if shown else None
         most_needed = None
         if plan is not None:

@@ -8,11 +8,14 @@ pay for with a single colour.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from arena.engine.actions import Action
+from arena.engine.observation import TicketView
 from bots.fdg.common import INF
 from bots.fdg.objective import ObjectiveAgent
-from bots.planning import View
+from bots.planning import Route, View
 
 LONG = 3  # the shortest free route it builds tickets with (fewer when it has fewer trains)
 
@@ -31,9 +34,11 @@ class LongRoute(ObjectiveAgent):
     Quirks = LongRouteQuirks
     gray_rank = 15  # it likes a gray route it can pay in one colour even more
 
-    def keep(self, view, legal, offered):
+    def keep(
+        self, view: View, legal: Sequence[Action], offered: Sequence[TicketView]
+    ) -> Action | None:
         return self.choose_tickets(view, legal, offered, self.quirks.keeps_lowest_tickets)
 
-    def step(self, view: View):
+    def step(self, view: View) -> Callable[[Route], float]:
         shortest = min(LONG, view.trains)
         return lambda r: 1 if r.id in view.mine or r.length >= shortest else INF

@@ -12,9 +12,9 @@ it is legal; else they draw its colour face up, else a face-up wild, else blind.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from arena.engine.actions import Action, ClaimRoute, KeepTickets
+from arena.engine.observation import Observation, TicketView
 from bots.fdg.common import (
     CLAIM_COLOURS,
     GRAY,
@@ -41,7 +41,7 @@ class ObjectiveAgent(FdgAgent):
 
     gray_rank = 10  # how well a hand that can pay a gray route in one colour suits it
 
-    def on_game_start(self, observation: dict[str, Any]) -> None:
+    def on_game_start(self, observation: Observation) -> None:
         super().on_game_start(observation)
         self.objective: Objective = None
         self.previous = -1  # the total score it last chose for; -1: choose again
@@ -55,7 +55,7 @@ class ObjectiveAgent(FdgAgent):
     # -- tickets -------------------------------------------------------------------------------
 
     def choose_tickets(
-        self, view: View, legal: Sequence[Action], offered: list[dict], reach_broken: bool
+        self, view: View, legal: Sequence[Action], offered: Sequence[TicketView], reach_broken: bool
     ) -> KeepTickets | None:
         """The best points per train still to claim among the choices that fit its trains,
         else the fewest points. Broken (the authors' reachability call raises, swallowed):
@@ -68,14 +68,14 @@ class ObjectiveAgent(FdgAgent):
         for option in (a for a in legal if type(a) is KeepTickets):
             value = trains = points = 0.0
             for ticket in (offered[i] for i in option.indices):
-                cost, needed = view.path(ticket["a"], ticket["b"], step=self.step(view))
+                cost, needed = view.path(ticket.a, ticket.b, step=self.step(view))
                 if cost < INF:
-                    value += ticket["points"]
+                    value += ticket.points
                     trains += sum(r.length for r in needed)
                 else:
-                    value -= ticket["points"]
+                    value -= ticket.points
                     trains += 50
-                points += ticket["points"]
+                points += ticket.points
             if trains <= view.trains:
                 ratio = value / trains if trains else INF
                 if ratio > best[0]:
@@ -89,11 +89,11 @@ class ObjectiveAgent(FdgAgent):
     def choose_objective(self, view: View) -> Objective:
         step = self.step(view)
         best = None
-        for ticket in view.obs["tickets"]:
+        for ticket in view.obs.tickets:
             if connected(view, ticket):
                 continue
-            cost, needed = view.path(ticket["a"], ticket["b"], step=step)
-            if cost < INF and (best is None or ticket["points"] > best[0]["points"]):
+            cost, needed = view.path(ticket.a, ticket.b, step=step)
+            if cost < INF and (best is None or ticket.points > best[0].points):
                 best = (ticket, needed)
         if best is not None:
             route = best[1][-1]  # the first still to claim from the ticket's first city
@@ -140,15 +140,15 @@ class ObjectiveAgent(FdgAgent):
         if self.objective == DRAW_TICKETS:
             self.previous = -1
             return ticket_draw(legal)
-        if self.objective is not None:
+        if isinstance(self.objective, tuple):  # a city pair and its colour
             pair, colour = self.objective
             for claim_colour in self.claim_colours:
                 action = self.pay_with(view, legal, pair, claim_colour)
                 if action is not None:
                     return action
-            action = self.draw_for(view, legal, colour)
-            if action is not None:
-                return action
+            draw = self.draw_for(view, legal, colour)
+            if draw is not None:
+                return draw
         draws = card_draws(legal)
         claims = [a for a in legal if type(a) is ClaimRoute]
         return self.rng.choice(draws or claims or list(legal))

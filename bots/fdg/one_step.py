@@ -8,11 +8,14 @@ it goes for the longest free routes.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from arena.engine.actions import Action
+from arena.engine.observation import TicketView
 from bots.fdg.common import hop, keep_all
 from bots.fdg.objective import DRAW_TICKETS, Objective, ObjectiveAgent
-from bots.planning import View
+from bots.planning import Route, View
 
 TICKET_DRAW_TRAINS = 8  # it asks for tickets only while every seat has at least this many
 
@@ -31,16 +34,18 @@ class OneStep(ObjectiveAgent):
     name = "fdg-one-step"
     Quirks = OneStepQuirks
 
-    def keep(self, view, legal, offered):
-        if view.obs["phase"] == "setup_tickets":
+    def keep(
+        self, view: View, legal: Sequence[Action], offered: Sequence[TicketView]
+    ) -> Action | None:
+        if view.obs.phase == "setup_tickets":
             return keep_all(legal)
         return self.choose_tickets(view, legal, offered, self.quirks.keeps_lowest_ticket)
 
-    def step(self, view: View):
+    def step(self, view: View) -> Callable[[Route], float]:
         return hop
 
     def no_ticket_objective(self, view: View) -> Objective:
-        every_seat = all(p["trains"] >= TICKET_DRAW_TRAINS for p in view.obs["public"])
-        if every_seat and view.obs["ticket_deck_size"] > 0:
+        every_seat = all(p.trains >= TICKET_DRAW_TRAINS for p in view.obs.public)
+        if every_seat and view.obs.ticket_deck_size > 0:
             return DRAW_TICKETS
         return self.longest_route(view)

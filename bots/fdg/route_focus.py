@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.engine.actions import Action, ClaimRoute
+from arena.engine.observation import TicketView
 from bots.fdg.common import (
     CLAIM_COLOURS,
     GRAY,
@@ -44,7 +45,9 @@ class RouteFocus(FdgAgent):
     name = "fdg-route-focus"
     Quirks = RouteFocusQuirks
 
-    def keep(self, view, legal, offered):
+    def keep(
+        self, view: View, legal: Sequence[Action], offered: Sequence[TicketView]
+    ) -> Action | None:
         return keep_all(legal)
 
     def fits(self, view: View, length: int) -> bool:
@@ -53,16 +56,16 @@ class RouteFocus(FdgAgent):
     def ranked(self, view: View) -> list[Entry]:
         """Routes to claim, best first: on open tickets' paths, else any free route."""
         entries: list[Entry] = []
-        for ticket in view.obs["tickets"]:
+        for ticket in view.obs.tickets:
             if connected(view, ticket):
                 continue
-            cost, needed = view.path(ticket["a"], ticket["b"], step=hop)
+            cost, needed = view.path(ticket.a, ticket.b, step=hop)
             if cost == INF:
                 continue
             for route in reversed(needed):  # from the ticket's first city
                 length = self.pairs[pair_of(route)][0].length
                 if self.fits(view, length):
-                    value = view.graph.points.get(length, 0) + 2 * ticket["points"]
+                    value = view.graph.points.get(length, 0) + 2 * ticket.points
                     entries.append((-value, route.a, route.b))
         if not entries:
             for route in free_tracks(view):

@@ -34,6 +34,7 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 from arena.engine.actions import Action
 from arena.engine.observation import BoardObservation, Observation
@@ -70,30 +71,14 @@ class SearchBot(MonteCarloBot):
     style = OWN_STYLE
 
     def __init__(
-        self,
-        seed: int | str = 0,
-        samples: int = 80,
-        budget_s: float = 0.9,
-        win_bonus: float = 0.5,
-        min_trains: int = 10,
-        endgame_trains: int = 8,
-        endgame_claims: int = 8,
-        belief: float = 4.0,
+        self, seed: int | str = 0, samples: int = 80, budget_s: float = 0.9, **settings: Any
     ) -> None:
         """``samples``: rollouts per candidate on average; a decision among k candidates
         plays at most ``samples * k`` (the budget sequential halving shares out;
         deterministic given the seed); ``budget_s`` caps its time (reaching it makes the
-        bot depend on machine speed). The rest as ``MonteCarloBot``."""
-        super().__init__(
-            seed,
-            iterations=samples,
-            budget_s=budget_s,
-            win_bonus=win_bonus,
-            min_trains=min_trains,
-            endgame_trains=endgame_trains,
-            endgame_claims=endgame_claims,
-            belief=belief,
-        )
+        bot depend on machine speed). ``settings`` as ``MonteCarloBot``'s (``win_bonus``,
+        ``min_trains``, ``endgame_trains``, ``endgame_claims``, ``belief``)."""
+        super().__init__(seed, iterations=samples, budget_s=budget_s, **settings)
         self.samples = samples
 
     def on_game_start(self, observation: Observation) -> None:

@@ -120,7 +120,8 @@ class SearchBot(MonteCarloBot):
     @staticmethod
     def best(alive: list[int], totals: list[float], counts: list[int]) -> int:
         """The best mean among ``alive``; out of time, a candidate never played loses to
-        any that was (and the first, the planner's move, wins if none was)."""
+        any that was (and the first, the planner's move or at a ticket keep the first
+        legal choice, is played if none was)."""
         return max(alive, key=lambda i: (counts[i] > 0, totals[i] / max(counts[i], 1), -i))
 
 

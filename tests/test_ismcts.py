@@ -10,6 +10,7 @@ from arena.referee.launch import BotEntry, in_process_referee
 from arena.variants import get_variant
 from bots.ismcts import SearchBot
 from bots.policy import Rollout
+from tests.journey import Journey
 from tests.test_search import played
 
 USA = get_variant("usa")
@@ -96,3 +97,15 @@ def test_out_of_time_it_plays_the_first_candidate_or_the_best_played():
     assert SearchBot.best([0, 1, 2], [0.0, 0.0, 0.0], [0, 0, 0]) == 0
     assert SearchBot.best([0, 1, 2], [1.0, 3.0, 0.0], [1, 1, 0]) == 1
     assert SearchBot.best([0, 1, 2], [-1.0, 0.0, 5.0], [1, 0, 0]) == 0
+
+
+def test_a_user_plays_mcts_fast_through_the_arena_command(tmp_path):
+    """``arena play`` with the search bot in its own sandboxed process: a finished game,
+    and the bot asked for a game it does not play gets one line and exit status 2."""
+    journey = Journey(tmp_path)
+    played_game = journey("play", "--bot", "mcts-fast", "--bot", "random", "--seed", 3)
+    assert played_game.code == 0, played_game.text
+    assert "mcts-fast" in played_game.out and "actions in" in played_game.out
+    refused = journey("play", "--variant", "cardgame", "--bot", "mcts-fast", "--bot", "random")
+    assert refused.code == 2
+    assert "mcts-fast" in refused.one_line_error() and "cardgame" in refused.one_line_error()

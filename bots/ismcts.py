@@ -49,7 +49,8 @@ OWN_STYLE = replace(SEARCH_STYLE, route_overhead=3.0)
 
 class SeatPlanners(Planner):
     """One seat planned in its own style, every other seat by the common planner: the
-    policy of this bot's rollouts (``Rollout`` asks it for plans and moves)."""
+    policy of this bot's rollouts. ``Rollout`` asks it for plans and moves only, so only
+    those are passed on (it holds no board of its own)."""
 
     def __init__(self, own: Planner, others: Planner, seat: int) -> None:
         self.own, self.others, self.seat = own, others, seat

@@ -15,9 +15,10 @@ $(VENV)/.installed-run: pyproject.toml
 	$(PIP) -e .
 	touch $@
 
-# Development: the `dev` extra on top (pytest, hypothesis, ruff, playwright, pyarrow).
+# Development: the `dev` extra on top (pytest, hypothesis, ruff, playwright, pyarrow), and
+# `rl` (pettingzoo, gymnasium, numpy) so that CI runs the environments' API tests.
 $(VENV)/.installed-dev: $(VENV)/.installed-run
-	$(PIP) -e '.[dev]'
+	$(PIP) -e '.[dev,rl]'
 	touch $@
 
 setup-run: $(VENV)/.installed-run
@@ -51,6 +52,7 @@ browser:
 MYPY_STRICT := arena/engine protocols
 MYPY := arena/variants bots/policy.py bots/planning.py bots/search.py bots/ismcts.py bots/published.py bots/fdg \
 	bots/cardgame_bot.py bots/random_bot.py tools/build_maps.py benchmarks/engine.py \
+	arena/envs benchmarks/envs.py \
 	tests/helpers.py tests/city_fixtures.py $(patsubst %,tests/test_%.py,claiming drawing \
 	endgame europe newyork city_editions cardgame setup tickets scoring legal_actions notation \
 	properties sampling search ismcts bots positions third_party_variant engine_journeys fdg) tests/toll_variant.py
@@ -72,6 +74,7 @@ bench: setup
 	$(BIN)/python benchmarks/published.py
 	$(BIN)/python benchmarks/cardgame_bot.py
 	$(BIN)/python benchmarks/replay.py
+	$(BIN)/python benchmarks/envs.py
 
 soak: setup  # 1,000 ladder matches on a local Ray with hostile bots (about 15 minutes)
 	RAY_AUTH_MODE=disabled $(BIN)/python benchmarks/soak.py --matches 1000

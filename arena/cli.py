@@ -37,12 +37,14 @@ from arena.commands.common import (
     writable,
     writing_store,
 )
+from arena.commands.doctor import doctor
 from arena.commands.report import print_faults, print_forfeits, standings_table
 from arena.commands.serve import serve, view
 from arena.engine.errors import VariantUnavailableError
 from arena.engine.result import GameResult, ScoreLabel
 from arena.referee.faults import TimeControl
 from arena.referee.gamelog import GameLog, LogError, replay
+from arena.referee.keys import MatchKey, play_seed
 from arena.referee.launch import ProcessMatch, in_process_referee
 from arena.referee.matchlog import MatchLog
 from arena.referee.matchlog import verify as verify_match
@@ -175,7 +177,13 @@ def play(
     players: Annotated[
         int, typer.Option(help="number of random players, when no --bot", min=1)
     ] = 4,
-    seed: Annotated[int, typer.Option(help="fixes every shuffle of the game")] = 0,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="fixes every shuffle of the game (a bot may guess a small one)",
+            show_default="a fresh unguessable seed, printed",
+        ),
+    ] = None,
     bot: Annotated[
         list[str] | None,
         typer.Option(
@@ -230,6 +238,9 @@ def play(
         )
     writable(log, "--log")
     writable(match_log, "--match-log")
+    key = MatchKey.fresh("play")  # what bots are told is keyed with it (SECURITY.md)
+    if seed is None:
+        seed = play_seed(key)
     if human:
         from arena.commands.human import play_as_person
 
@@ -245,7 +256,7 @@ def play(
     tc = TimeControl(move_ms=move_ms, bank_ms=bank_ms, retries=retries)
     try:
         if in_process:
-            referee = in_process_referee(chosen, entries, tc)
+            referee = in_process_referee(chosen, entries, tc, key)
             outcomes = [referee.play(seed + g) for g in range(games)]
         else:
             limits = bot_limits(
@@ -253,7 +264,7 @@ def play(
             )
             logs = bot_logs or data_dir / "bot-logs"
             with ProcessMatch(
-                chosen, entries, tc, limits, log_dir=logs, logs_relative_to=data_dir
+                chosen, entries, tc, limits, log_dir=logs, key=key, logs_relative_to=data_dir
             ) as referee:
                 outcomes = [referee.play(seed + g) for g in range(games)]
     except (VariantUnavailableError, ValueError) as error:
@@ -625,6 +636,7 @@ def site(
 
 app.command()(serve)
 app.command()(view)
+app.command()(doctor)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -30,7 +30,7 @@ import zmq
 
 from arena.engine.variant import Variant
 from arena.referee.faults import TimeControl
-from arena.referee.hub import Hub, Reply
+from arena.referee.hub import Hub, ProcessWatch, Reply
 from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.process import ProcessLimits
 from arena.referee.seats import RemoteSeat
@@ -179,8 +179,8 @@ class HumanSeat(RemoteSeat):
             reply = Reply(fault="resigned", detail="the person resigned", elapsed=reply.elapsed)
         return reply
 
-    def close(self, message: wire.Bye | None = None) -> None:
-        super().close(message)
+    def close(self, message: wire.Bye | None = None, grace: float = 2.0) -> None:
+        super().close(message, grace)
         self.bridge.closed.set()
 
 
@@ -196,9 +196,13 @@ class HumanMatch(ProcessMatch):
     def _seat(self, hub: Hub, s: int, entry: BotEntry, folder: Path) -> RemoteSeat:
         if s != self.human_seat:
             return super()._seat(hub, s, entry, folder)
-        self.bridge = HumanBridge(hub.endpoint, hub.issue_token(s), self.person)
+        endpoint, token = hub.add_seat(s)
+        self.bridge = HumanBridge(endpoint, token, self.person)
         self.bridge.start()
-        return HumanSeat(hub, s, self.bridge, self.person)
+        seat = HumanSeat(hub, s, self.bridge, self.person)
+        # No process: the hub polls whether the person is still there (a resignation).
+        hub.watch(s, ProcessWatch(None, seat.alive, lambda: "left the game"))
+        return seat
 
 
 def person_entry(name: str) -> BotEntry:

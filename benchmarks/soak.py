@@ -9,10 +9,12 @@ Checks, each reported and turned into the exit status:
 - a result for every scheduled match, stored exactly once;
 - no hung match: every match ended within its time bound;
 - every faulting hostile bot forfeited with its fault in every match it played,
-  ranked last; the quiet hostile ones (flooding, forking, snooping) and every
-  normal bot were never faulted, so no snoop succeeded;
-- no bot process or grandchild left behind;
-- the driver's memory stable (resident size after 10% of the run vs at the end).
+  ranked last; the quiet hostile ones (flooding, forking, snooping, the protocol
+  abusers) and every normal bot were never faulted, so no snoop succeeded;
+- each protocol abuser's ignored messages are in the match logs, by kind;
+- no bot process or grandchild left behind (setsid ones included);
+- the driver's memory stable (resident size after 10% of the run vs at the end),
+  and the referee's (each match log records its worker's resident size).
 
 tests/test_soak.py runs the same with 100 matches in CI.
 """
@@ -34,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "tests" / "bots" / "hostile.py"
 sys.path.insert(0, str(ROOT))  # the hostile bots and their helpers live in the checkout's tests/
 
+from arena.referee.matchlog import MatchLog  # noqa: E402
 from tests.referee_helpers import processes_with  # noqa: E402
 
 NORMAL = ("random", "ticket-by-ticket", "greedy-claims")
@@ -47,7 +50,20 @@ FAULTING = {
     "garbler": ("garbage", ("malformed",)),
     "cheater": ("illegal", ("illegal",)),
     "hog": ("memory", ("crash", "timeout")),
-    "shouter": ("oversize 200000", ("oversize",)),
+    "shouter": ("oversize 1000000", ("oversize",)),
+    "giant": ("oversize 2097152", ("oversize",)),
+    "liar": ("wrong-seq", ("timeout",)),
+    "quitter": ("fork-exit 3", ("crash",)),
+    "socketer": ("sockets 500", ("flood",)),
+    "sprayer": ("junk 4", ("flood",)),
+}
+# Quiet protocol abusers: never faulted, but what they sent is in the match log, by kind.
+ABUSERS = {
+    "echo": ("twice", "duplicate"),
+    "laggard": ("late", "stale"),
+    "twin": ("reconnect", "hello-again"),
+    "early": ("early", "before-hello"),
+    "meddler": ("others-seq", "wrong-seq"),
 }
 MATCH_BOUND_S = 60.0  # far above what the time control allows a match
 
@@ -86,9 +102,11 @@ def run_soak(matches: int, data_dir: Path, ray_address: str | None, workers: int
     store_path = (data_dir / "results.sqlite").resolve()
     python = sys.executable
     quiet = {
-        "flooder": f"flood {4 * 2**20}",
+        "flooder": f"flood {100 * 10**6}",
         "forker": f"child {marker}",
-        "snoop": f"snoop {store_path} {listener.getsockname()[1]}",
+        "hermit": f"setsid {marker}",
+        "snoop": f"snoop {store_path} {listener.getsockname()[1]} {os.getpid()}",
+        **{label: mode for label, (mode, _) in ABUSERS.items()},
     }
     commands = {
         label: f"{label}=cmd:{python} {HOSTILE} {mode}"
@@ -128,6 +146,7 @@ def run_soak(matches: int, data_dir: Path, ray_address: str | None, workers: int
         listener.close()
     report = SoakReport(matches, time.monotonic() - started)
     check_store(report, store.path, matches, commands)
+    check_logs(report, store.path)
     store.close()
     time.sleep(0.5)
     me = os.getpid()
@@ -173,6 +192,35 @@ def check_store(report: SoakReport, path: Path, matches: int, commands: dict[str
                 report.problems.append(f"match {idx}: {bot} was charged {fault!r}")
     db.close()
     report.figures.update({f"seats_{bot}": n for bot, n in sorted(played.items())})
+
+
+def check_logs(report: SoakReport, path: Path) -> None:
+    """The abusers' ignored messages are logged by kind; the referee's memory stays flat."""
+    db = sqlite3.connect(path)
+    rows = db.execute(
+        "SELECT m.idx, l.jsonl FROM matches m JOIN logs l ON l.match_id = m.id ORDER BY m.idx"
+    ).fetchall()
+    db.close()
+    seen: dict[str, set[str]] = {label: set() for label in ABUSERS}
+    rss: list[float] = []
+    for _, jsonl in rows:
+        log = MatchLog.from_jsonl(bytes(jsonl))
+        names = [seat["bot"] for seat in log.header["seats"]]
+        for event in log.events:
+            if names[event["seat"]] in seen and event["kind"] == "ignored":
+                seen[names[event["seat"]]] |= set(event["counts"])
+        rss.append(log.result.get("referee", {}).get("rss_mb", 0.0))
+    for label, (_, kind) in ABUSERS.items():
+        if report.figures.get(f"seats_{label}") and kind not in seen[label]:
+            report.problems.append(f"{label}'s {kind} messages are not in its match logs")
+    tenth = max(1, len(rss) // 10)
+    if rss:
+        early, late = sorted(rss[:tenth])[tenth // 2], sorted(rss[-tenth:])[tenth // 2]
+        report.figures["referee_rss_mb_early"] = early
+        report.figures["referee_rss_mb_late"] = late
+        report.figures["referee_rss_mb_max"] = max(rss)
+        if late - early > 50:
+            report.problems.append(f"the referee's memory grew from {early} to {late} MB")
 
 
 def main() -> None:

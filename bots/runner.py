@@ -4,6 +4,11 @@
 
 The endpoint and token may also come from the environment (``ARENA_CONNECT``
 and ``ARENA_TOKEN``), which is how the referee starts every bot.
+
+The bot leaves when the referee says ``bye``, when its connection to the
+referee closes (a socket monitor reports it: the referee is gone, or dropped
+this bot), when its parent changes (the referee that started it died), or
+after ``IDLE_SECONDS`` without a message.
 """
 
 from __future__ import annotations
@@ -66,6 +71,7 @@ def run_bot(bot: Bot, endpoint: str, token: str, name: str, version: str = "1") 
     socket.setsockopt(zmq.LINGER, 1000)
     socket.setsockopt(zmq.MAXMSGSIZE, MAX_REFEREE_MESSAGE)
     socket.setsockopt(zmq.RCVTIMEO, POLL_MS)
+    monitor = socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
     socket.connect(endpoint)
     socket.send(encode(Hello(token=token, name=name, bot_version=version)))
     parent = os.getppid()
@@ -75,9 +81,12 @@ def run_bot(bot: Bot, endpoint: str, token: str, name: str, version: str = "1") 
     try:
         while True:
             try:
-                data = socket.recv()
+                data = socket.recv()  # the hot path: one blocking call, no poller
             except zmq.Again:
                 idle += POLL_MS / 1000
+                if monitor.poll(0):
+                    print("the referee closed the connection: exiting", file=sys.stderr)
+                    return 0
                 if os.getppid() != parent or idle > IDLE_SECONDS:
                     print("referee gone: exiting", file=sys.stderr)
                     return 0
@@ -111,5 +120,7 @@ def run_bot(bot: Bot, endpoint: str, token: str, name: str, version: str = "1") 
             elif isinstance(message, Welcome):
                 pass
     finally:
+        socket.disable_monitor()
+        monitor.close(linger=0)
         socket.close()
         context.term()

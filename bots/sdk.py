@@ -21,8 +21,9 @@ from arena.engine.observation import Observation
 class Bot:
     """Base class for Python bots. Subclass it and implement ``choose``.
 
-    ``seed`` makes the bot deterministic: the arena passes a seed derived
-    from the game's seed and the seat, so a game replays exactly.
+    ``seed`` makes the bot deterministic: the arena passes each game a seed
+    derived from the game's seed and the seat under the organiser's secret
+    key (so it reveals nothing about the deal), and a game replays exactly.
     """
 
     name: ClassVar[str] = "bot"
@@ -68,8 +69,3 @@ class BotSpec:
         if "any" in self.variants or variant in self.variants:
             return True
         return "*" in self.variants and not variant.startswith("cardgame")
-
-
-def bot_seed(game_seed: int, seat: int) -> str:
-    """The seed a seat's bot gets for a game: stable across runs and platforms."""
-    return f"{game_seed}:{seat}"

@@ -28,16 +28,17 @@ import msgspec
 Obs = TypeVar("Obs")
 
 VERSION = 1
-# Largest message a bot may send; larger ones are a protocol fault ("oversize").
+# Largest message a bot may send; larger ones are a protocol fault ("oversize"). The referee's
+# endpoints refuse bigger frames in the transport itself (ZeroMQ's MAXMSGSIZE), so a bot
+# cannot make the referee hold more than this per message, whatever it sends.
 MAX_BOT_MESSAGE = 64 * 1024
-# Transport cap: libzmq drops a connection that sends more than this in one message.
-HARD_MESSAGE_CAP = 1024 * 1024
 # Largest message the referee sends (a bot's SDK refuses bigger ones).
 MAX_REFEREE_MESSAGE = 1024 * 1024
 
 
 class Message(msgspec.Struct, tag_field="type", kw_only=True, forbid_unknown_fields=False):
-    """Base of every message: the protocol version travels with each one."""
+    """Base of every message: the protocol version travels with each one (optional from a
+    bot, where it defaults to 1; always sent by the referee)."""
 
     version: int = VERSION
 
@@ -60,8 +61,9 @@ class Welcome(Message, tag="welcome"):
 class GameStart(Message, Generic[Obs], tag="game_start"):
     """Referee to bot: a new game begins on this connection.
 
-    ``seed`` is the bot's own seed for the game, so a deterministic bot
-    replays exactly.
+    ``seed`` is the bot's own seed for the game (32 hex digits), so a
+    deterministic bot replays exactly; it is derived under the organiser's
+    secret key and says nothing about the deal.
     """
 
     game_id: str
@@ -79,7 +81,7 @@ class Act(Message, Generic[Obs], tag="act"):
     """Referee to bot: decide. Answer with an ``Action`` carrying the same ``seq``."""
 
     game_id: str
-    seq: int
+    seq: int  # this request's number: unpredictable, 1 to 2**53 - 1, never reused in a game
     observation: Obs
     legal: list[str]
     deadline_ms: int  # free time for this decision
@@ -149,10 +151,10 @@ def decode_from_bot(data: bytes) -> Hello | Action:
         )
     try:
         message: Hello | Action = _bot_decoder.decode(data)
+    except msgspec.ValidationError as error:  # valid JSON, wrong shape: the path says where
+        raise ProtocolError("malformed", f"not a valid bot message: {error}") from None
     except msgspec.DecodeError as error:
         raise ProtocolError("malformed", f"not valid JSON: {error}") from None
-    except msgspec.ValidationError as error:
-        raise ProtocolError("malformed", f"not a valid bot message: {error}") from None
     if message.version != VERSION:
         raise ProtocolError("version", f"protocol version {message.version}; expected {VERSION}")
     return message

@@ -13,6 +13,9 @@ settings.load_profile("default")
 
 
 os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+# Tournaments key their games with a fresh secret each (arena/referee/keys.py); the tests that
+# compare separate stores of the same tournament pin it, as an organiser reproducing a run would.
+os.environ.setdefault("ARENA_SECRET", "ttr-arena test suite")
 RAY = str(Path(sys.executable).parent / "ray")
 
 

@@ -37,3 +37,9 @@ def recorded(log_dir, seat: int, name: str):
     """The file a ``record NAME`` bot in ``seat`` wrote in its scratch folder."""
     (path,) = log_dir.rglob(f"seat{seat}-*.tmp/{name}")
     return path
+
+
+def stderr_of(log_dir, seat: int) -> str:
+    """What the bot in ``seat`` wrote to stderr (its capped log under ``log_dir``)."""
+    (path,) = log_dir.rglob(f"seat{seat}-*.stderr")
+    return path.read_text(errors="replace")

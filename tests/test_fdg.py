@@ -26,7 +26,6 @@ from bots.fdg.destination_hungry import DestinationHungry, Paths
 from bots.fdg.long_route import LongRoute
 from bots.fdg.route_focus import RouteFocus
 from bots.planning import View, board_observation
-from bots.sdk import bot_seed
 from tests.helpers import (
     Position,
     claim_for,
@@ -61,8 +60,8 @@ def first_difference(
         seats = [cls(0), *(others[i % len(others)](0) for i in range(players - 1))]
         twin = cls(0, quirks=fixed)
         for seat, bot in enumerate(seats):
-            bot.start_game(bot_seed(seed, seat), state.observation(seat), board)
-        twin.start_game(bot_seed(seed, 0), state.observation(0), board)
+            bot.start_game(f"{seed}:{seat}", state.observation(seat), board)
+        twin.start_game(f"{seed}:0", state.observation(0), board)  # seat 0's seed
         while not state.is_over:
             seat = state.to_move
             observation, legal = state.observation(seat), state.legal_actions()

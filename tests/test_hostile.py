@@ -1,41 +1,439 @@
-"""Hostile bots against the sandbox and the log caps: real processes, real sockets.
+"""The hostile zoo against the referee: real bot processes, real sockets, the real sandbox.
 
-The rest of the zoo (crash at start and mid-game, hang, too slow, garbage,
-oversize, endless illegal actions, a wrong token, a child process, unbounded
-memory, a CPU spin) is in tests/test_referee.py; the soak on Ray mixes them
-all (tests/test_soak.py).
+Each test is an attack a stranger could write from PROTOCOL.md alone
+(tests/bots/hostile.py): rebuilding the deal from what a bot is told, outliving
+the match, flooding or starving the referee, oversize and malformed messages,
+reading the organiser's environment, the store, the network. The rest of the
+zoo (crash at start and mid-game, hang, too slow, garbage, endless illegal
+actions, a wrong token, a child process, unbounded memory, a CPU spin) is in
+tests/test_referee.py; the soak on Ray mixes them all (tests/test_soak.py).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import socket
+import subprocess
+import sys
+import time
 
 import pytest
 
+from arena.referee.containment import PROCESS_GROUP, pid_namespace
+from arena.referee.faults import TimeControl
+from arena.referee.keys import MatchKey
+from arena.referee.launch import BotEntry, ProcessMatch
+from arena.referee.matchlog import MatchLog
 from arena.referee.process import ProcessLimits
 from arena.referee.sandbox import landlock_abi, network_namespace_available
-from tests.referee_helpers import hostile
+from arena.tournament.executors import LocalExecutor
+from arena.tournament.frames import matches_frame, seats_frame
+from arena.tournament.runner import TournamentRunner
+from arena.tournament.schedule import fixed_schedule
+from arena.tournament.spec import TournamentSpec
+from arena.tournament.store import ResultsStore
+from arena.variants import all_variants, get_variant
+from tests.referee_helpers import HOSTILE, hostile, processes_with, stderr_of
 from tests.test_referee import FAST, USA, check_complete, play
 
 ABI = landlock_abi()
+PLAYABLE = [name for name, variant in all_variants().items() if variant.playable]
+CONTAINED = pid_namespace()[0] != PROCESS_GROUP
+ARENA = [sys.executable, "-m", "arena.cli"]
+PATIENT = TimeControl(move_ms=5000, bank_ms=5000)  # time is not the point of these tests
+
+
+def marker(tag: str) -> str:
+    return f"ttr-arena-{tag}-{os.getpid()}-{time.monotonic_ns()}"
+
+
+# ---------------------------------------------------------------- the deal stays hidden
+
+
+@pytest.mark.parametrize("variant", PLAYABLE)
+def test_a_bot_cannot_rebuild_the_deal_from_what_it_receives(variant, tmp_path):
+    """The spy tries every number it is sent (decimal or hex), and 0 to 999, as the game's
+    seed. A seed beyond its brute force: only what it receives could give the deal away."""
+    outcome = play(
+        ["random", hostile("rebuild")],
+        seed=10**12 + 7,
+        tc=PATIENT,
+        tmp_path=tmp_path,
+        variant=get_variant(variant),
+    )
+    report = stderr_of(tmp_path, 1)
+    assert "rebuild: failed" in report and "REBUILT" not in report, report
+    check_complete(outcome, {})
+
+
+def test_arena_play_without_a_seed_deals_a_game_no_bot_can_guess(tmp_path):
+    """With no ``--seed``, ``arena play`` draws a keyed seed (it once played seed 0, the
+    spy's first guess); the printed seed is the game's, so ``--seed N`` replays it."""
+    spy = f"spy=cmd:{sys.executable} {HOSTILE} rebuild"
+    out = subprocess.run(
+        [*ARENA, "play", "--bot", "random", "--bot", spy, "--match-log", "game.jsonl"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    report = stderr_of(tmp_path / "arena-data" / "bot-logs", 1)
+    assert "rebuild: failed" in report and "REBUILT" not in report, report
+    log = MatchLog.from_jsonl((tmp_path / "game.jsonl").read_text())
+    assert log.header["seed"] >= 1000 and f"seed {log.header['seed']}" in out.stdout
+    assert not log.faults, log.faults
+
+
+def test_a_bot_cannot_rebuild_a_tournament_deal_even_knowing_the_tournament_file(
+    tmp_path, monkeypatch
+):
+    """A tournament file may be public: its seed fixes the schedule, but the games' own seeds
+    are keyed with the tournament's secret. The spy reads the file and tries every seed of
+    its schedule. The same run checks the bots' environment: only the arena's variables and
+    the file's ``bot_env`` list, never the organiser's secrets."""
+    monkeypatch.delenv("ARENA_SECRET", raising=False)  # a fresh random secret, as by default
+    monkeypatch.setenv("ARENA_TEST_ORGANISER_SECRET", "do-not-leak")
+    monkeypatch.setenv("ARENA_TEST_PASSED_ON", "yes")
+    spec = tmp_path / "public.toml"
+    spy = f"spy=cmd:{sys.executable} {HOSTILE} rebuild {spec}"
+    spec.write_text(
+        'name = "open"\nvariant = "usa"\nplayers = [2]\nformat = "round-robin"\n'
+        f'games = 1\nseed = 5\nbots = ["random", {json.dumps(spy)}]\n'
+        'bot_env = ["ARENA_TEST_PASSED_ON", "ARENA_TEST_SET=1"]\n'
+        "[time_control]\nmove_ms = 5000\nbank_ms = 5000\n"
+    )
+    out = subprocess.run(
+        [*ARENA, "tournament", "run", str(spec), "--no-progress", "--data-dir", "data"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    logs = sorted((tmp_path / "data" / "bot-logs" / "open").rglob("seat*-spy.stderr"))
+    assert len(logs) == 2  # two matches: the spy in each seat
+    for path in logs:
+        report = path.read_text()
+        assert "rebuild: failed" in report and "REBUILT" not in report, report
+        names = report.split("environment: ", 1)[1].splitlines()[0].split()
+        assert "ARENA_TEST_ORGANISER_SECRET" not in names and "ARENA_SECRET" not in names
+        assert {"ARENA_TEST_PASSED_ON", "ARENA_TEST_SET", "ARENA_TOKEN", "HOME"} <= set(names)
+    store = ResultsStore(tmp_path / "data")
+    faults = seats_frame(store, "open")["fault"]
+    store.close()
+    assert len(faults) == 4 and faults.isna().all(), "the spy played on: it learnt nothing"
+
+
+def test_a_tournament_keeps_its_secret_so_that_a_resume_plays_the_same_games(tmp_path, monkeypatch):
+    """Each new tournament draws its secret and keeps it in its store: a resume keys its
+    games the same way; another store (another tournament) gets another secret."""
+    monkeypatch.delenv("ARENA_SECRET", raising=False)
+    spec = TournamentSpec(
+        name="keyed", variant="usa", bots=("random", "greedy-claims"), players=(2,), games=1, seed=5
+    )
+
+    def runner(folder: str) -> TournamentRunner:
+        store = ResultsStore(tmp_path / folder)
+        return TournamentRunner(
+            spec, store, LocalExecutor(1), tmp_path / folder, show_progress=False, in_process=True
+        )
+
+    first = runner("a")
+    first.run()
+    assert runner("a").secret == first.secret
+    assert runner("b").secret != first.secret
+    stored = matches_frame(first.store, "keyed")["seed"].tolist()
+    schedule = [match.seed for match in fixed_schedule(spec)]
+    assert sorted(stored) == sorted(MatchKey(first.secret).game_seed(s) for s in schedule)
+    assert not set(stored) & set(schedule), "a game's seed is never its public schedule seed"
+
+
+def test_bots_see_only_the_arena_s_variables_and_the_organiser_s_list(tmp_path, monkeypatch):
+    monkeypatch.setenv("ARENA_TEST_ORGANISER_SECRET", "do-not-leak")
+    monkeypatch.setenv("ARENA_TEST_PASSED_ON", "yes")
+    limits = ProcessLimits(env=("ARENA_TEST_PASSED_ON", "ARENA_TEST_SET=1", "ARENA_TEST_UNSET"))
+    check_complete(play(["random", hostile("play")], tmp_path=tmp_path, limits=limits), {})
+    first = stderr_of(tmp_path, 1).splitlines()[0]
+    names = set(first.split("environment: ", 1)[1].split())
+    assert names == {
+        "ARENA_CONNECT",
+        "ARENA_TOKEN",
+        "HOME",
+        "LANG",
+        "PATH",
+        "PYTHONHASHSEED",
+        "TMPDIR",
+        "ARENA_TEST_PASSED_ON",
+        "ARENA_TEST_SET",
+    }
+
+
+@pytest.mark.parametrize(
+    ("line", "error"),
+    [
+        (
+            'bot_env = "OMP_NUM_THREADS=1"',
+            "bot_env: expected a list, got a string 'OMP_NUM_THREADS=1'",
+        ),
+        ("bot_env = [1]", "bot_env[0]: expected a string, got a whole number 1"),
+        ('bot_env = ["OK", "MY VAR=1"]', "bot_env[1]: 'MY VAR=1' is not NAME or NAME=VALUE"),
+    ],
+)
+def test_a_clumsy_bot_env_is_refused_in_one_line(line, error, tmp_path):
+    spec = tmp_path / "t.toml"
+    spec.write_text(
+        f'name = "t"\nvariant = "usa"\nplayers = 2\nbots = ["random", "planner"]\n{line}\n'
+    )
+    out = subprocess.run(
+        [*ARENA, "tournament", "run", str(spec), "--data-dir", "data"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 2 and out.stderr.strip() == f"error: {spec}: {error}", out.stderr
+    assert not (tmp_path / "data" / "results.sqlite").exists()
+
+
+# ---------------------------------------------------------------- nothing outlives its bot
+
+
+@pytest.mark.skipif(not CONTAINED, reason="no PID namespace here (arena doctor)")
+def test_a_setsid_grandchild_dies_with_its_bot(tmp_path):
+    """The child calls setsid(): it leaves the bot's process group, which used to be all
+    the referee killed. In the bot's PID namespace it dies with the bot."""
+    tag = marker("setsid")
+    outcome = play(["random", hostile("setsid", tag)], seed=8, tmp_path=tmp_path)
+    check_complete(outcome, {})
+    deadline = time.monotonic() + 5
+    while processes_with(tag) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not processes_with(tag), "a setsid grandchild outlived its match"
+
+
+@pytest.mark.parametrize("contained", [True, False], ids=["pid-namespace", "process-group"])
+def test_a_launched_process_that_exits_is_charged_crash_while_its_child_plays_on(
+    contained, tmp_path
+):
+    """The launched process forks, its child plays the seat, and the launched process exits
+    after the child's 5th answer. The crash is charged then, every time, however fast the
+    child answers (in a PID namespace the child dies with it; without one it is killed
+    with the forfeit). It used to be charged only when a poll slice passed in silence."""
+    if contained and not CONTAINED:
+        pytest.skip("no PID namespace here (arena doctor)")
+    limits = ProcessLimits(pid_namespace=contained)
+    for seed in (4, 5, 6):
+        outcome = play(
+            ["random", hostile("fork-exit", "5")],
+            seed,
+            tmp_path=tmp_path / str(seed),
+            limits=limits,
+        )
+        log = check_complete(outcome, {1: "crash"})
+        (fault,) = outcome.faults
+        answered = [a for a in log.actions if a["seat"] == 1 and a["by"] == "bot"]
+        # The child answers on while the exit happens (a few ms): the crash is charged as soon
+        # as the exit is seen, and the seat is played by the fallback from then on.
+        assert len(answered) >= 4
+        for line in log.actions:
+            if line["seat"] == 1:
+                assert line["by"] == ("bot" if line["n"] <= fault.decision else "fallback")
+        assert "exited with status 0" in fault.detail
+
+
+def test_without_a_pid_namespace_bots_fall_back_and_arena_doctor_says_so(tmp_path):
+    """A machine without util-linux's unshare (here: a PATH without it): bots run in a
+    process group of their own as before, the game is the same, and ``arena doctor`` names
+    what is missing and what it means."""
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    env = {**os.environ, "PATH": str(bare)}
+    doctor = subprocess.run(
+        [*ARENA, "doctor", "--format", "json"], env=env, capture_output=True, text=True
+    )
+    assert doctor.returncode == 0, doctor.stderr
+    rows = {row["name"]: row for row in json.loads(doctor.stdout)}
+    assert not rows["PID namespace"]["ok"] and "setsid" in rows["PID namespace"]["meaning"]
+    assert rows["Landlock sandbox"]["status"] == (f"ABI {ABI}" if ABI else "missing")
+    table = subprocess.run([*ARENA, "doctor"], env=env, capture_output=True, text=True)
+    assert table.returncode == 0 and "missing: PID namespace" in table.stdout
+    game = [*ARENA, "play", "--seed", "4", "--bot-logs", "logs", "--match-log", "fallback.jsonl"]
+    for cwd, extra in ((tmp_path, env), (tmp_path / "bin", None)):
+        out = subprocess.run(game, cwd=cwd, env=extra, capture_output=True, text=True)
+        assert out.returncode == 0, out.stdout + out.stderr
+    fallback = MatchLog.from_jsonl((tmp_path / "fallback.jsonl").read_bytes())
+    normal = MatchLog.from_jsonl((tmp_path / "bin" / "fallback.jsonl").read_bytes())
+    assert {s["isolation"]["processes"] for s in fallback.header["seats"]} == {PROCESS_GROUP}
+    if CONTAINED:
+        assert {s["isolation"]["processes"] for s in normal.header["seats"]} != {PROCESS_GROUP}
+    # The same secret (pinned for the tests), the same seed: the same game either way.
+    assert [a["action"] for a in fallback.actions] == [a["action"] for a in normal.actions]
+
+
+def test_arena_doctor_reports_what_this_machine_gives(tmp_path):
+    out = subprocess.run([*ARENA, "doctor", "--format", "json"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    rows = {row["name"]: row for row in json.loads(out.stdout)}
+    assert rows["PID namespace"]["ok"] == CONTAINED
+    assert rows["network namespace"]["ok"] == network_namespace_available()
+    assert rows["Landlock sandbox"]["ok"] == (ABI >= 6)
+    bad = subprocess.run([*ARENA, "doctor", "--format", "yaml"], capture_output=True, text=True)
+    assert bad.returncode == 2 and not bad.stdout
+    assert bad.stderr == "error: --format is table or json, not 'yaml'\n"
+
+
+@pytest.mark.skipif(not CONTAINED, reason="no PID namespace here (arena doctor)")
+def test_the_user_namespace_variant_contains_bots_too(tmp_path, monkeypatch):
+    """Without root, the PID namespace is made inside a user namespace of the bot's own; that
+    variant works as root too, so it is tested here for real."""
+    import shutil
+
+    from arena.referee import containment, process
+
+    prefix = tuple(containment._unshare_prefix(shutil.which("unshare"), as_user=True))
+    monkeypatch.setattr(process, "containment_prefix", lambda enabled=True: prefix)
+    tag = marker("userns")
+    outcome = play(["random", hostile("setsid", tag), hostile("fork-exit", "4")], tmp_path=tmp_path)
+    check_complete(outcome, {2: "crash"})
+    time.sleep(0.3)
+    assert not processes_with(tag)
+
+
+# ---------------------------------------------------------------- a bounded referee
+
+
+def test_flooding_from_extra_sockets_is_charged_at_once_with_the_count(tmp_path):
+    outcome = play(["random", hostile("junk", "4"), hostile("sockets", "500")], tmp_path=tmp_path)
+    log = check_complete(outcome, {1: "flood", 2: "flood"})
+    faults = {line["seat"]: line for line in log.faults}
+    assert faults[1]["counts"]["messages"] > 32 and faults[1]["decision"] == 0
+    assert faults[2]["counts"]["connections"] > 4
+    assert "the budget is 32 messages and 262144 bytes a decision" in faults[2]["detail"]
+
+
+@pytest.mark.parametrize(
+    ("mode", "kinds"),
+    [
+        ("twice", {"duplicate"}),
+        ("late", {"stale"}),
+        ("early", {"before-hello"}),
+        ("others-seq", {"wrong-seq"}),
+        ("reconnect", {"hello-again", "other-connection", "extra-connection"}),
+    ],
+)
+def test_ignored_messages_are_counted_by_kind_in_the_match_log(mode, kinds, tmp_path):
+    outcome = play(["random", hostile(mode)], seed=3, tmp_path=tmp_path)
+    log = check_complete(outcome, {})
+    seen = set()
+    for event in log.events:
+        assert event["seat"] == 1, "only the hostile seat sent anything to ignore"
+        if event["kind"] == "ignored":
+            seen |= set(event["counts"])
+            assert event["bytes"] > 0 or set(event["counts"]) <= {"extra-connection"}
+    assert kinds <= seen
+    if mode == "late":
+        forgiven = [e for e in log.events if e["kind"] == "illegal"]
+        assert forgiven and forgiven[0]["action"] == "claim 999 red"
+        assert forgiven[0]["retries_left"] == 1 and "rule" in forgiven[0]["detail"]
+
+
+def test_answers_with_a_wrong_request_id_are_ignored_until_the_clock_runs_out(tmp_path):
+    outcome = play(["random", hostile("wrong-seq")], tmp_path=tmp_path)
+    check_complete(outcome, {1: "timeout"})
+    assert "ignored meanwhile: 1 wrong-seq" in outcome.faults[0].detail
+
+
+@pytest.mark.parametrize("size", [1_000_000, 2 * 2**20])
+def test_an_oversize_message_is_charged_at_once_whatever_its_size(size, tmp_path):
+    """ZeroMQ drops the connection of a frame over the limit without a word: the referee
+    sees the drop itself, instead of waiting out the bot's whole time bank (31 s here)."""
+    started = time.monotonic()
+    outcome = play(
+        ["random", hostile("oversize", str(size))], tc=TimeControl(1000, 30000), tmp_path=tmp_path
+    )
+    check_complete(outcome, {1: "oversize"})
+    assert time.monotonic() - started < 15, "charged at once, not after the time bank"
+
+
+ZOO_GAMES = {
+    # label: (mode, fault charged); every game also has a slow honest bot, so that it lasts
+    "bursts": {
+        "junk": ("junk 4", "flood"),
+        "sockets": ("sockets 500", "flood"),
+        "big": ("oversize 2097152", "oversize"),
+        "stdout": ("flood 100000000", None),
+    },
+    "chatter": {
+        "twice": ("twice", None),
+        "late": ("late", None),
+        "meddler": ("others-seq", None),
+        "twin": ("reconnect", None),
+    },
+    "processes": {
+        "early": ("early", None),
+        "liar": ("wrong-seq", "timeout"),
+        "quitter": ("fork-exit 3", "crash"),
+        "hermit": ("setsid {marker}", None),
+    },
+}
+
+
+@pytest.mark.parametrize("game", list(ZOO_GAMES))
+def test_the_referee_s_memory_stays_under_100_mib_against_the_zoo(game, tmp_path):
+    """A whole game of ``arena play`` (the command, in a fresh folder, sandbox on) with the
+    zoo, against a slow honest bot that makes it last: the referee's peak resident memory,
+    recorded in the match log, stays under 100 MiB, and each bot gets its fault."""
+    tag = marker("hermit")
+    zoo = ZOO_GAMES[game]
+    bots = [f"honest={hostile('slow', '0.02')}"] + [
+        f"{label}={hostile(*mode.format(marker=tag).split(' ', 1))}"
+        for label, (mode, _) in zoo.items()
+    ]
+    command = [*ARENA, "play", "--seed", "9", "--move-ms", "500", "--bank-ms", "1000"]
+    for bot in bots:
+        command += ["--bot", bot]
+    out = subprocess.run(
+        [*command, "--match-log", "game.jsonl"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    log = MatchLog.from_jsonl((tmp_path / "game.jsonl").read_bytes())
+    peak = log.result["referee"]["peak_rss_mb"]
+    assert peak < 100, f"the referee peaked at {peak} MiB"
+    expected = {seat: zoo[label][1] for seat, label in enumerate(["honest", *zoo]) if seat}
+    charged = {f["seat"]: f["code"] for f in log.faults}
+    assert charged == {seat: code for seat, code in expected.items() if code}
+    for seat, code in charged.items():
+        assert f"seat {seat} ({[*zoo][seat - 1]}) forfeited: {code}" in out.stdout
+    assert not processes_with(str(HOSTILE)) and not processes_with(tag)
+
+
+# ---------------------------------------------------------------- the sandbox
 
 
 @pytest.mark.skipif(ABI == 0, reason="this kernel has no Landlock")
-def test_a_sandboxed_bot_cannot_read_the_store_connect_elsewhere_or_signal(tmp_path, monkeypatch):
+def test_a_sandboxed_bot_cannot_read_the_store_connect_elsewhere_or_signal(tmp_path):
     store = tmp_path / "arena-data" / "results.sqlite"
     store.parent.mkdir()
     store.write_bytes(b"SQLite format 3\0 secret results")
     listener = socket.create_server(("127.0.0.1", 0))
-    monkeypatch.setenv("ARENA_TEST_SECRET", str(store))
-    monkeypatch.setenv("ARENA_TEST_PORT", str(listener.getsockname()[1]))
+    # The store's folder is protected, as tournaments protect theirs; the bot knows where it
+    # is, which port to try, and the referee's pid.
+    snoop = hostile("snoop", f"{store} {listener.getsockname()[1]} {os.getpid()}")
+    limits = ProcessLimits(protected=(str(store.parent),))
     try:
-        outcome = play(["random", hostile("snoop"), "random"], seed=3, tmp_path=tmp_path / "logs")
+        outcome = play(
+            ["random", snoop, "random"], seed=3, tmp_path=tmp_path / "logs", limits=limits
+        )
     finally:
         listener.close()
     check_complete(outcome, {})  # every attempt failed, so the bot played on
-    (stderr,) = (tmp_path / "logs").rglob("seat1-*.stderr")
-    report = stderr.read_text()
+    report = stderr_of(tmp_path / "logs", 1)
     assert "ALLOWED" not in report
     assert "denied: read the results store" in report
     assert "denied: read the referee's environment" in report
@@ -44,22 +442,22 @@ def test_a_sandboxed_bot_cannot_read_the_store_connect_elsewhere_or_signal(tmp_p
     if ABI >= 6:
         assert "denied: signal the referee" in report
     assert "tried: hello as another seat" in report
+    assert {"bad-token"} <= {k for e in outcome.log.events for k in e.get("counts", {})}
     if network_namespace_available():  # the bot has a network of its own: nothing
         assert f"network namespace: {os.readlink('/proc/self/ns/net')}" not in report
         assert "network namespace: net:[" in report
 
 
-def test_without_the_sandbox_the_same_bot_is_caught_reading(tmp_path, monkeypatch):
+def test_without_the_sandbox_the_same_bot_is_caught_reading(tmp_path):
     """The control experiment: the snooping bot does read the store when nothing stops it,
     so the test above fails if the sandbox stops working."""
-    from arena.referee.launch import BotEntry, ProcessMatch
-
     store = tmp_path / "results.sqlite"
     store.write_bytes(b"secret")
     listener = socket.create_server(("127.0.0.1", 0))
-    monkeypatch.setenv("ARENA_TEST_SECRET", str(store))
-    monkeypatch.setenv("ARENA_TEST_PORT", str(listener.getsockname()[1]))
-    entries = [BotEntry.parse(b) for b in ("random", hostile("snoop"))]
+    entries = [
+        BotEntry.parse(b)
+        for b in ("random", hostile("snoop", f"{store} {listener.getsockname()[1]} {os.getpid()}"))
+    ]
     try:
         with ProcessMatch(
             USA, entries, FAST, ProcessLimits(sandbox=False), log_dir=tmp_path
@@ -71,9 +469,7 @@ def test_without_the_sandbox_the_same_bot_is_caught_reading(tmp_path, monkeypatc
 
 
 def test_a_bot_flooding_stdout_and_stderr_is_capped_and_plays_on(tmp_path):
-    from arena.referee.launch import BotEntry, ProcessMatch
-
-    entries = [BotEntry.parse(b) for b in ("random", hostile("flood", str(20 * 2**20)))]
+    entries = [BotEntry.parse(b) for b in ("random", hostile("flood", str(100 * 10**6)))]
     limits = ProcessLimits(log_bytes=10_000)
     with ProcessMatch(USA, entries, FAST, limits, log_dir=tmp_path) as referee:
         outcome = referee.play(2)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 
 import msgspec
 import pytest
@@ -21,6 +22,7 @@ from protocols.messages import (
     Hello,
     ProtocolError,
     decode_from_bot,
+    decode_from_referee,
     encode,
 )
 from tests.referee_helpers import hostile, recorded
@@ -31,6 +33,29 @@ def test_the_checked_in_schema_is_generated_from_messages_py():
     assert SCHEMA_PATH.read_text() == schema_text(), (
         "protocols/schema is stale: run 'python -m protocols.gen_schema'"
     )
+
+
+def test_the_transcript_in_protocol_md_is_what_the_referee_really_says():
+    """PROTOCOL.md's transcript is recorded from a real game (python -m protocols.transcript
+    --write); replaying it must give the same messages, the illegal claim rejected for the
+    reason shown, and every message valid for the schema's types."""
+    from protocols import transcript
+
+    def steady(text: str) -> str:  # the clocks are the only thing that may differ
+        return re.sub(r'"(deadline_ms|bank_ms)":\d+', r'"\1":N', text)
+
+    conversation = transcript.record()
+    assert steady(transcript.documented()) == steady(transcript.render(conversation)), (
+        "PROTOCOL.md's transcript is stale: run 'python -m protocols.transcript --write'"
+    )
+    for who, message in conversation:
+        raw = json.dumps(message).encode()
+        if who == "bot":
+            decode_from_bot(raw)
+        else:
+            decode_from_referee(raw)
+    (error,) = [m for _, m in conversation if m["type"] == "error"]
+    assert error["retry"] and "claim 99 red" in error["message"]
 
 
 def test_messages_round_trip():
@@ -62,6 +87,33 @@ def test_bad_messages_are_protocol_errors(data, code):
     with pytest.raises(ProtocolError) as error:
         decode_from_bot(data)
     assert error.value.code == code
+
+
+@pytest.mark.parametrize(
+    ("data", "path"),
+    [
+        (b'{"type": "action", "version": 1, "seq": "7", "action": "draw deck"}', "$.seq"),
+        (b'{"type": "action", "version": 1, "seq": 7, "action": ["draw deck"]}', "$.action"),
+        (b'{"type": "hello", "version": 1, "token": 12, "name": "me"}', "$.token"),
+        (b'{"type": "action", "version": "1", "seq": 7, "action": "pass"}', "$.version"),
+        (b'{"type": "draw", "version": 1}', "$.type"),
+    ],
+)
+def test_a_wrong_field_type_is_malformed_with_the_field_s_path(data, path):
+    """Valid JSON of the wrong shape says which field is wrong (it used to say "not valid
+    JSON", as if the bytes were the problem)."""
+    with pytest.raises(ProtocolError) as error:
+        decode_from_bot(data)
+    assert error.value.code == "malformed"
+    assert path in error.value.detail and "not valid JSON" not in error.value.detail
+
+
+def test_a_bot_sending_a_wrong_field_type_forfeits_with_the_path(tmp_path):
+    from tests.test_referee import play
+
+    outcome = play(["random", hostile("badtype")], tmp_path=tmp_path)
+    (fault,) = outcome.faults
+    assert fault.code == "malformed" and "$.seq" in fault.detail
 
 
 @given(st.binary(max_size=300))

@@ -1,5 +1,5 @@
-"""The soak on a real Ray cluster: 100 ladder matches mixing normal and hostile bots
-(benchmarks/soak.py runs 1,000 and reports the figures)."""
+"""The soak on a real Ray cluster: 100 ladder matches mixing normal bots with the whole
+hostile zoo (benchmarks/soak.py runs 1,000 and reports the figures)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,9 @@ def test_a_100_match_soak_on_ray_loses_nothing_and_charges_every_hostile_bot(tmp
     soak = load_soak()
     report = soak.run_soak(100, tmp_path / "data", ray_cluster, workers=2)
     assert report.ok, "\n".join(report.problems)
-    for bot in soak.FAULTING:
+    for bot in [*soak.FAULTING, *soak.ABUSERS, "hermit", "flooder", "snoop"]:
         assert report.figures[f"seats_{bot}"] > 0, f"{bot} never played"
     growth = report.figures["driver_rss_mb_at_end"] - report.figures["driver_rss_mb_at_10pct"]
     assert growth < 50, f"the driver grew by {growth:.0f} MB"
+    referee = report.figures["referee_rss_mb_late"] - report.figures["referee_rss_mb_early"]
+    assert report.figures["referee_rss_mb_max"] > 0 and referee < 50, report.figures

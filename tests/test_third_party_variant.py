@@ -93,7 +93,7 @@ def test_random_games_of_the_toy_variant_end_and_read_back(toll):
 
 
 def test_bots_play_it_through_the_referee_and_the_table_names_the_category(toll):
-    names = ("route-focus", "random")
+    names = ("ticket-by-ticket", "random")
     seats = [InProcessSeat(get_bot(n).factory(f"5:{i}"), n) for i, n in enumerate(names)]
     outcome = Referee(toll, seats, TimeControl()).play(5)
     assert outcome.faults == [] and outcome.result.categories[-1] == "tolls"

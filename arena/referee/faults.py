@@ -15,7 +15,8 @@ MALFORMED = "malformed"  # not JSON, or not a valid protocol message
 OVERSIZE = "oversize"  # a message over the size limit
 VERSION = "version"  # a protocol version the referee does not speak
 ILLEGAL = "illegal"  # illegal actions, after every retry was used
-FAULT_CODES = (CRASH, NO_SHOW, TIMEOUT, MALFORMED, OVERSIZE, VERSION, ILLEGAL)
+FLOOD = "flood"  # more messages, bytes or connections in one decision than the budget allows
+FAULT_CODES = (CRASH, NO_SHOW, TIMEOUT, MALFORMED, OVERSIZE, VERSION, ILLEGAL, FLOOD)
 
 
 @dataclass(frozen=True)
@@ -29,11 +30,24 @@ class TimeControl:
 
 
 @dataclass(frozen=True)
+class Budget:
+    """What one seat may send: far more than a bot needs (one answer a decision, one
+    connection), far less than would cost the referee memory or time. Messages and bytes are
+    counted per decision (from one ``act`` to the seat's next), from any of the bot's
+    connections; extra connections to its endpoint over the whole match."""
+
+    messages: int = 32
+    bytes: int = 256 * 1024
+    connections: int = 4  # connections beyond the one that said hello
+
+
+@dataclass(frozen=True)
 class Fault:
     seat: int
     code: str
     detail: str
     decision: int  # how many actions the game had when it happened
+    counts: dict[str, int] | None = None  # what was counted (a flood's messages and bytes)
 
 
 def ranks_with_forfeits(engine_ranks: Sequence[int], forfeits: Sequence[int]) -> list[int]:

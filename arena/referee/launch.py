@@ -1,8 +1,8 @@
 """Starting the bots of a match: plugin bots and any-language command-line bots.
 
 ``--bot random`` names an installed plugin; ``--bot "cmd:node bot.js"`` is any
-program that speaks the protocol. Every remote bot gets the endpoint and its
-one-time token in ``ARENA_CONNECT`` and ``ARENA_TOKEN``.
+program that speaks the protocol. Every remote bot gets its own endpoint and
+its one-time token in ``ARENA_CONNECT`` and ``ARENA_TOKEN``.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.engine.variant import Variant
-from arena.referee.faults import CRASH, NO_SHOW, Fault, TimeControl
-from arena.referee.hub import Hub
+from arena.referee.faults import CRASH, NO_SHOW, Budget, Fault, TimeControl
+from arena.referee.hub import Hub, ProcessWatch, describe
+from arena.referee.keys import MatchKey
 from arena.referee.process import BotProcess, ProcessLimits
 from arena.referee.referee import Referee
 from arena.referee.sandbox import network_namespace_available
@@ -81,17 +82,22 @@ class BotEntry:
         return [sys.executable if part == PYTHON else part for part in self.command]
 
 
-def in_process_referee(variant: Variant, entries: list[BotEntry], tc: TimeControl) -> Referee:
+def in_process_referee(
+    variant: Variant, entries: list[BotEntry], tc: TimeControl, key: MatchKey | None = None
+) -> Referee:
     seats = []
     for entry in entries:
         if entry.spec is None:
             raise ValueError(f"'{entry.name}' is a command-line bot; it cannot run in process")
         seats.append(InProcessSeat(entry.spec.factory(0), entry.name, entry.version))
-    return Referee(variant, seats, tc)
+    return Referee(variant, seats, tc, key=key)
 
 
 class ProcessMatch:
-    """A referee with one process per seat. Use as a context manager: it always reaps."""
+    """A referee with one process per seat. Use as a context manager: it always reaps.
+
+    ``key`` derives what the bots are told (``keys.py``); by default a fresh one.
+    """
 
     def __init__(
         self,
@@ -100,7 +106,8 @@ class ProcessMatch:
         time_control: TimeControl | None = None,
         limits: ProcessLimits | None = None,
         log_dir: Path | None = None,
-        endpoint: str = "tcp://127.0.0.1:*",
+        key: MatchKey | None = None,
+        budget: Budget | None = None,
         logs_relative_to: Path | None = None,
     ) -> None:
         """``logs_relative_to`` (the data folder): the match log names each seat's stdout
@@ -111,7 +118,8 @@ class ProcessMatch:
         self.time_control = time_control or TimeControl()
         self.limits = limits or ProcessLimits()
         self.log_dir = log_dir or Path("arena-data") / "bot-logs"
-        self.endpoint = endpoint
+        self.key = key or MatchKey.fresh("play")
+        self.budget = budget
         self.hub: Hub | None = None
         self.referee: Referee | None = None
 
@@ -124,7 +132,7 @@ class ProcessMatch:
 
     def _start(self) -> Referee:
         match_id = uuid.uuid4().hex[:12]
-        hub = self.hub = Hub(self.endpoint, match_id)
+        hub = self.hub = Hub(match_id, self.budget)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         seats: list[RemoteSeat] = []
         unstartable: dict[int, str] = {}
@@ -137,44 +145,47 @@ class ProcessMatch:
                 # A program that cannot be started forfeits its seat; the others play.
                 unstartable[s] = f"could not start {entry.command[0]!r}: {error}"
                 seats.append(RemoteSeat(hub, s, None, entry.name))
-        self.referee = Referee(self.variant, seats, self.time_control, match_id)
+                hub.close_seat(s)
+        self.referee = Referee(self.variant, seats, self.time_control, match_id, self.key, hub)
         for s, detail in unstartable.items():
             self.referee.dead[s] = Fault(s, CRASH, detail, 0)
         deadline = time.monotonic() + self.time_control.handshake_ms / 1000
-        waiting = set(range(len(seats))) - set(unstartable)
-        hub.handshake(waiting, deadline, lambda s: seats[s].alive())
+        hub.handshake(set(range(len(seats))) - set(unstartable), deadline)
+        early = hub.take_faults()
         for s, seat in enumerate(seats):
             if s in unstartable:
                 continue
-            if s in hub.identity:
-                hello_name, seat.version = hub.names[s]
+            link = hub.links[s]
+            if s not in early and hub.connected(s):
+                seat.version = link.bot_version
                 entry = self.entries[s]
-                if entry.plugin is None and hello_name and not entry.labelled:
-                    seat.name = hello_name[:64]  # a command-line bot names itself
+                if entry.plugin is None and link.name and not entry.labelled:
+                    seat.name = link.name[:64]  # a command-line bot names itself
                 continue
-            alive = seat.alive()
-            code = NO_SHOW if alive else CRASH
-            if alive:
-                detail = (
-                    f"no hello before the handshake deadline; {len(hub.rejected)} "
-                    "connection(s) ignored: wrong or used token"
-                )
+            if s in early:
+                code, detail = early[s].fault or CRASH, early[s].detail
+                if code == CRASH and seat.process is not None:
+                    detail += f" before the handshake: {seat.process.tail()[-500:]}"
             else:
+                code = NO_SHOW
                 detail = (
-                    f"exited with status {seat.process.exited()} before the handshake: "
-                    f"{seat.process.tail()[-500:]}"
+                    "no hello with its token before the handshake deadline; ignored: "
+                    f"{describe(link.ignored)}"
                 )
-            self.referee.dead[s] = Fault(s, code, detail, 0)
-            seat.close()
+            self.referee.dead[s] = Fault(
+                s, code, detail, 0, early[s].counts if s in early else None
+            )
+            seat.close(grace=0)
         return self.referee
 
     def _seat(self, hub: Hub, s: int, entry: BotEntry, folder: Path) -> RemoteSeat:
-        """Start seat ``s``'s bot process; ``arena.human`` seats a person instead."""
+        """Open seat ``s``'s endpoint and start its bot process (watched by the hub, so its
+        exit is a crash at once); ``arena.human`` seats a person instead."""
         own_network = (
             self.limits.sandbox and self.limits.network_namespace and network_namespace_available()
         )
-        endpoint = hub.ipc_endpoint() if own_network else hub.endpoint
-        env = {"ARENA_CONNECT": endpoint, "ARENA_TOKEN": hub.issue_token(s)}
+        endpoint, token = hub.add_seat(s, private_network=own_network)
+        env = {"ARENA_CONNECT": endpoint, "ARENA_TOKEN": token}
         process = BotProcess(
             entry.argv(),
             env,
@@ -184,6 +195,7 @@ class ProcessMatch:
             own_network,
             entry.own_files,
         )
+        hub.watch(s, ProcessWatch(process.pidfd, process.alive, process.status))
         seat = RemoteSeat(hub, s, process, entry.name)
         seat.logs = {
             "stdout": self._log_name(process.stdout_path),

@@ -4,8 +4,14 @@
      "seats": [{"seat": 0, "bot": "x", "version": "1", "stdout": "bot-logs/...",
                 "stderr": "bot-logs/.../seat0-x.stderr"}, ...], ...}
     {"type": "action", "n": 1, "seat": 2, "action": "keep 0 1", "ms": 3.1, "by": "bot"}
+    {"type": "event", "seat": 1, "decision": 12, "kind": "illegal", "action": "claim 99 red", ...}
+    {"type": "event", "seat": 3, "decision": 40, "kind": "ignored", "counts": {"stale": 2}, ...}
     {"type": "fault", "seat": 1, "code": "timeout", "detail": "...", "decision": 57}
     {"type": "result", "scores": [...], "ranks": [...], "engine_ranks": [...], ...}
+
+Events are the protocol events that affected a seat without ending its game
+(forgiven illegal actions, ignored messages by kind and count);
+protocols/PROTOCOL.md describes every line.
 
 A seat run as a process names its stdout and stderr files (relative to the data
 folder when it has one, else absolute); a seat played in process, or whose program
@@ -40,11 +46,15 @@ class MatchLog:
     actions: list[dict[str, Any]] = field(default_factory=list)
     faults: list[dict[str, Any]] = field(default_factory=list)
     result: dict[str, Any] | None = None
+    events: list[dict[str, Any]] = field(default_factory=list)
 
     def lines(self) -> list[dict[str, Any]]:
         body = [{"type": "header", **self.header}]
         body += [{"type": "action", **a} for a in self.actions]
-        body += [{"type": "fault", **f} for f in self.faults]
+        body += [{"type": "event", **e} for e in self.events]
+        body += [
+            {"type": "fault", **{k: v for k, v in f.items() if v is not None}} for f in self.faults
+        ]
         if self.result is not None:
             body.append({"type": "result", **self.result})
         return body
@@ -79,6 +89,8 @@ class MatchLog:
                 log.actions.append(line)
             elif kind == "fault":
                 log.faults.append(line)
+            elif kind == "event":
+                log.events.append(line)
             elif kind == "result":
                 log.result = line
             else:
@@ -97,6 +109,20 @@ def check_rules(header: dict[str, Any]) -> None:
         raise LogError(f"cannot start the game: {error}") from None
     except RulesVersionError as error:
         raise LogError(str(error)) from None
+
+
+def memory_figures() -> dict[str, float]:
+    """This process's resident memory now and at its peak, in MiB (Linux; else empty)."""
+    figures = {}
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith(("VmRSS:", "VmHWM:")):
+                    key = "rss_mb" if line.startswith("VmRSS") else "peak_rss_mb"
+                    figures[key] = round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return figures
 
 
 def replay(log: MatchLog) -> Iterator[tuple[dict[str, Any] | None, Any]]:

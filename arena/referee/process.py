@@ -1,40 +1,98 @@
-"""A bot's operating-system process: started with limits, logged with caps, always reaped."""
+"""A bot's operating-system process: started clean and contained, logged with caps, reaped.
+
+- **Clean environment**: a bot sees only what the arena gives it
+  (``bot_environment``), never the organiser's variables (secrets included)
+  unless the organiser lists them.
+- **Contained**: its own PID namespace where the system allows it
+  (``containment.py``), so everything it starts dies with it; else its own
+  process group. Limits: address space, CPU time, open files (which also
+  bounds how many connections it can open to the referee).
+- **Sandboxed** (``sandbox.py``) and, where possible, in a network namespace
+  of its own.
+- **Logged as it writes**: stdout and stderr go through pipes to capped files,
+  written chunk by chunk, so a log is complete up to the moment it is read.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import functools
 import os
 import resource
+import selectors
+import shutil
 import signal
 import subprocess
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.referee.containment import PROCESS_GROUP, containment_prefix, pid_namespace
 from arena.referee.sandbox import (
     SandboxPolicy,
+    confine_command,
     enter_network_namespace,
     landlock_abi,
     restrict_self,
 )
 
 PR_SET_PDEATHSIG = 1
+# The variables a bot gets besides the arena's own (ARENA_CONNECT, ARENA_TOKEN), HOME and
+# TMPDIR (its scratch folder) and PATH (the organiser's, to find interpreters).
+FIXED_ENV = {"LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
+DRAIN_SLICE_S = 0.2
 
 
 @dataclass(frozen=True)
 class ProcessLimits:
     memory_mb: int = 4096  # address space (RLIMIT_AS); 0 for none
     cpu_seconds: int = 600  # CPU time (RLIMIT_CPU); 0 for none
+    # Open files (RLIMIT_NOFILE); 0 for none. Each connection a bot opens takes one.
+    open_files: int = 256
     log_bytes: int = 1024 * 1024  # per stream; the rest is counted and dropped
     sandbox: bool = True  # Landlock where the kernel has it (arena/referee/sandbox.py)
     protected: tuple[str, ...] = ()  # folders no bot may read, whatever its command line says
     # Its own empty network namespace where the system allows it (with the sandbox on); the
     # bot then reaches the referee over a Unix socket.
     network_namespace: bool = True
+    # Its own PID namespace where the system allows it (arena/referee/containment.py).
+    pid_namespace: bool = True
+    # The organiser's additions to a bot's environment: "NAME" passes the organiser's
+    # value on (if set), "NAME=VALUE" sets one.
+    env: tuple[str, ...] = ()
+
+
+def bot_environment(
+    arena: Mapping[str, str], scratch: Path, extra: Sequence[str] = ()
+) -> dict[str, str]:
+    """Everything a bot process sees in its environment: the arena's variables, its scratch
+    folder as ``HOME`` and ``TMPDIR``, ``PATH``, ``LANG``, ``PYTHONHASHSEED`` and exactly the
+    organiser's ``extra`` list; nothing else of the organiser's environment."""
+    folder = str(scratch.resolve())
+    env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": folder, "TMPDIR": folder}
+    env.update(FIXED_ENV)
+    for item in extra:
+        name, sep, value = item.partition("=")
+        if sep:
+            env[name] = value
+        elif name in os.environ:
+            env[name] = os.environ[name]
+    env.update(arena)
+    return env
+
+
+def check_runnable(program: str, path: str) -> None:
+    """Raise what ``Popen`` would if ``program`` cannot be run: a bot started through
+    ``unshare`` would otherwise only exit with a status, and a program that cannot start
+    is told apart from one that crashes (its seat's fault says "could not start")."""
+    if shutil.which(program, path=path) is None:
+        if os.path.exists(program) and "/" in program:
+            raise PermissionError(errno.EACCES, "not an executable file", program)
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
 
 
 def _child_setup(
@@ -45,6 +103,8 @@ def _child_setup(
         resource.setrlimit(resource.RLIMIT_AS, (size, size))
     if limits.cpu_seconds:
         resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
+    if limits.open_files:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
     die_with_parent(parent)  # if the referee dies (even by SIGKILL), the kernel kills the bot
     if own_network:
         enter_network_namespace()  # fails closed, like the sandbox
@@ -65,95 +125,169 @@ def die_with_parent(parent: int | None = None) -> None:
         os._exit(1)
 
 
-def _drain(stream, path: Path, cap: int) -> None:
-    """Copy a pipe to a file up to ``cap`` bytes; keep reading so the bot never blocks."""
-    dropped = 0
-    with stream, path.open("wb") as out:
-        for chunk in iter(lambda: stream.read1(65536), b""):
-            room = cap - out.tell()
-            if room > 0:
-                out.write(chunk[:room])
-                out.flush()  # the referee attaches new stderr lines to each decision
-            dropped += max(0, len(chunk) - max(room, 0))
-        if dropped:
-            out.write(
-                f"\n[ttr-arena: {dropped} more bytes dropped at the {cap}-byte cap]\n".encode()
-            )
+class LogDrain(threading.Thread):
+    """Copies a bot's stdout and stderr into capped files chunk by chunk, as they come.
+
+    It keeps reading past the cap (counting what it drops), so a bot never
+    blocks on its output. ``finish`` ends it once the bot is gone, even if a
+    stray process still holds a pipe open.
+    """
+
+    def __init__(self, streams: Mapping[int, Path], cap: int) -> None:
+        super().__init__(daemon=True)
+        self.cap = cap
+        self._stopping = threading.Event()
+        self._outputs = {
+            fd: os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+            for fd, path in streams.items()
+        }
+        self._written = dict.fromkeys(streams, 0)
+        self._dropped = dict.fromkeys(streams, 0)
+
+    def run(self) -> None:
+        selector = selectors.DefaultSelector()
+        for fd in self._outputs:
+            selector.register(fd, selectors.EVENT_READ)
+        try:
+            while selector.get_map() and not self._stopping.is_set():
+                for key, _ in selector.select(DRAIN_SLICE_S):
+                    if not self._copy(key.fd):
+                        selector.unregister(key.fd)
+        finally:
+            selector.close()
+            for fd, out in self._outputs.items():
+                if self._dropped[fd]:
+                    note = f"\n[ttr-arena: {self._dropped[fd]} more bytes dropped at the "
+                    os.write(out, (note + f"{self.cap}-byte cap]\n").encode())
+                os.close(out)
+
+    def _copy(self, fd: int) -> bool:
+        """Copy what is ready on ``fd``; False at its end."""
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            return False
+        if not chunk:
+            return False
+        room = self.cap - self._written[fd]
+        if room > 0:
+            kept = chunk[:room]
+            os.write(self._outputs[fd], kept)
+            self._written[fd] += len(kept)
+        self._dropped[fd] += max(0, len(chunk) - max(room, 0))
+        return True
+
+    def finish(self, timeout: float) -> None:
+        """Let the drain reach the end of both pipes within ``timeout``, then stop it."""
+        self.join(timeout)
+        self._stopping.set()
+        self.join(DRAIN_SLICE_S * 5)
 
 
 class BotProcess:
-    """One bot process in its own process group (so its children are reaped with it)."""
+    """One bot process: contained, sandboxed, with limits, a clean environment and logs."""
 
     def __init__(
         self,
         command: Sequence[str],
-        env: dict[str, str],
+        env: Mapping[str, str],
         log_prefix: Path,
         limits: ProcessLimits,
         endpoint: str | None = None,
         own_network: bool = False,
         own_files: Sequence[str] = (),
     ) -> None:
-        """Start ``command``; with ``limits.sandbox`` and an ``endpoint`` (the referee's), in a
-        Landlock sandbox whose scratch folder is ``<log_prefix>.tmp`` (its ``TMPDIR``); with
-        ``own_network``, in a new network namespace (``endpoint`` is then a Unix socket);
-        ``own_files`` are readable in the sandbox even inside a protected folder."""
+        """Start ``command`` with the arena's variables ``env``; with ``limits.sandbox`` and an
+        ``endpoint`` (the referee's), in a Landlock sandbox whose scratch folder is
+        ``<log_prefix>.tmp`` (its ``TMPDIR`` and ``HOME``); with ``own_network``, in a new
+        network namespace (``endpoint`` is then a Unix socket); ``own_files`` are readable
+        in the sandbox even inside a protected folder."""
         self.command = list(command)
         log_prefix.parent.mkdir(parents=True, exist_ok=True)
-        policy, abi = None, 0
-        if limits.sandbox and endpoint is not None:
-            abi = landlock_abi()
-            scratch = log_prefix.with_suffix(".tmp")
-            scratch.mkdir(exist_ok=True)
-            env = {**env, "TMPDIR": str(scratch.resolve())}
-            policy = (
-                SandboxPolicy.for_bot(self.command, scratch, endpoint, limits.protected, own_files)
-                if abi
-                else None
-            )
+        scratch = log_prefix.with_suffix(".tmp")
+        scratch.mkdir(exist_ok=True)
+        abi = landlock_abi() if limits.sandbox and endpoint is not None else 0
+        policy = (
+            SandboxPolicy.for_bot(self.command, scratch, endpoint, limits.protected, own_files)
+            if abi and endpoint is not None
+            else None
+        )
+        prefix = containment_prefix(limits.pid_namespace)
+        self.containment = pid_namespace()[0] if prefix else PROCESS_GROUP
+        argv = self.command
+        if policy is not None and prefix:
+            # PID 1 of the new namespace confines itself, then becomes the bot.
+            argv = [*confine_command(policy, abi), *argv]
+        argv = [*prefix, *argv]
         self.sandboxed = policy is not None
+        self.contained = bool(prefix)
         self.own_network = own_network
         self.landlock_abi = abi
         self.stdout_path = log_prefix.with_suffix(".stdout")
         self.stderr_path = log_prefix.with_suffix(".stderr")
+        in_child = None if prefix else policy
+        environment = bot_environment(env, scratch, limits.env)
+        check_runnable(self.command[0], environment["PATH"])
         self.popen = subprocess.Popen(
-            self.command,
-            env={**os.environ, **env},
+            argv,
+            env=environment,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             process_group=0,
             preexec_fn=functools.partial(
-                _child_setup, limits, policy, abi, own_network, os.getpid()
+                _child_setup, limits, in_child, abi, own_network, os.getpid()
             ),
             close_fds=True,
         )
         self.pid = self.popen.pid
-        self._drains = [
-            threading.Thread(
-                target=_drain,
-                args=(self.popen.stdout, self.stdout_path, limits.log_bytes),
-                daemon=True,
-            ),
-            threading.Thread(
-                target=_drain,
-                args=(self.popen.stderr, self.stderr_path, limits.log_bytes),
-                daemon=True,
-            ),
-        ]
-        for thread in self._drains:
-            thread.start()
+        self.pidfd: int | None = None
+        with contextlib.suppress(OSError, AttributeError):
+            self.pidfd = os.pidfd_open(self.pid)
+        assert self.popen.stdout is not None and self.popen.stderr is not None
+        self._drain = LogDrain(
+            {
+                self.popen.stdout.fileno(): self.stdout_path,
+                self.popen.stderr.fileno(): self.stderr_path,
+            },
+            limits.log_bytes,
+        )
+        self._drain.start()
+
+    def isolation(self) -> dict[str, object]:
+        """What isolates this bot: its processes' containment, its Landlock ABI (0: none),
+        whether it has a network namespace of its own."""
+        return {
+            "processes": self.containment,
+            "landlock": self.landlock_abi if self.sandboxed else 0,
+            "own_network": self.own_network,
+        }
 
     def exited(self) -> int | None:
         """The exit status if the process has ended, else None."""
         return self.popen.poll()
 
+    def alive(self) -> bool:
+        return self.popen.poll() is None
+
+    def status(self) -> str:
+        """How the launched process ended, in words (for a fault's detail)."""
+        code = self.popen.poll()
+        if code is None:
+            return "is still running"
+        if code < 0:
+            with contextlib.suppress(ValueError):
+                return f"was killed by {signal.Signals(-code).name}"
+        return f"exited with status {code}"
+
     def stop(self, grace: float = 2.0) -> None:
-        """Wait ``grace`` seconds for a clean exit, then kill the whole process group."""
+        """Wait ``grace`` seconds for a clean exit, then kill it and everything it started
+        (its PID namespace, or its process group where there is none)."""
         deadline = time.monotonic() + grace
         while self.popen.poll() is None and time.monotonic() < deadline:
             time.sleep(0.01)
-        for sig in (signal.SIGTERM, signal.SIGKILL):
+        signals = (signal.SIGTERM, signal.SIGKILL) if grace > 0 else (signal.SIGKILL,)
+        for sig in signals:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.pid, sig)
             if sig == signal.SIGTERM and self.popen.poll() is None:
@@ -161,8 +295,14 @@ class BotProcess:
                     self.popen.wait(0.5)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.popen.wait(5)
-        for thread in self._drains:
-            thread.join(timeout=2)
+        self._drain.finish(timeout=1.0)
+        for stream in (self.popen.stdout, self.popen.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+            self.pidfd = None
 
     def tail(self, stream: str = "stderr", size: int = 2000) -> str:
         """The end of the bot's captured output, for error reports."""

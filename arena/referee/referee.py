@@ -2,9 +2,12 @@
 
 It never trusts a bot: clocks are the referee's own, every action is
 checked against the engine, and a bot that crashes, goes silent, breaks the
-protocol or keeps sending illegal actions forfeits. A forfeited seat is
-ranked last and its remaining turns are played by a fixed fallback policy,
-so the other seats' game stays well-formed.
+protocol, floods it or keeps sending illegal actions forfeits. A forfeited
+seat is ranked last and its remaining turns are played by a fixed fallback
+policy, so the other seats' game stays well-formed. What a bot is told
+that could identify the game (its seed, the game id, request numbers) is
+derived under the match's secret key (``keys.py``), never from the seed
+alone.
 """
 
 from __future__ import annotations
@@ -23,9 +26,10 @@ from arena.engine.errors import IllegalActionError, NotationError
 from arena.engine.result import GameResult
 from arena.engine.variant import Variant
 from arena.referee.faults import ILLEGAL, Fault, TimeControl, ranks_with_forfeits
-from arena.referee.matchlog import MatchLog
+from arena.referee.hub import Hub, Reply
+from arena.referee.keys import MatchKey
+from arena.referee.matchlog import MatchLog, memory_figures
 from arena.referee.seats import InProcessSeat, RemoteSeat
-from bots.sdk import bot_seed
 from protocols.messages import VERSION, Act, Bye, Error, GameOver, GameStart
 
 Seat = InProcessSeat | RemoteSeat
@@ -62,8 +66,25 @@ class GameOutcome:
     think_seconds: list[float] = field(default_factory=list)
 
 
+@dataclass
+class _Game:
+    """One game in progress: what the helpers of ``play`` share."""
+
+    state: Any
+    game_id: str
+    log: MatchLog
+    forfeits: dict[int, Fault]
+    banks: list[float]
+    requests: int = 0
+
+
 class Referee:
-    """Plays games of ``variant`` between ``seats`` (one game after another on the same seats)."""
+    """Plays games of ``variant`` between ``seats`` (one game after another on the same seats).
+
+    ``hub`` is the transport of the remote seats (None when every seat is in
+    process): the referee collects from it the faults of seats that were not
+    being asked and what each seat sent that was ignored.
+    """
 
     def __init__(
         self,
@@ -71,19 +92,24 @@ class Referee:
         seats: Sequence[Seat],
         time_control: TimeControl | None = None,
         match_id: str | None = None,
+        key: MatchKey | None = None,
+        hub: Hub | None = None,
     ) -> None:
         self.variant = variant
         self.seats = list(seats)
         self.time_control = time_control or TimeControl()
         self.match_id = match_id or uuid.uuid4().hex[:12]
+        self.key = key or MatchKey.fresh("play")
+        self.hub = hub
         self.dead: dict[int, Fault] = {}  # seats whose connection is gone for good
-        self._seq = 0
+        self._games = 0
 
     def play(self, seed: int, game_id: str | None = None) -> GameOutcome:
         started = time.perf_counter()
         variant, tc = self.variant, self.time_control
         n = len(self.seats)
-        game_id = game_id or f"{self.match_id}-{seed}"
+        self._games += 1
+        game_id = game_id or self.key.game_id(seed, self._games)
         state = variant.new_game(n, seed)
         log = MatchLog(
             header={
@@ -96,19 +122,26 @@ class Referee:
                 "players": n,
                 "seed": seed,
                 "seats": [
-                    {"seat": s, "bot": seat.name, "version": seat.version, **seat.logs}
+                    {
+                        "seat": s,
+                        "bot": seat.name,
+                        "version": seat.version,
+                        "isolation": seat.isolation(),
+                        **seat.logs,
+                    }
                     for s, seat in enumerate(self.seats)
                 ],
                 "time_control": asdict(tc),
             }
         )
-        forfeits: dict[int, Fault] = {}
+        game = _Game(state, game_id, log, {}, [tc.bank_ms / 1000.0] * n)
         for seat, fault in self.dead.items():
-            forfeits[seat] = Fault(seat, fault.code, fault.detail, 0)
-            log.faults.append(asdict(forfeits[seat]))
+            game.forfeits[seat] = Fault(seat, fault.code, fault.detail, 0, fault.counts)
+            log.faults.append(asdict(game.forfeits[seat]))
+        self._sweep(game)
         board = state.board.public_json()
         for s, seat in enumerate(self.seats):
-            if s in forfeits:
+            if s in game.forfeits:
                 continue
             start = GameStart(
                 board=board,
@@ -116,25 +149,24 @@ class Referee:
                 variant=variant.name,
                 seat=s,
                 players=n,
-                seed=bot_seed(seed, s),
+                seed=self.key.bot_seed(seed, s, game_id),
                 move_ms=tc.move_ms,
                 bank_ms=tc.bank_ms,
                 observation=state.observation(s),
             )
             reply = seat.start_game(start)
             if reply is not None and reply.fault:
-                self._forfeit(s, reply.fault, reply.detail, 0, forfeits, log)
-        banks = [tc.bank_ms / 1000.0] * n
+                self._forfeit(game, s, reply)
         think = [0.0] * n
         decisions = 0
         while not state.is_over:
             s = state.to_move
             legal = state.legal_actions()
-            if s in forfeits:
+            if s in game.forfeits:
                 action, seconds, by = fallback_action(legal), 0.0, "fallback"
             else:
-                action, seconds = self._decide(state, s, legal, banks, game_id, forfeits, log)
-                by = "bot" if s not in forfeits else "fallback"
+                action, seconds = self._decide(game, s, legal)
+                by = "bot" if s not in game.forfeits else "fallback"
                 think[s] += seconds
             state.apply(action)
             decisions += 1
@@ -149,6 +181,14 @@ class Referee:
             if stderr:
                 line["stderr"] = stderr  # shown at this step by the replay viewer
             log.actions.append(line)
+            self._sweep(game)
+        if self.hub is not None:
+            self.hub.pump(0)  # a process that exited during the last decision is a crash
+            self._sweep(game)
+        return self._finish(game, started, decisions, think)
+
+    def _finish(self, game: _Game, started: float, decisions: int, think: list[float]):
+        state, log, forfeits = game.state, game.log, game.forfeits
         result = state.result()
         ranks = ranks_with_forfeits(result.ranks, list(forfeits))
         forfeit_codes = {str(s): f.code for s, f in sorted(forfeits.items())}
@@ -158,12 +198,13 @@ class Referee:
             "engine_ranks": list(result.ranks),
             "breakdown": [dict(row) for row in result.breakdown],
             "forfeits": forfeit_codes,
+            "referee": memory_figures(),
         }
         for s, seat in enumerate(self.seats):
             if s not in forfeits:
                 seat.tell(
                     GameOver(
-                        game_id=game_id,
+                        game_id=game.game_id,
                         scores=list(result.scores),
                         ranks=ranks,
                         breakdown=[dict(row) for row in result.breakdown],
@@ -181,9 +222,37 @@ class Referee:
             think_seconds=think,
         )
 
-    def _decide(self, state, s, legal, banks, game_id, forfeits, log) -> tuple[Action, float]:
+    def _sweep(self, game: _Game) -> None:
+        """Forfeit the seats the hub charged meanwhile; log what each seat had ignored."""
+        hub = self.hub
+        if hub is None:
+            return
+        if hub.faults:
+            for s, reply in sorted(hub.take_faults().items()):
+                if s not in game.forfeits:
+                    self._forfeit(game, s, reply)
+        for s in sorted(hub.noisy):
+            self._log_ignored(game, s)
+
+    def _log_ignored(self, game: _Game, s: int) -> None:
+        if self.hub is None:
+            return
+        counts, size = self.hub.take_ignored(s)
+        if counts:
+            game.log.events.append(
+                {
+                    "seat": s,
+                    "decision": len(game.log.actions),
+                    "kind": "ignored",
+                    "counts": counts,
+                    "bytes": size,
+                }
+            )
+
+    def _decide(self, game: _Game, s: int, legal: Sequence[Action]) -> tuple[Action, float]:
         seat = self.seats[s]
         tc = self.time_control
+        state, banks = game.state, game.banks
         legal_text = [str(a) for a in legal]
         by_text = dict(zip(legal_text, legal, strict=True))
         observation = state.observation(s)
@@ -194,11 +263,12 @@ class Referee:
         deadline = start + move + banks[s] if clocked else math.inf
         reason = ""
         for attempt in itertools.count() if seat.person else range(tc.retries + 1):
-            self._seq += 1
+            game.requests += 1
+            seq = self.key.seq(game.game_id, game.requests)
             now = time.monotonic()
             act = Act(
-                game_id=game_id,
-                seq=self._seq,
+                game_id=game.game_id,
+                seq=seq,
                 observation=observation,
                 legal=legal_text,
                 deadline_ms=max(0, int((start + move - now) * 1000)),
@@ -207,35 +277,41 @@ class Referee:
             reply = seat.ask(act, legal, deadline)
             elapsed = time.monotonic() - start
             if reply.fault:
-                seat.tell(Error(code=reply.fault, message=reply.detail, retry=False, seq=self._seq))
-                self._forfeit(s, reply.fault, reply.detail, len(log.actions), forfeits, log)
+                seat.tell(Error(code=reply.fault, message=reply.detail, retry=False, seq=seq))
+                self._forfeit(game, s, reply)
                 return fallback_action(legal), elapsed
-            action = by_text.get(reply.action)
+            action = by_text.get(reply.action)  # type: ignore[arg-type]
             if action is not None:
                 if elapsed > move and isinstance(seat, RemoteSeat):
                     banks[s] = max(0.0, banks[s] - (elapsed - move))
                 return action, reply.elapsed if isinstance(seat, InProcessSeat) else elapsed
             reason = explain_illegal(state, reply.action)
-            seat.tell(
-                Error(
-                    code=ILLEGAL,
-                    message=reason,
-                    retry=seat.person or attempt < tc.retries,
-                    seq=self._seq,
+            retry = seat.person or attempt < tc.retries
+            seat.tell(Error(code=ILLEGAL, message=reason, retry=retry, seq=seq))
+            if retry:
+                game.log.events.append(
+                    {
+                        "seat": s,
+                        "decision": len(game.log.actions),
+                        "kind": "illegal",
+                        "action": (reply.action or "")[:200],
+                        "detail": reason[:500],
+                        "retries_left": None if seat.person else tc.retries - attempt - 1,
+                    }
                 )
-            )
-        self._forfeit(
-            s, ILLEGAL, f"after {tc.retries} retries: {reason}", len(log.actions), forfeits, log
-        )
+        detail = f"after {tc.retries} retries: {reason}"
+        self._forfeit(game, s, Reply(fault=ILLEGAL, detail=detail))
         return fallback_action(legal), time.monotonic() - start
 
-    def _forfeit(self, s, code, detail, decision, forfeits, log) -> None:
-        fault = Fault(s, code, detail[:2000], decision)
-        forfeits[s] = fault
+    def _forfeit(self, game: _Game, s: int, reply: Reply) -> None:
+        self._log_ignored(game, s)
+        code = reply.fault or "crash"
+        fault = Fault(s, code, reply.detail[:2000], len(game.log.actions), reply.counts)
+        game.forfeits[s] = fault
         self.dead[s] = fault
-        log.faults.append(asdict(fault))
-        # The connection is not reused: stop the bot now (it may be hung).
-        self.seats[s].close(Bye(reason=f"forfeit: {code}"))
+        game.log.faults.append(asdict(fault))
+        # The connection is not reused: stop the bot now (it may be hung or flooding).
+        self.seats[s].close(Bye(reason=f"forfeit: {code}"), grace=0)
 
     def close(self) -> None:
         for s, seat in enumerate(self.seats):

@@ -8,8 +8,8 @@ child process restricts itself to:
   Python installation, the arena's own packages, and the files and folders
   named on the bot's command line (its script, its folder);
 - listing (not reading) the folders on Python's import path, so imports work;
-- reading and writing its own scratch folder (``TMPDIR``), ``/dev/shm`` and the harmless
-  devices (``/dev/null``, ``/dev/urandom``, ...); reading its own ``/proc/PID``;
+- reading and writing its own scratch folder (``TMPDIR``, also its ``HOME``), ``/dev/shm`` and
+  the harmless devices (``/dev/null``, ``/dev/urandom``, ...); reading its own ``/proc/self``;
 - connecting by TCP to the referee's port only, binding no TCP port (ABI 4+);
 - sending no signal to, and opening no abstract Unix socket of, any process
   outside its own sandbox (ABI 6+).
@@ -17,12 +17,17 @@ child process restricts itself to:
 Everything else is denied by the kernel: the results store, other bots' logs
 and folders, the user's home. Where the kernel has no Landlock the bot runs
 without it (``landlock_abi()`` is 0) and SECURITY.md says what remains.
+
+A bot in its own PID namespace is confined by its PID 1 itself, just before
+the bot's program replaces it: ``python -I -S sandbox.py POLICY -- COMMAND``
+(``confine_command``), so that ``/proc/self`` is the bot's own entry.
 """
 
 from __future__ import annotations
 
 import ctypes
 import functools
+import json
 import os
 import struct
 import subprocess
@@ -104,6 +109,15 @@ class SandboxPolicy:
     write: list[str] = field(default_factory=list)  # every right beneath these
     connect_port: int | None = None  # the one TCP port the bot may connect to
 
+    def to_json(self, abi: int) -> str:
+        return json.dumps({"abi": abi, **self.__dict__})
+
+    @classmethod
+    def from_json(cls, text: str) -> tuple[SandboxPolicy, int]:
+        data = json.loads(text)
+        abi = data.pop("abi")
+        return cls(**data), abi
+
     @classmethod
     def for_bot(
         cls,
@@ -175,7 +189,7 @@ def restrict_self(policy: SandboxPolicy, abi: int) -> None:
     if ruleset < 0:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
     try:
-        own_proc = [f"/proc/{os.getpid()}"]  # this process, known only in the child
+        own_proc = ["/proc/self"]  # this process's own entry (opened, so it resolves here)
         for paths, rights in (
             (policy.read + own_proc, READ_ONLY & fs),
             (policy.list_only, READ_DIR),
@@ -209,3 +223,32 @@ def _allow_path(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None
             raise OSError(ctypes.get_errno(), f"landlock_add_rule failed for {path}")
     finally:
         os.close(fd)
+
+
+def confine_command(policy: SandboxPolicy, abi: int) -> list[str]:
+    """The command prefix that applies ``policy`` to itself and then runs the rest of the
+    command line in its place (stdlib only: ``-I -S`` keeps it from reading anything else)."""
+    return [sys.executable, "-I", "-S", os.path.abspath(__file__), policy.to_json(abi), "--"]
+
+
+def main(argv: list[str]) -> None:
+    """``sandbox.py POLICY -- COMMAND...``: confine this process, then become COMMAND."""
+    if len(argv) < 3 or argv[1] != "--":
+        print("usage: sandbox.py POLICY -- COMMAND...", file=sys.stderr)
+        os._exit(2)
+    policy, abi = SandboxPolicy.from_json(argv[0])
+    try:
+        restrict_self(policy, abi)  # fails closed: a bot that cannot be sandboxed never runs
+    except OSError as error:
+        print(f"ttr-arena: cannot sandbox the bot: {error}", file=sys.stderr, flush=True)
+        os._exit(126)
+    command = argv[2:]
+    try:
+        os.execvp(command[0], command)
+    except OSError as error:
+        print(f"ttr-arena: cannot run {command[0]!r}: {error.strerror}", file=sys.stderr)
+        os._exit(127)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

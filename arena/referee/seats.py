@@ -53,12 +53,15 @@ class InProcessSeat:
     def alive(self) -> bool:
         return True
 
-    def close(self, message: Bye | None = None) -> None:
+    def isolation(self) -> dict[str, object]:
+        return {"processes": "in-process"}
+
+    def close(self, message: Bye | None = None, grace: float = 2.0) -> None:
         pass
 
 
 class RemoteSeat:
-    """A bot process on the other end of the hub."""
+    """A bot process on the other end of its own endpoint of the hub."""
 
     person = False  # a person's seat (arena.human): no clock, illegal actions never forfeit
 
@@ -92,19 +95,32 @@ class RemoteSeat:
     def alive(self) -> bool:
         return self.process is None or self.process.exited() is None
 
+    def isolation(self) -> dict[str, object]:
+        """How this seat's bot is isolated (recorded in the match log's header)."""
+        if self.process is None:
+            return {"processes": "external"}
+        return self.process.isolation()
+
     def start_game(self, start: GameStart) -> Reply | None:
+        self.hub.new_game(self.seat)
         self.hub.send(self.seat, start)
         return None
 
     def ask(self, act: Act, legal: Sequence[Action], deadline: float) -> Reply:
-        self.hub.send(self.seat, act)
-        return self.hub.wait_action(self.seat, act.seq, deadline, lambda _seat: self.alive())
+        self.hub.ask(self.seat, act.seq, act)
+        return self.hub.wait_action(self.seat, act.seq, deadline)
 
     def tell(self, message: Error | GameOver) -> None:
         self.hub.send(self.seat, message)
 
-    def close(self, message: Bye | None = None) -> None:
+    def close(self, message: Bye | None = None, grace: float = 2.0) -> None:
+        """Say ``message`` (if any), then stop the process: after ``grace`` seconds for it
+        to exit by itself, or at once (a forfeited bot has nothing left to say)."""
         if message is not None:
             self.hub.send(self.seat, message)
+        self.hub.unwatch(self.seat)  # its exit is expected from now on
+        if grace == 0:
+            self.hub.close_seat(self.seat)
         if self.process is not None:
-            self.process.stop()
+            self.process.stop(grace)
+        self.hub.close_seat(self.seat)

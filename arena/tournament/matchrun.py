@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.referee.faults import TimeControl
+from arena.referee.keys import MatchKey
 from arena.referee.launch import BotEntry, ProcessMatch, in_process_referee
 from arena.referee.process import ProcessLimits
 from arena.referee.referee import GameOutcome
@@ -30,15 +31,17 @@ class MatchTask:
     log_dir: str
     in_process: bool = False  # trusted plugin bots called directly: same games, no processes
     data_dir: str | None = None  # the match log names the bots' log files relative to it
+    secret: bytes = b""  # the tournament's key: the game's seed and all a bot is told
 
 
 def play_match(task: MatchTask) -> MatchRecord:
     """Run the match and return its record. The same task always gives the same game."""
     variant = get_variant(task.variant)
-    game_id = f"{task.tournament}-{task.match.index}"
+    key = MatchKey(task.secret) if task.secret else MatchKey.fresh(f"tournament:{task.tournament}")
+    seed = key.game_seed(task.match.seed)  # the schedule's seeds are public; this one is not
     if task.in_process:
-        referee = in_process_referee(variant, list(task.entries), task.time_control)
-        outcome = referee.play(task.match.seed, game_id=game_id)
+        referee = in_process_referee(variant, list(task.entries), task.time_control, key)
+        outcome = referee.play(seed)
     else:
         with ProcessMatch(
             variant,
@@ -46,9 +49,10 @@ def play_match(task: MatchTask) -> MatchRecord:
             task.time_control,
             task.limits,
             Path(task.log_dir),
+            key,
             logs_relative_to=Path(task.data_dir) if task.data_dir else None,
         ) as referee:
-            outcome = referee.play(task.match.seed, game_id=game_id)
+            outcome = referee.play(seed)
     worker = f"{socket.gethostname()}:{os.getpid()}"
     return match_record(outcome, task.match.index, task.variant, task.labels, worker)
 

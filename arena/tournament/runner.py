@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console, Group
@@ -11,6 +12,7 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from arena.referee.keys import MatchKey
 from arena.referee.process import ProcessLimits
 from arena.tournament import ladder
 from arena.tournament.bots import bot_limits, resolve, result_label
@@ -76,7 +78,9 @@ class TournamentRunner:
         self.executor = executor
         self.data_dir = Path(data_dir)
         # The results store is off limits to every bot, whatever its command line names.
-        self.limits = bot_limits(self.data_dir, limits)
+        limits = bot_limits(self.data_dir, limits)
+        # The organiser's list of variables bots may see, from the tournament file.
+        self.limits = replace(limits, env=(*limits.env, *spec.bot_env))
         self.console = console or Console()
         self.show_progress = show_progress
         get_variant(spec.variant).new_game(min(spec.players), 0)  # fail early: unplayable
@@ -88,6 +92,8 @@ class TournamentRunner:
             if entry.spec is not None and not entry.spec.supports(spec.variant):
                 raise SpecError(f"bot '{name}' does not play variant '{spec.variant}'")
         self.tournament_id = store.tournament(spec.name, spec.fingerprint, spec.to_json())
+        fresh = MatchKey.fresh(f"tournament:{spec.name}").secret
+        self.secret = store.tournament_secret(self.tournament_id, fresh)
         self.standings = Standings()
         self.stored = 0
 
@@ -113,6 +119,7 @@ class TournamentRunner:
             limits=self.limits,
             log_dir=str(self.data_dir / "bot-logs" / self.spec.name),
             data_dir=str(self.data_dir),
+            secret=self.secret,
         )
 
     def _stored_rows(self) -> list[tuple[int, list[str], list[int], set[int]]]:

@@ -9,6 +9,7 @@ Described by a small TOML file or by command-line flags::
     format = "round-robin"        # round-robin | duplicate | ladder
     games = 2                     # rounds (round robin), deals (duplicate), matches (ladder)
     seed = 1
+    bot_env = ["OMP_NUM_THREADS=1"]  # optional: variables bots may see ("NAME" passes yours on)
     [time_control]
     move_ms = 1000                # free time per decision, > 0
     bank_ms = 30000               # time bank per bot and game, >= 0
@@ -66,6 +67,7 @@ class SpecFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     seed: int = 0
     time_control: TimeControlTable = TimeControlTable()
     ladder_wave: Annotated[int, msgspec.Meta(ge=1)] = 8
+    bot_env: list[str] = []
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,9 @@ class TournamentSpec:
     seed: int = 0
     time_control: TimeControl = field(default_factory=TimeControl)
     ladder_wave: int = 8  # ladder matches scheduled together from the same ratings
+    # Environment variables bots may see besides the arena's: "NAME" passes the organiser's
+    # value on, "NAME=VALUE" sets one (arena/referee/process.py, bot_environment).
+    bot_env: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # Checked in the order a person fixes them: what is played, then by whom.
@@ -107,6 +112,9 @@ class TournamentSpec:
             raise SpecError("games must be at least 1")
         if self.ladder_wave < 1:
             raise SpecError("ladder_wave must be at least 1")
+        for index, item in enumerate(self.bot_env):
+            if not item.partition("=")[0].isidentifier():
+                raise SpecError(f"bot_env[{index}]: {item!r} is not NAME or NAME=VALUE")
 
     def _check_players(self) -> None:
         from arena.variants import get_variant  # the registry loads every variant plugin
@@ -126,6 +134,10 @@ class TournamentSpec:
         data = asdict(self)
         data["bots"] = list(self.bots)
         data["players"] = list(self.players)
+        if self.bot_env:
+            data["bot_env"] = list(self.bot_env)
+        else:
+            del data["bot_env"]  # so tournaments stored before it keep their fingerprint
         return data
 
     @classmethod
@@ -136,6 +148,7 @@ class TournamentSpec:
             | {
                 "bots": tuple(data["bots"]),
                 "players": tuple(data["players"]),
+                "bot_env": tuple(data.get("bot_env", ())),
                 "time_control": TimeControl(**data["time_control"]),
             }
         )
@@ -163,6 +176,7 @@ class TournamentSpec:
             seed=typed.seed,
             time_control=TimeControl(**msgspec.structs.asdict(typed.time_control)),
             ladder_wave=typed.ladder_wave,
+            bot_env=tuple(typed.bot_env),
         )
 
     @classmethod

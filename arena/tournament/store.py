@@ -72,6 +72,10 @@ CREATE TABLE IF NOT EXISTS logs (
     jsonl BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS seats_bot ON seats(bot);
+CREATE TABLE IF NOT EXISTS tournament_keys (
+    tournament_id INTEGER PRIMARY KEY,  -- tournaments(id); the secret its games are keyed with
+    secret BLOB NOT NULL
+);
 """
 
 
@@ -257,6 +261,22 @@ class ResultsStore:
         rows = self.db.execute("SELECT name, MAX(version) FROM bots GROUP BY name ORDER BY name")
         return [self.bot(name, version) for name, version in rows.fetchall()]
 
+    # ---------------------------------------------------------------- keys
+
+    def tournament_secret(self, tournament_id: int, fresh: bytes) -> bytes:
+        """The secret a tournament's games are keyed with (arena/referee/keys.py): ``fresh``
+        is kept the first time, the kept one returned ever after, so a resumed tournament
+        plays the same games. Bots cannot read the store."""
+        with self.transaction() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO tournament_keys (tournament_id, secret) VALUES (?, ?)",
+                (tournament_id, fresh),
+            )
+            row = db.execute(
+                "SELECT secret FROM tournament_keys WHERE tournament_id = ?", (tournament_id,)
+            ).fetchone()
+        return bytes(row[0])
+
     # ---------------------------------------------------------------- managing what is stored
 
     def registered_bots(self) -> list[dict[str, Any]]:
@@ -317,6 +337,7 @@ class ResultsStore:
             db.execute(f"DELETE FROM logs WHERE match_id IN ({matches})", row)
             db.execute(f"DELETE FROM seats WHERE match_id IN ({matches})", row)
             count = db.execute("DELETE FROM matches WHERE tournament_id = ?", row).rowcount
+            db.execute("DELETE FROM tournament_keys WHERE tournament_id = ?", row)
             db.execute("DELETE FROM tournaments WHERE id = ?", row)
         return count
 

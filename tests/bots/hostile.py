@@ -1,48 +1,154 @@
-"""A misbehaving bot for the referee's fault tests (never installed as a plugin).
+"""The hostile zoo: misbehaving bots for the referee's tests (never installed as a plugin).
 
-    python tests/bots/hostile.py MODE [ARG]
+    python tests/bots/hostile.py MODE [ARG ...]
 
-It speaks the protocol with raw pyzmq so it can break it in every way.
-Modes: play (a well-behaved random bot), crash-start, crash-mid N, hang,
-slow SECONDS, garbage, oversize BYTES, illegal, wrong-token,
-memory (allocate without bound), spin (burn CPU),
-child MARKER, record NAME (a well-behaved bot that
-writes every message it receives to NAME in its scratch folder $TMPDIR, one JSON
-per line: a sandboxed bot may write nowhere else),
-flood BYTES (writes that much to stdout and stderr, then plays),
-snoop [SECRET PORT] (tries to read the file SECRET, to connect to the TCP port
-PORT (both also from ARENA_TEST_SECRET and ARENA_TEST_PORT), to signal its
-parent, to read its parent's environment, and to impersonate seat 0 with a
-made-up token; it reports each attempt on stderr, and if any succeeds it sends
-garbage, so that a leak shows as a fault).
+It speaks the protocol with raw pyzmq, written from PROTOCOL.md alone, so it
+can break it in every way. Every mode first says on stderr (flushed)
+"hostile MODE started; environment: NAME NAME ..." (the names of every
+environment variable it sees), then:
+
+well-behaved      play (a random bot); record NAME (also writes every message it
+                  receives to NAME in its scratch folder $TMPDIR, one JSON per line)
+process           crash-start; crash-mid N (exits after N answers); hang; slow SECONDS;
+                  memory (allocates without bound); spin (burns CPU);
+                  child MARKER (leaves a child process behind);
+                  setsid MARKER (a child that calls setsid() and sleeps, the bot plays on);
+                  fork-exit N (the launched process forks, its child plays, and the
+                  launched process exits after the child's N-th answer)
+messages          garbage; badtype (its seq as a string); oversize BYTES (an action of
+                  that size); illegal;
+                  wrong-token; wrong-seq (answers with a request id it was not given);
+                  twice (answers every request twice); late (answers illegally, then,
+                  given a new request, answers the old one again before the new one);
+                  early (sends junk and an action before its hello);
+                  others-seq (also answers request ids that could be other seats')
+connections       once welcomed: reconnect (a second socket says hello with the same
+                  token and answers too); sockets N (opens N more sockets, each saying
+                  hello); junk N (N more sockets sending junk without pause)
+output            flood BYTES (that much to stdout and to stderr, then plays)
+spying            snoop SECRET PORT [PID] (tries to read the file SECRET, to connect to the
+                  TCP port PORT, to signal the process PID (default: its parent), to read
+                  its environment, and to impersonate seat 0 with a made-up token; reports
+                  each attempt on
+                  stderr, and sends garbage if any succeeds, so that a leak shows as a fault);
+                  rebuild [SPEC] (tries to rebuild the whole deal from everything
+                  it receives, and from the tournament file SPEC when given: reports
+                  "REBUILT" on stderr and sends garbage if it can)
 """
 
 import json
 import os
 import random
+import re
 import subprocess
 import sys
+import threading
 import time
 
-import zmq
-
 mode = sys.argv[1]
-arg = sys.argv[2] if len(sys.argv) > 2 else ""
+args = sys.argv[2:]
+arg = args[0] if args else ""
+names = " ".join(sorted(os.environ))
+print(f"hostile {mode} started; environment: {names}", file=sys.stderr, flush=True)
 if mode == "crash-start":
     sys.exit(3)
 
+ENDPOINT = os.environ["ARENA_CONNECT"]
+TOKEN = os.environ["ARENA_TOKEN"]
+HELLO = {"type": "hello", "version": 1, "token": TOKEN, "name": f"hostile-{mode}"}
+
+if mode == "fork-exit":
+    # The launched process forks before anything else; the child plays the seat, and the
+    # launched process exits once the child has answered N times.
+    reader, writer = os.pipe()
+    if os.fork() != 0:
+        os.close(writer)
+        os.read(reader, 1)
+        print("launched process exiting; its child plays on", file=sys.stderr, flush=True)
+        os._exit(0)
+    os.close(reader)
+if mode == "setsid" and os.fork() == 0:  # the child leaves the process group, and sleeps
+    os.setsid()
+    os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(600)", arg])
+
+import zmq  # noqa: E402  (after the forks: a ZeroMQ context does not survive fork)
+
 context = zmq.Context()
-socket = context.socket(zmq.DEALER)
-socket.setsockopt(zmq.LINGER, 1000)
-socket.connect(os.environ["ARENA_CONNECT"])
-token = "0" * 32 if mode == "wrong-token" else os.environ["ARENA_TOKEN"]
-socket.send_json({"type": "hello", "version": 1, "token": token, "name": f"hostile-{mode}"})
-if mode == "flood":
+
+
+def dealer(watched=None):
+    """A DEALER connected to the referee; with a list ``watched``, the monitor that reports
+    its handshake with the referee is added to it (see ``wait_connected``)."""
+    socket = context.socket(zmq.DEALER)
+    socket.setsockopt(zmq.LINGER, 1000)
+    if watched is not None:
+        watched.append(socket.get_monitor_socket(zmq.EVENT_HANDSHAKE_SUCCEEDED))
+    socket.connect(ENDPOINT)
+    return socket
+
+
+def wait_connected(monitors, seconds=10.0):
+    """Wait until the referee has taken each watched connection, so the attack lands during
+    the game whatever the load (a fast game may otherwise end before ZeroMQ connects);
+    False if one never is (the referee closed the endpoint: the seat was charged)."""
+    deadline = time.monotonic() + seconds
+    for monitor in monitors:
+        if not monitor.poll(max(0, int((deadline - time.monotonic()) * 1000))):
+            return False
+        monitor.recv_multipart()
+        monitor.close(linger=0)
+    return True
+
+
+if mode == "flood":  # before the hello: the handshake's time, not the game's clock
     chunk = b"y" * 65536
     for _ in range(int(arg) // len(chunk)):
         sys.stdout.buffer.write(chunk)
         sys.stderr.buffer.write(chunk)
     sys.stdout.flush()
+socket = dealer()
+if mode == "early":
+    for junk in (b"junk before hello", b'{"type":"action","version":1,"seq":1,"action":"pass"}'):
+        socket.send(junk)
+token = "0" * 32 if mode == "wrong-token" else TOKEN
+socket.send_json({**HELLO, "token": token})
+pending = []
+if mode in ("reconnect", "sockets", "junk"):
+    # The seat is this connection's once welcomed; only then do the others join.
+    pending.append(socket.recv())
+extra = []
+if mode == "reconnect":
+    twin = dealer()
+    twin.send_json(HELLO)
+    extra.append(twin)
+if mode == "sockets":
+    # One after another, each connected before the next: all at once, the sockets would use
+    # up the file descriptors ZeroMQ needs to connect them, and none would arrive.
+    for _ in range(int(arg)):
+        watched = []
+        try:
+            more = dealer(watched)
+            more.send_json(HELLO)
+            extra.append(more)
+        except zmq.ZMQError as error:  # out of file descriptors: what the limit is for
+            print(f"socket refused: {error}", file=sys.stderr, flush=True)
+            break
+        if not wait_connected(watched, 5.0):
+            break
+if mode == "junk":
+    watched = []
+    sprayers = [dealer(watched) for _ in range(int(arg))]
+    wait_connected(watched)
+
+    def spray():
+        while True:
+            for sprayer in sprayers:
+                try:
+                    sprayer.send(b"junk " * 200, zmq.NOBLOCK)
+                except zmq.ZMQError:
+                    time.sleep(0.001)
+
+    threading.Thread(target=spray, daemon=True).start()
 leaked = []
 if mode == "snoop":
     import socket as tcp
@@ -56,9 +162,8 @@ if mode == "snoop":
             print(f"ALLOWED: {what}", file=sys.stderr, flush=True)
             leaked.append(what)
 
-    # The targets: on the command line (snoop SECRET PORT), else in the environment.
-    secret_path = arg or os.environ["ARENA_TEST_SECRET"]
-    port = int(sys.argv[3] if len(sys.argv) > 3 else os.environ["ARENA_TEST_PORT"])
+    secret_path, port = arg, int(args[1])
+    target = int(args[2]) if len(args) > 2 else os.getppid()  # the referee
 
     def read_secret():
         with open(secret_path, "rb") as secret:
@@ -71,20 +176,50 @@ if mode == "snoop":
     print(f"network namespace: {os.readlink('/proc/self/ns/net')}", file=sys.stderr, flush=True)
     attempt("read the results store", read_secret)
     attempt("connect to another port", connect_elsewhere)
-    attempt("signal the referee", lambda: os.kill(os.getppid(), 0))
+    attempt("signal the referee", lambda: os.kill(target, 0))
 
     def read_environment():
-        with open(f"/proc/{os.getppid()}/environ", "rb") as environ:
+        with open(f"/proc/{target}/environ", "rb") as environ:
             environ.read()
 
     attempt("read the referee's environment", read_environment)
-    impostor = context.socket(zmq.DEALER)
-    impostor.connect(os.environ["ARENA_CONNECT"])
+    impostor = dealer()
     impostor.send_json({"type": "hello", "version": 1, "token": "1" * 32, "name": "seat 0"})
     print("tried: hello as another seat with a made-up token", file=sys.stderr, flush=True)
 if mode == "child":
-    # A grandchild left behind: it must be reaped with the bot's process group.
+    # A grandchild left behind: it must be reaped with the bot.
     subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", arg])
+
+
+def rebuild(start, received):
+    """Try every seed this bot could know of: the numbers 0 to 999, every number (decimal
+    or hex, and its top 63 bits) in anything it was sent, and the seeds of the tournament
+    file's schedule. Returns the seed that deals exactly what the bot was dealt, or None."""
+    from arena.variants import new_game
+
+    text = json.dumps(received)
+    candidates = set(range(1000)) | {int(n) for n in re.findall(r"\d+", text) if len(n) < 30}
+    candidates |= {int(h, 16) for h in re.findall(r"[0-9a-f]{8,}", text)}
+    candidates |= {c >> 1 for c in candidates}
+    if arg:
+        from arena.tournament.schedule import fixed_schedule
+        from arena.tournament.spec import TournamentSpec
+
+        spec = TournamentSpec.from_toml(__import__("pathlib").Path(arg))
+        candidates |= {match.seed for match in fixed_schedule(spec)}
+    mine = start["observation"]
+    for seed in sorted(candidates):
+        if seed >= 2**63:
+            continue
+        try:
+            state = new_game(start["variant"], start["players"], seed)
+        except Exception:
+            continue
+        if state.observation(start["seat"]) == mine:
+            return seed
+    return None
+
+
 record = (
     open(os.path.join(os.environ.get("TMPDIR", "."), arg), "a")  # noqa: SIM115
     if mode == "record"
@@ -92,16 +227,36 @@ record = (
 )
 rng = random.Random(0)
 answered = 0
+received = []
+previous = None
+
+
+def answer(seq, action, via=None):
+    (via or socket).send_json({"type": "action", "version": 1, "seq": seq, "action": action})
+
+
 while True:
-    raw = socket.recv()
+    raw = pending.pop() if pending else socket.recv()
     message = json.loads(raw)
     if record:
         record.write(raw.decode() + "\n")
         record.flush()
+    if mode == "rebuild":
+        received.append(message)
+        if message["type"] == "game_start":
+            seed = rebuild(message, received)
+            print(
+                f"rebuild: {'REBUILT seed ' + str(seed) if seed is not None else 'failed'}",
+                file=sys.stderr,
+                flush=True,
+            )
+            if seed is not None:
+                leaked.append("the deal")
     if message["type"] == "bye":
         break
     if message["type"] != "act":
         continue
+    seq = message["seq"]
     if mode in ("hang", "wrong-token"):
         time.sleep(3600)
     if mode == "crash-mid" and answered >= int(arg):
@@ -113,14 +268,39 @@ while True:
     if mode == "spin":
         while True:
             pass
+    if mode == "badtype":
+        socket.send_json({"type": "action", "version": 1, "seq": str(seq), "action": "pass"})
+        continue
     if mode == "garbage" or leaked:
         socket.send(b"\x00\xff this is not json {")
         continue
     if mode == "oversize":
-        socket.send_json(
-            {"type": "action", "version": 1, "seq": message["seq"], "action": "x" * int(arg)}
-        )
+        answer(seq, "x" * int(arg))
         continue
-    action = "claim 999 red" if mode == "illegal" else rng.choice(message["legal"])
-    socket.send_json({"type": "action", "version": 1, "seq": message["seq"], "action": action})
+    choice = "claim 999 red" if mode == "illegal" else rng.choice(message["legal"])
+    if mode == "wrong-seq":
+        seq += 1
+    if mode == "late":
+        if previous is None:
+            previous = seq
+            answer(seq, "claim 999 red")  # forgiven, and a new request follows
+            continue
+        answer(previous, choice)  # the answer to the last request, late
+        previous = None
+    if mode == "others-seq":
+        for guess in (seq - 1, seq + 1, seq + 2, rng.randrange(1, 2**53)):
+            answer(guess, choice)
+    for twin in extra if mode == "reconnect" else ():
+        answer(seq, choice, via=twin)
+    answer(seq, choice)
+    if mode == "twice":
+        answer(seq, choice)
     answered += 1
+    if mode == "fork-exit" and answered == int(arg):
+        # Play on only once the launched process is gone (a busy machine may take a while
+        # to run it; a fast game could end first): in a PID namespace this child dies with
+        # it; elsewhere it is re-parented and answers on, as the attack means to.
+        launcher = os.getppid()
+        os.write(writer, b"x")
+        while os.getppid() == launcher:
+            time.sleep(0.001)

@@ -1,0 +1,156 @@
+"""``arena doctor``: what isolation this machine gives bot processes, and what is missing.
+
+Each row is probed for real (a throw-away process tries it), not guessed
+from the kernel version; SECURITY.md says what each protection is for and
+what a bot can do where it is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+from dataclasses import dataclass
+from typing import Annotated
+
+import typer
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from arena.commands.common import console, fail
+from arena.referee.containment import PID_NAMESPACE, USER_PID_NAMESPACE, pid_namespace
+from arena.referee.keys import SECRET_ENV
+from arena.referee.process import ProcessLimits
+from arena.referee.sandbox import landlock_abi, network_namespace_available
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    status: str
+    meaning: str  # what it gives bots, or what they can do without it
+
+
+def _landlock() -> Check:
+    abi = landlock_abi()
+    if not abi:
+        return Check(
+            "Landlock sandbox",
+            False,
+            "missing",
+            "bots read all this user can (the store too), connect anywhere",
+        )
+    parts = ["files"]
+    missing = []
+    (parts if abi >= 4 else missing).append("TCP ports")
+    (parts if abi >= 6 else missing).append("signals and abstract sockets")
+    gaps = f"; not confined: {', '.join(missing)} (needs a newer kernel)" if missing else ""
+    return Check(
+        "Landlock sandbox", not missing, f"ABI {abi}", f"confines {', '.join(parts)}{gaps}"
+    )
+
+
+def _network() -> Check:
+    if network_namespace_available():
+        return Check(
+            "network namespace",
+            True,
+            "available",
+            "no network for bots; a Unix socket to the referee",
+        )
+    return Check(
+        "network namespace",
+        False,
+        "missing: needs root or CAP_SYS_ADMIN",
+        "bots keep the network: only TCP is filtered (UDP gets out)",
+    )
+
+
+def _pid() -> Check:
+    method = pid_namespace()[0]
+    if method in (PID_NAMESPACE, USER_PID_NAMESPACE):
+        how = "as root" if method == PID_NAMESPACE else "inside a user namespace"
+        return Check(
+            "PID namespace",
+            True,
+            f"yes, {how}",
+            "all a bot starts dies with it, setsid or not",
+        )
+    return Check(
+        "PID namespace",
+        False,
+        "missing: needs util-linux unshare, and root or user namespaces",
+        "a process group only: a setsid() child outlives its match",
+    )
+
+
+def _pidfd() -> Check:
+    try:
+        fd = os.pidfd_open(os.getpid())
+    except (OSError, AttributeError):
+        return Check(
+            "process exit watch",
+            False,
+            "no pidfd (Linux 5.3+)",
+            "a bot's exit is seen within 20 ms, not at once",
+        )
+    os.close(fd)
+    return Check(
+        "process exit watch", True, "pidfd", "a bot's exit is charged the moment it happens"
+    )
+
+
+def _limits() -> Check:
+    limits = ProcessLimits()
+    return Check(
+        "resource limits",
+        sys.platform.startswith("linux"),
+        "on",
+        f"per bot: {limits.memory_mb} MiB memory, {limits.cpu_seconds} s CPU, "
+        f"{limits.open_files} files, {limits.log_bytes // 1024} KiB log per stream",
+    )
+
+
+def _secret() -> Check:
+    pinned = bool(os.environ.get(SECRET_ENV))
+    return Check(
+        "deal secrecy",
+        True,
+        f"{SECRET_ENV} pinned" if pinned else "fresh secret per run",
+        "seeds and ids keyed (HMAC); "
+        + ("runs reproduce: keep it secret" if pinned else f"{SECRET_ENV} reproduces a run"),
+    )
+
+
+def checks() -> list[Check]:
+    return [_landlock(), _network(), _pid(), _pidfd(), _limits(), _secret()]
+
+
+def doctor(
+    format: Annotated[str, typer.Option(help="table or json")] = "table",
+) -> None:
+    """Show what isolation this machine gives bots, and what is missing (SECURITY.md)."""
+    if format not in ("table", "json"):
+        raise fail(f"--format is table or json, not {format!r}")
+    rows = checks()
+    if format == "json":
+        print(json.dumps([row.__dict__ for row in rows], indent=1))
+        return
+    table = Table(
+        title=f"Bot isolation on {platform.node()} (Linux {platform.release()})",
+        box=box.SIMPLE_HEAD,
+    )
+    for column in ("", "protection", "here", "what it means"):
+        table.add_column(column)
+    for row in rows:
+        mark = Text("yes", "green") if row.ok else Text("no", "yellow")
+        table.add_row(mark, row.name, row.status, row.meaning)
+    console.print(table)
+    missing = [row.name for row in rows if not row.ok]
+    if missing:
+        console.print(f"missing: {', '.join(missing)} — SECURITY.md says what bots can then do")
+    else:
+        console.print("every protection is in place")

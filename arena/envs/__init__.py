@@ -1,0 +1,61 @@
+"""Reinforcement-learning environments over the engine (``pip install 'ttr-arena[rl]'``).
+
+    env = arena.envs.aec("usa", players=4, seed=7)        # PettingZoo AEC, every seat an agent
+    env = arena.envs.gym("usa", opponents=["random"])      # Gymnasium, bots on the other seats
+    Bot = arena.envs.policy_bot(fn)                        # a trained policy as an arena bot
+
+The action space (``ActionSpace``) and the observation vector (``ObservationEncoder``) are
+documented field by field in docs/ENVS.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+try:
+    import gymnasium  # noqa: F401
+    import numpy  # noqa: F401
+    import pettingzoo  # type: ignore[import-untyped]  # noqa: F401
+except ImportError as missing:  # pragma: no cover - depends on the install
+    raise ImportError(
+        f"arena.envs needs the [rl] extra ({missing.name} is not installed): "
+        "pip install 'ttr-arena[rl]'"
+    ) from None
+
+from arena.envs.actions import ActionSpace
+from arena.envs.aec import TicketToRideEnv, action_space_of
+from arena.envs.encoding import Field, ObservationEncoder
+from arena.envs.gym import TicketToRideGym
+from arena.envs.policy import Policy, PolicyBot, policy_bot
+from arena.envs.rewards import SCHEMES
+
+
+def aec(
+    variant: str = "usa", players: int = 2, seed: int | None = None, **options: Any
+) -> TicketToRideEnv:
+    """A PettingZoo AEC environment (call ``reset()`` before playing; ``seed`` fixes the first
+    game). Options: ``reward`` ('score', 'rank', 'win'), ``dense``, ``render_mode``."""
+    return TicketToRideEnv(variant, players, seed=seed, **options)
+
+
+def gym(variant: str = "usa", opponents: Any = ("random",), **options: Any) -> TicketToRideGym:
+    """A Gymnasium environment: the learner's seat against ``opponents`` (bot names or Bots).
+    Options: ``seat`` (None: random per game), ``reward``, ``dense``, ``illegal`` (a penalty,
+    default -1, or 'raise'), ``render_mode``."""
+    return TicketToRideGym(variant, opponents, **options)
+
+
+__all__ = [
+    "SCHEMES",
+    "ActionSpace",
+    "Field",
+    "ObservationEncoder",
+    "Policy",
+    "PolicyBot",
+    "TicketToRideEnv",
+    "TicketToRideGym",
+    "action_space_of",
+    "aec",
+    "gym",
+    "policy_bot",
+]

@@ -1,0 +1,65 @@
+"""Every process a bot starts dies with it: a PID namespace per bot, where the system allows.
+
+A bot is launched through util-linux's ``unshare --pid --fork --kill-child``:
+the bot's program runs as PID 1 of a new PID namespace, and ``unshare``
+waits outside it. When PID 1 exits, for whatever reason, the kernel kills
+every other process of the namespace, ``setsid`` or not, double-forked or
+not; when ``unshare`` is killed (the referee stopping the bot, or dying:
+``PR_SET_PDEATHSIG``), it takes PID 1 with it. ``unshare`` exits with PID
+1's status, so the referee sees the launched process exit exactly when it
+does. Nothing ties a namespace to a match: it lives as long as its bot.
+
+As root (or with ``CAP_SYS_ADMIN``) the namespace is made directly; other
+users get it inside a user namespace of their own, where the kernel allows
+unprivileged user namespaces. Where neither works (or there is no
+``unshare``), bots fall back to a process group of their own, killed as a
+whole at the end: a process that calls ``setsid`` escapes it.
+``arena doctor`` says which applies (SECURITY.md says what each means).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+
+PID_NAMESPACE = "pid-namespace"
+USER_PID_NAMESPACE = "user+pid-namespace"  # the same, inside a user namespace (no root)
+PROCESS_GROUP = "process-group"
+
+_PROBE = "import os, sys; sys.exit(0 if os.getpid() == 1 else 3)"
+
+
+def _unshare_prefix(unshare: str, as_user: bool) -> list[str]:
+    user = ["--user", "--map-root-user"] if as_user else []
+    return [unshare, *user, "--pid", "--fork", "--kill-child", "--"]
+
+
+@functools.cache
+def pid_namespace() -> tuple[str, tuple[str, ...]]:
+    """How bots are contained here: (method, command prefix). Probed once, in a throw-away
+    process: the prefix must really start a program as PID 1."""
+    unshare = shutil.which("unshare") if sys.platform.startswith("linux") else None
+    if unshare is None:
+        return PROCESS_GROUP, ()
+    attempts = [False, True] if os.geteuid() == 0 else [True]
+    for as_user in attempts:
+        prefix = _unshare_prefix(unshare, as_user)
+        try:
+            probe = subprocess.run(
+                [*prefix, sys.executable, "-I", "-S", "-c", _PROBE],
+                capture_output=True,
+                timeout=30,
+            )
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if probe.returncode == 0:
+            return (USER_PID_NAMESPACE if as_user else PID_NAMESPACE), tuple(prefix)
+    return PROCESS_GROUP, ()
+
+
+def containment_prefix(enabled: bool = True) -> tuple[str, ...]:
+    """The command prefix that puts a bot in its own PID namespace (empty: none here)."""
+    return pid_namespace()[1] if enabled else ()

@@ -1,0 +1,78 @@
+"""Everything a bot is told is derived from a secret it never sees.
+
+A bot may import the arena's own packages, so a deal is only hidden if the
+game's seed is: anything a bot receives that is computed from the seed in a
+way the bot can repeat (``"<seed>:<seat>"``, an id holding the seed, a
+public schedule seed) lets it rebuild the whole deal with
+``new_game(variant, players, seed)``. So the referee derives the bots'
+seeds, the game ids and the request numbers with HMAC-SHA256 under a
+``MatchKey``, and tournaments derive their games' seeds under the
+tournament's key too. The key stays with the organiser (the driver and its
+workers, the results store); a replay needs only the match log, which
+records the game's real seed.
+
+The key is drawn at random for each ``arena play`` run and for each new
+tournament (and kept in its results store, so a resumed tournament plays
+the same games). ``ARENA_SECRET`` in the organiser's environment pins it,
+to reproduce a run exactly; a bot never sees that variable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+
+SECRET_ENV = "ARENA_SECRET"
+SEED_BITS = 63  # game seeds are non-negative 63-bit integers, like the schedule's
+MAX_SEQ = 2**53 - 1  # request numbers stay exact in every JSON implementation
+
+
+class MatchKey:
+    """A secret and the one-way derivations made with it (HMAC-SHA256, hex or integers)."""
+
+    __slots__ = ("secret",)
+
+    def __init__(self, secret: bytes) -> None:
+        if len(secret) < 16:
+            raise ValueError("a match key needs at least 16 bytes of secret")
+        self.secret = secret
+
+    @classmethod
+    def fresh(cls, purpose: str) -> MatchKey:
+        """A new key for ``purpose`` (``"play"``, ``"tournament:NAME"``): random, or derived
+        from ``ARENA_SECRET`` when the organiser pins it to reproduce a run."""
+        pinned = os.environ.get(SECRET_ENV)
+        if pinned:
+            return cls(hmac.new(pinned.encode(), purpose.encode(), hashlib.sha256).digest())
+        return cls(secrets.token_bytes(32))
+
+    def _digest(self, *parts: object) -> bytes:
+        text = "\x1f".join(str(part) for part in parts)
+        return hmac.new(self.secret, text.encode(), hashlib.sha256).digest()
+
+    def _number(self, *parts: object) -> int:
+        return int.from_bytes(self._digest(*parts)[:8], "big")
+
+    def game_seed(self, schedule_seed: int) -> int:
+        """The engine seed of a scheduled game: its public schedule seed, keyed."""
+        return self._number("game-seed", schedule_seed) >> (64 - SEED_BITS)
+
+    def bot_seed(self, game_seed: int, seat: int, game_id: str) -> str:
+        """The seed a seat's bot gets for a game (so a deterministic bot replays exactly)."""
+        return self._digest("bot-seed", game_seed, seat, game_id)[:16].hex()
+
+    def game_id(self, game_seed: int, ordinal: int) -> str:
+        """An opaque id for the ``ordinal``-th game of a match (it names the game in logs)."""
+        return self._digest("game-id", game_seed, ordinal)[:8].hex()
+
+    def seq(self, game_id: str, request: int) -> int:
+        """The number of the ``request``-th request of a game: unpredictable, never 0."""
+        return self._number("seq", game_id, request) % MAX_SEQ + 1
+
+
+def play_seed(key: MatchKey) -> int:
+    """The game seed of an ``arena play`` run given none: keyed, so no bot can guess it (and
+    ``ARENA_SECRET`` reproduces it); 62 bits, so that ``--games N`` counts up from it."""
+    return key.game_seed(0) >> 1

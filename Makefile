@@ -55,12 +55,12 @@ browser:
 # Types: strict where the contracts live (the engine, the protocol), plain on the rest of
 # the engine's work (variants, the bots that search it, their tests).
 MYPY_STRICT := arena/engine protocols
-MYPY := arena/variants bots/policy.py bots/planning.py bots/search.py bots/published.py bots/fdg \
+MYPY := arena/variants bots/policy.py bots/planning.py bots/search.py bots/ismcts.py bots/published.py bots/fdg \
 	bots/cardgame_bot.py bots/random_bot.py tools/build_maps.py benchmarks/engine.py \
 	arena/envs benchmarks/envs.py \
 	tests/helpers.py tests/city_fixtures.py $(patsubst %,tests/test_%.py,claiming drawing \
 	endgame europe newyork city_editions cardgame setup tickets scoring legal_actions notation \
-	properties sampling search bots positions third_party_variant engine_journeys fdg) tests/toll_variant.py
+	properties sampling search ismcts bots positions third_party_variant engine_journeys fdg) tests/toll_variant.py
 # The compiled engine's build and its tests.
 MYPY += tools/build_engine.py arena/native.py tests/engine_digest.py tests/test_engine_builds.py
 

@@ -1,30 +1,38 @@
-"""The search bot against three copies of another built-in bot: 4-player USA games.
+"""A search bot against copies of other built-in bots: win rates with 95% intervals.
 
-    python benchmarks/search.py [--games 200] [--opponent ticket-by-ticket] [--iterations 40]
-                                [--bot monte-carlo] [--workers 2] [--first 0]
+    python benchmarks/search.py [--bot mcts-fast] [--opponent monte-carlo ...]
+                                [--players 4] [--variant usa] [--games 400]
+                                [--first 0] [--seed 50000] [--workers 2]
+                                [--set NAME=VALUE ...] [--every N]
 
-The bot under test takes each seat in turn (seats rotate game by game; game g
-is played with seed 50000 + g, and ``--first`` is the first g, for fresh
-deals). Reports its wins, mean score margin over the best opponent, where its
-points came from, and its decision times. Built-in bots play in process (the
-same games as through the protocol); games are spread over ``--workers``
-processes.
+For each ``--opponent`` (repeatable; ``all`` means every other built-in bot of the
+variant), the bot under test plays ``--games`` games against ``players - 1`` copies of
+it, taking each seat in turn (seats rotate game by game). Game g (counting from
+``--first``) is dealt with seed ``--seed`` + g, the same deals for every opponent, so
+fresh seeds are one ``--first`` or ``--seed`` away. Reports per opponent: wins (the top
+rank) with their 95% Wilson interval, the mean margin over the best opponent, where the
+bot's points came from and its decision times. ``--set samples=40`` (repeatable) passes
+a keyword argument to the bot under test, to try its settings. Built-in bots play in
+process (the same games as through the protocol); games are spread over ``--workers``
+processes; ``--every N`` prints the tally so far every N games.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
+import ast
+import functools
 import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
+
+from published import wilson
 
 from arena.referee.faults import TimeControl
 from arena.referee.referee import Referee
 from arena.referee.seats import InProcessSeat
 from arena.variants import get_variant
-from bots import get_bot
-from bots.search import MonteCarloBot
+from bots import all_bots, get_bot
 
 
 class Timed:
@@ -44,21 +52,17 @@ class Timed:
         return action
 
 
-def play(game: int, bot: str, iterations: int, opponent: str) -> dict:
-    usa = get_variant("usa")
-    seat = game % 4
-    hero = (
-        MonteCarloBot(f"mc:{game}", iterations=iterations)
-        if bot == "monte-carlo"
-        else get_bot(bot).factory(f"mc:{game}")
-    )
-    timed = Timed(hero)
+def play(
+    game: int, bot: str, opponent: str, players: int, variant: str, seed: int, settings: dict
+) -> dict:
+    seat = game % players
+    timed = Timed(functools.partial(get_bot(bot).factory, **settings)(f"hero:{game}"))
     factory = get_bot(opponent).factory
     seats = [
         InProcessSeat(timed, bot) if s == seat else InProcessSeat(factory(f"{game}:{s}"), opponent)
-        for s in range(4)
+        for s in range(players)
     ]
-    outcome = Referee(usa, seats, TimeControl()).play(50_000 + game)
+    outcome = Referee(get_variant(variant), seats, TimeControl()).play(seed + game)
     scores = outcome.result.scores
     return {
         "won": outcome.ranks[seat] == 1,
@@ -68,35 +72,23 @@ def play(game: int, bot: str, iterations: int, opponent: str) -> dict:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--bot", default="monte-carlo")
-    parser.add_argument("--opponent", default="ticket-by-ticket")
-    parser.add_argument("--iterations", type=int, default=40)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--first", type=int, default=0, help="index of the first game")
-    args = parser.parse_args()
-    started = time.perf_counter()
-    with ProcessPoolExecutor(args.workers) as pool:
-        games = list(
-            pool.map(
-                play,
-                range(args.first, args.first + args.games),
-                [args.bot] * args.games,
-                [args.iterations] * args.games,
-                [args.opponent] * args.games,
-            )
-        )
+def opponents(names: list[str], bot: str, variant: str) -> list[str]:
+    """The opponents asked for, ``all`` standing for every other bot playing ``variant``."""
+    if "all" not in names:
+        return names
+    return [n for n, spec in sorted(all_bots().items()) if n != bot and spec.supports(variant)]
+
+
+def report(bot: str, opponent: str, players: int, variant: str, games: list[dict]) -> None:
     wins = sum(g["won"] for g in games)
-    rate = wins / args.games
-    error = math.sqrt(rate * (1 - rate) / args.games)
+    low, high = wilson(wins, len(games))
     times = sorted(t for g in games for t in g["times"])
     rows = [g["row"] for g in games]
-    print(f"{args.bot} vs 3 x {args.opponent}, {args.games} 4-player USA games")
+    print(f"{bot} vs {players - 1} x {opponent}, {len(games)} {players}-player {variant} games")
     print(
-        f"  wins {wins}/{args.games} ({100 * rate:.1f}% ± {100 * error:.1f}), "
-        f"mean margin over the best opponent {statistics.mean(g['margin'] for g in games):+.1f}"
+        f"  wins {wins}/{len(games)} ({100 * wins / len(games):.1f}%, 95% CI "
+        f"{100 * low:.1f}-{100 * high:.1f}), mean margin over the best opponent "
+        f"{statistics.mean(g['margin'] for g in games):+.1f}"
     )
     print(
         "  mean points: "
@@ -109,8 +101,50 @@ def main() -> None:
     print(
         f"  decision time: mean {statistics.mean(times) * 1000:.0f} ms, "
         f"95th percentile {times[int(0.95 * len(times))] * 1000:.0f} ms, max {max(times):.2f} s"
-        f" ({len(times)} decisions; {time.perf_counter() - started:.0f} s in all)"
+        f" ({len(times)} decisions)",
+        flush=True,
     )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bot", default="mcts-fast")
+    parser.add_argument("--opponent", action="append", help="repeatable; 'all': every other")
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--variant", default="usa")
+    parser.add_argument("--games", type=int, default=400)
+    parser.add_argument("--first", type=int, default=0, help="index of the first game")
+    parser.add_argument("--seed", type=int, default=50_000, help="seed of game 0")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
+    parser.add_argument("--every", type=int, default=0, help="print the tally every N games")
+    args = parser.parse_args()
+    settings = {}
+    for item in args.set:
+        name, _, value = item.partition("=")
+        settings[name] = ast.literal_eval(value)
+    started = time.perf_counter()
+    indices = range(args.first, args.first + args.games)
+    with ProcessPoolExecutor(args.workers) as pool:
+        for opponent in opponents(args.opponent or ["monte-carlo"], args.bot, args.variant):
+            one = functools.partial(
+                play,
+                bot=args.bot,
+                opponent=opponent,
+                players=args.players,
+                variant=args.variant,
+                seed=args.seed,
+                settings=settings,
+            )
+            games = []
+            for game in pool.map(one, indices):
+                games.append(game)
+                if args.every and len(games) % args.every == 0 and len(games) < args.games:
+                    wins = sum(g["won"] for g in games)
+                    print(f"  ... {wins}/{len(games)} wins so far vs {opponent}", flush=True)
+            label = " ".join([args.bot, *args.set])
+            report(label, opponent, args.players, args.variant, games)
+    print(f"({time.perf_counter() - started:.0f} s in all)")
 
 
 if __name__ == "__main__":

@@ -29,9 +29,14 @@ BUILT_IN = [
     "monte-carlo",
     "monte-carlo-fast",
     "planner",
+    "mcts",
+    "mcts-fast",
     "cardgame-greedy",
 ]
-PLAYABLE_FAST = [b for b in BUILT_IN if b != "monte-carlo"]
+PLAYABLE_FAST = [b for b in BUILT_IN if b not in ("monte-carlo", "mcts")]
+# mcts-fast's 90 ms cap can end a search early on a loaded machine; tests/test_ismcts.py
+# checks its determinism with the rollout budget alone.
+DETERMINISTIC = [b for b in PLAYABLE_FAST if b != "mcts-fast"]
 
 
 def home(name):
@@ -56,7 +61,7 @@ def test_each_bot_plays_full_games_over_the_protocol(name, tmp_path):
     assert verify(MatchLog.from_jsonl(outcome.log.to_jsonl())).is_over
 
 
-@pytest.mark.parametrize("name", PLAYABLE_FAST)
+@pytest.mark.parametrize("name", DETERMINISTIC)
 def test_each_bot_is_deterministic_given_its_seed(name):
     def actions(seed):
         other = "greedy-claims" if home(name) is USA else "random"

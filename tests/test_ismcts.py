@@ -1,0 +1,111 @@
+"""The ``mcts`` search bot: it decides from its observation alone, is deterministic given
+its seed, spends its rollout budget by sequential halving and only proposes legal moves."""
+
+from __future__ import annotations
+
+import random
+
+from arena.referee.faults import TimeControl
+from arena.referee.launch import BotEntry, in_process_referee
+from arena.variants import get_variant
+from bots.ismcts import SearchBot
+from bots.policy import Rollout
+from tests.journey import Journey
+from tests.test_search import played
+
+USA = get_variant("usa")
+UNCAPPED = 60.0  # no time cap in tests: the rollout budget alone ends every search
+
+
+def started(state, seed: int = 0, **settings) -> SearchBot:
+    bot = SearchBot(seed, budget_s=UNCAPPED, **settings)
+    seat = state.to_move
+    bot.start_game(seed, state.observation(seat), state.variant.board.public_json())
+    return bot
+
+
+def test_it_decides_from_the_observation_alone():
+    """Two real states that look the same to the seat get the same decision, at setup
+    and in the middle of a game (where the threats are judged on samples too)."""
+    for seed, steps in ((5, 0), (7, 40), (8, 70)):
+        state, _ = played("usa", 4, seed, steps)
+        seat = state.to_move
+        other = state.resample(seat, random.Random(99))
+        assert other.observation(seat) == state.observation(seat)
+        assert [list(state.hand(p)) for p in range(4)] != [list(other.hand(p)) for p in range(4)]
+        choices = [
+            started(real, seed, samples=3).choose(real.observation(seat), real.legal_actions())
+            for real in (state, other)
+        ]
+        assert choices[0] == choices[1]
+
+
+def test_it_is_deterministic_given_its_seed():
+    def actions(seed):
+        bot = SearchBot(seed, samples=2, budget_s=UNCAPPED)
+        referee = in_process_referee(
+            USA,
+            [BotEntry.parse("greedy-claims"), BotEntry.parse("planner")],
+            TimeControl(),
+        )
+        referee.seats[0].bot = bot
+        return [a["action"] for a in referee.play(seed).log.actions]
+
+    assert actions(3) == actions(3)
+
+
+class CountingRollout(Rollout):
+    """Counts the rollouts a search plays, per first move."""
+
+    def __init__(self, planner, log):
+        super().__init__(planner)
+        self.log = log
+
+    def play(self, state, limit=2000):
+        self.log.append(state.copy())
+        return super().play(state, limit)
+
+
+def test_sequential_halving_spends_the_budget_on_the_best_candidates():
+    state, _ = played("usa", 4, 11, 0)  # setup: four ways to keep tickets
+    bot = started(state, 11, samples=10)
+    log: list = []
+    bot.rollout = CountingRollout(bot.planner, log)
+    legal = state.legal_actions()
+    bot.observation = state.observation(state.to_move)
+    bot.started = 0.0
+    bot.budget_s = float("inf")
+    best = bot.search(bot.observation, list(legal))
+    assert 0 <= best < len(legal)
+    assert len(legal) <= len(log) <= 40
+    # 10 x 4 = 40 rollouts: round one 5 samples of all four, round two 10 of the best two.
+    assert len(log) == 4 * 5 + 2 * 10
+
+
+def test_its_rollouts_play_its_own_seat_in_its_own_style():
+    state, _ = played("usa", 4, 4, 30)
+    seat = state.to_move
+    bot = started(state, 4, samples=2)
+    policy = bot.rollout.planner
+    assert policy.planner(seat) is bot.planner
+    assert bot.planner.style.route_overhead > policy.planner((seat + 1) % 4).style.route_overhead
+    final = bot.rollout.play(state.copy())
+    assert final.is_over
+
+
+def test_out_of_time_it_plays_the_first_candidate_or_the_best_played():
+    assert SearchBot.best([0, 1, 2], [0.0, 0.0, 0.0], [0, 0, 0]) == 0
+    assert SearchBot.best([0, 1, 2], [1.0, 3.0, 0.0], [1, 1, 0]) == 1
+    assert SearchBot.best([0, 1, 2], [-1.0, 0.0, 5.0], [1, 0, 0]) == 0
+
+
+def test_a_user_plays_mcts_fast_through_the_arena_command(tmp_path):
+    """``arena play`` with the search bot in its own sandboxed process: a finished game,
+    and the bot asked for a game it does not play gets one line and exit status 2."""
+    journey = Journey(tmp_path)
+    played_game = journey("play", "--bot", "mcts-fast", "--bot", "random", "--seed", 3)
+    assert played_game.code == 0, played_game.text
+    assert "mcts-fast" in played_game.out and "actions in" in played_game.out
+    refused = journey("play", "--variant", "cardgame", "--bot", "mcts-fast", "--bot", "random")
+    assert refused.code == 2
+    assert "mcts-fast" in refused.one_line_error() and "cardgame" in refused.one_line_error()

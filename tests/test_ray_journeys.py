@@ -166,7 +166,7 @@ def test_a_lost_cluster_gives_one_line_and_the_store_resumes_elsewhere(tmp_path,
         ],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
-    assert started.code == 0, started.out + started.err
+    assert started.returncode == 0, started.stdout + started.stderr
     data = tmp_path / "data"
     args = two_bots("lost", 6, "--ray", f"127.0.0.1:{port}")
     driver = start(args, tmp_path, f"ray-lost-{tmp_path.name}")

@@ -173,6 +173,8 @@ def test_every_bot_process_is_reaped_when_the_referee_is_interrupted(signal_name
     marker = f"ttr-arena-orphan-{random.randrange(10**9)}"  # a setsid grandchild
     command = [
         sys.executable,
+        "-X",
+        "faulthandler",  # SIGABRT prints its threads' stacks, should it fail to stop
         "-m",
         "arena.cli",
         "play",
@@ -198,7 +200,15 @@ def test_every_bot_process_is_reaped_when_the_referee_is_interrupted(signal_name
         assert len(processes_with(str(HOSTILE), referee.pid)) >= 2, "the bots did not start"
         time.sleep(1.0)  # mid-game: the second bot hangs on its first decision
         referee.send_signal(getattr(signal, signal_name))
-        referee.wait(30)
+        try:
+            referee.wait(30)
+        except subprocess.TimeoutExpired:
+            referee.send_signal(signal.SIGABRT)
+            _, stderr = referee.communicate(timeout=10)
+            pytest.fail(
+                f"the referee did not stop within 30 s of {signal_name}; where it was:\n"
+                + stderr.decode(errors="replace")[-6000:]
+            )
     finally:
         referee.kill()
     deadline = time.monotonic() + 10

@@ -155,7 +155,7 @@ def test_a_lost_cluster_gives_one_line_and_the_store_resumes_elsewhere(tmp_path,
     # A head of our own, beside the session's cluster: every port its own.
     ports = [
         f"--{name}-port={free_port()}"
-        for name in ("ray-client-server", "dashboard-agent-listen", "dashboard-agent-grpc",
+        for name in ("dashboard-agent-listen", "dashboard-agent-grpc",
                      "metrics-export", "runtime-env-agent", "node-manager", "object-manager")
     ]  # fmt: skip
     started = subprocess.run(

@@ -151,6 +151,9 @@ class LogDrain(threading.Thread):
         self._dropped = dict.fromkeys(streams, 0)
 
     def run(self) -> None:
+        # Ctrl-C and SIGTERM must reach the main thread: a process-directed signal that
+        # lands here would leave the referee blocked in a receive until its timeout.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         selector = selectors.DefaultSelector()
         for fd in self._outputs:
             selector.register(fd, selectors.EVENT_READ)

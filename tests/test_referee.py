@@ -191,7 +191,17 @@ def test_every_bot_process_is_reaped_when_the_referee_is_interrupted(signal_name
         "--bot",
         hostile("setsid", marker),
     ]
-    referee = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def as_from_a_terminal() -> None:
+        """SIGINT neither ignored nor blocked, as in a terminal: a child inherits both from
+        whatever started the tests (a shell's background job ignores SIGINT), and a referee
+        that inherits SIG_IGN rightly keeps ignoring it."""
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+
+    referee = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=as_from_a_terminal
+    )
     try:
         deadline = time.monotonic() + 20
         # Two bots (each with its PID namespace's keeper, where the system gives one).

@@ -381,14 +381,26 @@ def test_creating_the_same_tournament_at_the_same_instant_gives_one(tmp_path):
 def _kill_worker_of_match(logs: Path, index: int, times: int, stop: threading.Event) -> list:
     """Kill -9 the worker process playing match ``index`` each time it (re)starts it."""
     killed: list[int] = []
+    children: set[int] = set()  # a bot between fork and exec holds the worker's files too
     marker = f"{logs}{os.sep}{index}{os.sep}"
     while len(killed) < times and not stop.is_set():
-        for pid in writing_into(marker) - set(killed) - {os.getpid()}:
+        holders = writing_into(marker) - {os.getpid()}
+        children |= {pid for pid in holders if parent_of(pid) in holders}
+        for pid in holders - children - set(killed):
             with suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
                 killed.append(pid)
         time.sleep(0.02)
     return killed
+
+
+def parent_of(pid: int) -> int | None:
+    """The parent's pid of a live process (None once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return int(stat.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def test_a_match_whose_worker_keeps_dying_is_an_arena_fault_and_the_rest_is_played(tmp_path):

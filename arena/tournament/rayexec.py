@@ -19,6 +19,11 @@ What the arena adds to Ray, and why:
   ends every process still using the folder of a driver that is gone.
 - **Stops at once** when asked (Ctrl-C): the tasks are cancelled, which kills
   their workers and so their referees and bots.
+- **Keeps Ray's own messages out of the user's output.** Ray's driver prints
+  what its cluster reports ("A worker died...", "Task failed... retried") on
+  standard output whatever ``log_to_driver`` says; the arena reports those
+  faults itself (``arena tournament show``), so Ray's lines go to
+  ``ray-messages.log`` in the data folder instead.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ PROBE_EVERY = 2.0
 CANCEL_GRACE_SECONDS = 1.0  # for a cancelled match's referee to reap its bots
 LOST_GRACE_SECONDS = 5.0  # for the driver's loop to notice a lost cluster itself
 SESSIONS = "ray-sessions"  # under the data folder: one record per local Ray the arena started
+RAY_MESSAGES = "ray-messages.log"  # under the data folder: what Ray's driver would have printed
 
 
 class ClusterUnreachable(ExecutorError):
@@ -171,6 +177,27 @@ class LocalSession:
             self.record.unlink()
 
 
+def route_ray_messages(ray: object, data_dir: Path | None) -> None:
+    """Send the lines Ray's driver prints about its cluster (its error listener calls
+    ``print_to_stdstream``) to ``ray-messages.log`` under ``data_dir`` (nowhere without
+    one). Ray offers no switch for these; if its internals move, its lines show again and
+    nothing else changes."""
+    worker_module = getattr(getattr(ray, "_private", None), "worker", None)
+    if worker_module is None or not hasattr(worker_module, "print_to_stdstream"):
+        return
+    log = data_dir / RAY_MESSAGES if data_dir is not None else None
+
+    def print_to_log(data: dict, ignore_prefix: bool = False) -> None:
+        if log is None:
+            return
+        lines = [str(line) for line in data.get("lines", ())]
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        with contextlib.suppress(OSError), open(log, "a", encoding="utf-8") as out:
+            out.writelines(f"{stamp} ({data.get('pid', '?')}) {line}\n" for line in lines)
+
+    worker_module.print_to_stdstream = print_to_log
+
+
 def failure_reason(error: Exception) -> str:
     """One line on why a Ray task failed: the exception raised in the match, else Ray's
     first line (a worker that died, a node that was lost)."""
@@ -191,6 +218,7 @@ class RayExecutor:
     ) -> None:
         os.environ.setdefault("RAY_AUTH_MODE", "disabled")
         self.address = address
+        self.data_dir = data_dir
         self.lost = threading.Event()  # the head stopped answering
         self.closing = threading.Event()
         if address:
@@ -238,6 +266,7 @@ class RayExecutor:
             except Exception as error:  # reported below
                 failure.append(error)
 
+        route_ray_messages(self.ray, self.data_dir)
         on_sigterm = signal.getsignal(signal.SIGTERM)  # ray.init installs its own
         with working_folder(PACKAGES_HOME):
             if self.address:

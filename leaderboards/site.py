@@ -33,9 +33,11 @@ from arena.referee.matchlog import LogError, MatchLog, check_rules
 from arena.tournament.forfeits import read_tail, reason
 from arena.tournament.store import ResultsStore
 from arena.variants import get_variant
+from leaderboards.checkpoints import newest_sound, resumed
 from leaderboards.data import StoredMatch, stored_matches
 from leaderboards.replay import board_drawing, replay_steps, seat_names
-from leaderboards.tables import head_to_head_from, leaderboards_by_players, rate_with_history
+from leaderboards.standings import Standings
+from leaderboards.tables import frames, head_to_head_from, rate_with_history
 
 RECENT = 20
 WORST = 5
@@ -149,9 +151,12 @@ def match_page_data(log: MatchLog, download: str | None, logs: list[dict[str, st
 
 @dataclass
 class Snapshot:
-    """Everything the pages need, computed once from one read of the store."""
+    """Everything the pages need, computed once from one read of the store. ``starts``:
+    standings to resume each variant's boards from (``leaderboards.checkpoints.resumed``:
+    one that does not hold exactly the matches read is not used)."""
 
     matches: list[StoredMatch]
+    starts: dict[str, list[Standings]] = field(default_factory=dict)
     by_variant: dict[str, list[StoredMatch]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -161,6 +166,7 @@ class Snapshot:
         self.by_variant = dict(sorted(grouped.items()))
         self.by_id = {m.match_id: m for m in self.matches}
         self._ratings: dict[str, tuple[dict, Any]] = {}
+        self._standings: dict[str, Standings] = {}
         self._boards: dict[str, dict] = {}
 
     def ratings(self, variant: str) -> tuple[dict, Any]:
@@ -168,9 +174,19 @@ class Snapshot:
             self._ratings[variant] = rate_with_history(self.by_variant[variant])
         return self._ratings[variant]
 
+    def standings(self, variant: str) -> Standings:
+        if variant not in self._standings:
+            starts = self.starts.get(variant, [])
+            self._standings[variant] = resumed(variant, self.by_variant[variant], starts)
+        return self._standings[variant]
+
+    def computed_standings(self) -> dict[str, Standings]:
+        """The standings computed so far (the next read can resume from them)."""
+        return dict(self._standings)
+
     def boards(self, variant: str) -> dict:
         if variant not in self._boards:
-            self._boards[variant] = leaderboards_by_players(self.by_variant[variant])
+            self._boards[variant] = frames(self.standings(variant))
         return self._boards[variant]
 
     @cached_property
@@ -188,11 +204,28 @@ class Site:
         self.max_replays = max_replays
         self.live = live
         self.env = environment()
+        self._previous: Snapshot | None = None
+        self.epoch: int | None = None
         self.refresh()
 
     def refresh(self) -> None:
-        """Read the store again (new matches)."""
-        self.snapshot = Snapshot(stored_matches(self.store))
+        """Read the store again (new matches). The boards resume from the store's rating
+        checkpoints, or from this site's own boards of the last read (``arena serve``
+        never writes, so it keeps its own), whichever goes further."""
+        with self.store.read_snapshot():
+            epoch = self.store.ratings_epoch()
+            matches = stored_matches(self.store)
+            variants = {m.variant for m in matches}
+            starts = {
+                v: [newest_sound(self.store, v, self.store.rating_checkpoints(v))[0]]
+                for v in variants
+            }
+        previous = self._previous
+        if previous is not None and epoch is not None and epoch == self.epoch:
+            for variant, standings in previous.computed_standings().items():
+                starts.setdefault(variant, []).append(standings)
+        self.epoch = epoch
+        self.snapshot = self._previous = Snapshot(matches, starts)
         self.generated = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
 
     # ---------------------------------------------------------------- the pages

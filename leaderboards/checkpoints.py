@@ -132,8 +132,9 @@ def current_standings(store: ResultsStore, variant: str) -> Standings:
         new = store.results_after(variant, standings.position)
     saved = fold(standings, new)
     if epoch is not None and (saved or unsound):
-        drop = [*unsound, *(d for d in to_drop(variant, stored, saved) if d not in unsound)]
-        store.save_rating_checkpoints(saved, epoch, drop)
+        surplus = set(to_drop(variant, stored, saved))
+        keep = [c for c in saved if (variant, c.position) not in surplus]
+        store.save_rating_checkpoints(keep, epoch, sorted(surplus.union(unsound)))
     return standings
 
 

@@ -72,11 +72,11 @@ def newest_sound(
     """The newest sound one of the ``stored`` checkpoints of ``variant`` (``(position,
     matches)``, newest first; empty standings if none is), and the ``(variant, position)``
     of the unsound ones met on the way. Call inside ``store.read_snapshot()``."""
-    unsound = []
+    unsound: list[tuple[str, int]] = []
     for position, count in stored:
         if store.matches_up_to(variant, position) == count:
-            stored = store.rating_checkpoint(variant, position)
-            standings = from_checkpoint(stored) if stored is not None else None
+            found = store.rating_checkpoint(variant, position)
+            standings = from_checkpoint(found) if found is not None else None
             if standings is not None:
                 return standings, unsound
         unsound.append((variant, position))

@@ -846,7 +846,10 @@ class ResultsStore:
     def read_snapshot(self) -> Iterator[None]:
         """Reads inside see one state of the store, whatever writers commit meanwhile (a
         checkpoint and the matches after it must come from the same state)."""
-        self.db.execute("BEGIN")
+        try:
+            self.db.execute("BEGIN")
+        except sqlite3.Error as error:
+            raise self.problem(error) from None
         try:
             yield
         finally:

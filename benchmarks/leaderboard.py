@@ -2,18 +2,20 @@
 and a full recompute next to a bare TrueSkill loop over the same matches.
 
     python benchmarks/leaderboard.py [--matches 100000] [--recompute-matches 5000]
-                                     [--rounds 5] [--bots 24]
+                                     [--rounds 5] [--bots 24] [--keep FOLDER]
 
 Fills a results store with ``--matches`` synthetic finished 4-player matches
 (random seatings and ranks among ``--bots`` bots, written in bulk through the
-store's own API) and computes its rating checkpoint once. Then two measurements,
-each alternating A and B for ``--rounds`` rounds (ratio per round, medians):
+store's own API) and computes its rating checkpoint once (``--keep FOLDER``
+keeps that store there and uses it again next time). Then two measurements,
+each alternating A and B for ``--rounds`` rounds (ratio per round, medians; CPU
+time as well as wall time, since the machine may be shared):
 
 1. A: one new match is stored, then ``arena leaderboard`` runs as a subprocess,
    end to end (start-up, the checkpoint, the one match folded in, the new
    checkpoint saved, the table printed). B: ``arena leaderboard`` on an empty
-   store (the command's own start-up: Python, imports). Wall time of each, and
-   A's CPU time.
+   store (the command's own start-up: Python, imports). Also the leaderboard's
+   own work in process (checkpoint, fold, save, rows), without the start-up.
 2. A: the full recompute of ``--recompute-matches`` stored matches (what a
    store without a usable checkpoint costs: every match read from SQLite in
    rating order and folded into every board). B: a bare ``trueskill`` loop
@@ -117,62 +119,88 @@ def median_line(label: str, values: list[float], unit: str = "s") -> str:
     return f"  {label:44s} median {statistics.median(values):7.3f} {unit}   ({shown})"
 
 
+def prepared(folder: Path, matches: int, bots: int) -> int:
+    """The benchmark store in ``folder`` with its checkpoint (made now unless kept from an
+    earlier run); returns the ``bench`` tournament's id."""
+    with ResultsStore(folder) as store:
+        info = store.tournament_info("bench")
+        if info is None or info.played < matches:
+            start = time.perf_counter()
+            tid = fill(store, matches, bots)
+            print(f"  stored {matches:,} matches in {time.perf_counter() - start:.0f} s")
+        else:
+            tid = info.id
+        start = time.perf_counter()
+        current_standings(store, "usa")
+        print(f"  checkpoint ready in {time.perf_counter() - start:.1f} s")
+    return tid
+
+
+def leaderboard_rounds(big: Path, empty: Path, tid: int, rounds: int, bots: int) -> None:
+    rng = random.Random(time.time_ns())
+    names = [f"bot{i:02d}" for i in range(bots)]
+    walls, cpus, start_walls, start_cpus, work = [], [], [], [], []
+    for _ in range(rounds):
+        with ResultsStore(big) as store:
+            next_index = max(store.done_indices(tid)) + 1
+            store.record(tid, synthetic(rng, names, next_index))
+            start = time.process_time()
+            current_standings(store, "usa").board().rows()  # one new match, in process
+            work.append(time.process_time() - start)
+            store.record(tid, synthetic(rng, names, next_index + 1))
+        wall, cpu = run_leaderboard(big)  # one new match, end to end
+        start_wall, start_cpu = run_leaderboard(empty)
+        walls.append(wall)
+        cpus.append(cpu)
+        start_walls.append(start_wall)
+        start_cpus.append(start_cpu)
+    print(f"arena leaderboard after one new match ({rounds} rounds, A and B alternated):")
+    print(median_line("A: on the store, wall", walls))
+    print(median_line("A: on the store, CPU", cpus))
+    print(median_line("B: on an empty store (start-up), wall", start_walls))
+    print(median_line("B: on an empty store (start-up), CPU", start_cpus))
+    print(median_line("A / B, wall", [a / b for a, b in zip(walls, start_walls, strict=True)], "x"))
+    print(median_line("A - B, CPU", [a - b for a, b in zip(cpus, start_cpus, strict=True)]))
+    print(median_line("the leaderboard's own work, CPU, in process", work))
+
+
+def recompute_rounds(small: Path, matches: int, rounds: int, bots: int) -> None:
+    with ResultsStore(small) as store:
+        if store.tournament_info("bench") is None:
+            fill(store, matches, bots, seed=2)
+        pairs = [(m.bots, m.ranks) for m in store.results_after("usa", 0)]
+        full, bare = [], []
+        for _ in range(rounds):
+            start = time.process_time()
+            standings = full_recompute(store)
+            full.append(time.process_time() - start)
+            start = time.process_time()
+            ratings = bare_trueskill(pairs)
+            bare.append(time.process_time() - start)
+            exact = {b: (r.pi, r.tau) for b, r in standings.board().ratings.items()}
+            assert exact == {b: (r.pi, r.tau) for b, r in ratings.items()}, "not identical"
+    print(f"full recompute of {len(pairs):,} matches, CPU ({rounds} rounds, A and B alternated):")
+    print(median_line("A: full recompute from the store", full))
+    print(median_line("B: bare trueskill loop, in memory", bare))
+    print(median_line("A / B", [a / b for a, b in zip(full, bare, strict=True)], "x"))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=100_000)
     parser.add_argument("--recompute-matches", type=int, default=5_000)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--bots", type=int, default=24)
+    parser.add_argument("--keep", type=Path, help="keep the stores in this folder")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        big, empty, small = Path(folder, "big"), Path(folder, "empty"), Path(folder, "small")
-        start = time.perf_counter()
-        with ResultsStore(big) as store:
-            tid = fill(store, args.matches, args.bots)
-            filled = time.perf_counter() - start
-            current_standings(store, "usa")
-        checkpointed = time.perf_counter() - start - filled
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = args.keep or Path(scratch)
+        big, empty = folder / "big", folder / "empty"
+        print(f"leaderboard benchmark: {args.matches:,} stored 4-player matches, {args.bots} bots")
+        tid = prepared(big, args.matches, args.bots)
         ResultsStore(empty).close()
-        print(
-            f"leaderboard benchmark: {args.matches:,} stored 4-player matches, {args.bots} bots "
-            f"(stored in {filled:.0f} s, first checkpoint in {checkpointed:.0f} s)"
-        )
-        rng = random.Random(1)
-        names = [f"bot{i:02d}" for i in range(args.bots)]
-        walls, cpus, starts, ratios = [], [], [], []
-        for round_ in range(args.rounds):
-            with ResultsStore(big) as store:
-                store.record(tid, synthetic(rng, names, args.matches + round_))
-            wall, cpu = run_leaderboard(big)
-            bare_wall, _ = run_leaderboard(empty)
-            walls.append(wall)
-            cpus.append(cpu)
-            starts.append(bare_wall)
-            ratios.append(wall / bare_wall)
-        print(f"arena leaderboard after one new match ({args.rounds} rounds, alternated):")
-        print(median_line("A: on the store, wall", walls))
-        print(median_line("A: on the store, CPU", cpus))
-        print(median_line("B: on an empty store (start-up), wall", starts))
-        print(median_line("A / B", ratios, "x"))
-
-        with ResultsStore(small) as store:
-            fill(store, args.recompute_matches, args.bots, seed=2)
-            pairs = [(m.bots, m.ranks) for m in store.results_after("usa", 0)]
-            full, bare, ratios = [], [], []
-            for _ in range(args.rounds):
-                start = time.perf_counter()
-                standings = full_recompute(store)
-                full.append(time.perf_counter() - start)
-                start = time.perf_counter()
-                ratings = bare_trueskill(pairs)
-                bare.append(time.perf_counter() - start)
-                ratios.append(full[-1] / bare[-1])
-                exact = {b: (r.pi, r.tau) for b, r in standings.board().ratings.items()}
-                assert exact == {b: (r.pi, r.tau) for b, r in ratings.items()}, "not identical"
-        print(f"full recompute of {args.recompute_matches:,} matches ({args.rounds} rounds):")
-        print(median_line("A: full recompute from the store", full))
-        print(median_line("B: bare trueskill loop, in memory", bare))
-        print(median_line("A / B", ratios, "x"))
+        leaderboard_rounds(big, empty, tid, args.rounds, args.bots)
+        recompute_rounds(folder / "small", args.recompute_matches, args.rounds, args.bots)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -125,7 +126,7 @@ class Board:
             board.tallies[bot] = [*counts, last]
             if len(values) == 8:
                 pi, tau = float(values[6]), float(values[7])
-                if not pi > 0:
+                if not (pi > 0 and math.isfinite(pi) and math.isfinite(tau)):
                     raise ValueError(f"bad rating for {bot!r}")
                 board.ratings[bot] = exact_rating(pi, tau)
         return board
@@ -204,7 +205,7 @@ class Standings:
             }
             if data["all"] is not None:
                 standings._all = Board.from_json(data["all"])
-        except (KeyError, TypeError, AttributeError, ValueError) as error:
+        except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as error:
             raise ValueError(f"not a saved standings state ({error})") from None
         if len(standings.by_count) > 1 and standings._all is None:
             raise ValueError("several player counts but no all-counts board")

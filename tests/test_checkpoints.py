@@ -303,3 +303,31 @@ def test_the_site_and_a_live_server_resume_from_checkpoints_and_their_last_read(
     store.delete_tournament("u")
     site.refresh()  # a removal: its last read no longer counts, a full recompute
     assert_identical(site.snapshot.standings("usa"), store)
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        b"[" * 100_000,  # nested past the recursion limit
+        b"\xff\xfe",
+        b"null",
+        b'{"variant": "usa"}',
+        b'{"variant":"usa","position":1,"matches":1,"all":null,'
+        b'"by_count":{"2":{"a":[1,0,0,0,0,0,NaN,1]}}}',
+        b'{"variant":"usa","position":1,"matches":1,"all":null,'
+        b'"by_count":{"2":{"a":[1,5,0,0,0,0]}}}',  # more wins than games
+        b'{"variant":"usa","position":1,"matches":1,"all":null,'
+        b'"by_count":{"2":{"a":[1,0,0,0,0,0]},"3":{"a":[1,0,0,0,0,0]}}}',
+    ],
+)
+def test_a_hostile_state_with_a_matching_digest_is_refused_not_a_crash(tmp_path, state):
+    with pytest.raises(ValueError):
+        Standings.from_bytes(state)
+    store = ResultsStore(tmp_path)
+    fill(store, "t", range(3))
+    current_standings(store, "usa")
+    store.db.execute(
+        "UPDATE rating_checkpoints SET state = ?, digest = ?",
+        (state, hashlib.sha256(state).hexdigest()),
+    )
+    assert_identical(current_standings(store, "usa"), store)

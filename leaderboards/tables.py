@@ -23,20 +23,44 @@ from leaderboards.data import StoredMatch, stored_matches
 from leaderboards.standings import LEADERBOARD_COLUMNS, Board, Standings
 
 
+class RatingHistory:
+    """Each bot's rating after each of its matches, extended match by match (``arena serve``
+    extends the one of its last read when new matches land)."""
+
+    def __init__(self) -> None:
+        self.ratings: dict = {}
+        self.rows: list[tuple] = []
+        self.position = 0  # the id of the last match in it
+        self.steps = 0  # how many matches it holds
+
+    def extend(self, matches: Sequence[StoredMatch]) -> RatingHistory:
+        env = environment()
+        for match in matches:
+            self.steps += 1
+            rate([(match.bots, match.ranks)], env, self.ratings)
+            for name in dict.fromkeys(match.bots):
+                if name in self.ratings:
+                    r = self.ratings[name]
+                    self.rows.append((self.steps, name, r.mu, r.sigma, conservative(r)))
+            self.position = match.match_id
+        return self
+
+    def copy(self) -> RatingHistory:
+        twin = RatingHistory()
+        twin.ratings, twin.rows = dict(self.ratings), list(self.rows)  # (ratings are immutable)
+        twin.position, twin.steps = self.position, self.steps
+        return twin
+
+    def frame(self) -> pd.DataFrame:
+        """``step`` counts the variant's matches."""
+        return pd.DataFrame(self.rows, columns=["step", "bot", "mu", "sigma", "rating"])
+
+
 def rate_with_history(matches: Sequence[StoredMatch]) -> tuple[dict, pd.DataFrame]:
     """One TrueSkill pass over the matches: the final ratings, and each bot's rating after
     each of its matches (``step`` counts the variant's matches)."""
-    env = environment()
-    ratings: dict = {}
-    rows: list[tuple] = []
-    for step, match in enumerate(matches, start=1):
-        rate([(match.bots, match.ranks)], env, ratings)
-        for name in dict.fromkeys(match.bots):
-            if name in ratings:
-                r = ratings[name]
-                rows.append((step, name, r.mu, r.sigma, conservative(r)))
-    history = pd.DataFrame(rows, columns=["step", "bot", "mu", "sigma", "rating"])
-    return ratings, history
+    history = RatingHistory().extend(matches)
+    return history.ratings, history.frame()
 
 
 def leaderboard_frame(board: Board) -> pd.DataFrame:

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import msgspec
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -24,6 +25,7 @@ from leaderboards import checkpoints
 from leaderboards.checkpoints import current_standings, to_checkpoint
 from leaderboards.site import Site
 from leaderboards.standings import Standings
+from leaderboards.tables import rate_with_history
 from tests.store_helpers import arena, folder_state, read_only
 
 NAMES = [f"bot{i}" for i in range(7)]
@@ -296,9 +298,15 @@ def test_the_site_and_a_live_server_resume_from_checkpoints_and_their_last_read(
     store.db.execute("DELETE FROM rating_checkpoints")
     site.refresh()  # its own last read (no checkpoint left): still the planted numbers
     assert site.snapshot.standings("usa").board(3).tallies["bot2"][0] >= 1000
+    before = site.snapshot.history("usa")  # the bot pages' plots: extended the same way
     store.record(tid, synthetic(12, random.Random(5)))  # a match lands: folded into it
     site.refresh()
     assert site.snapshot.standings("usa").board(3).tallies["bot2"][0] >= 1000
+    history = site.snapshot.history("usa")
+    assert history is not before and history.rows[: len(before.rows)] == before.rows
+    pd.testing.assert_frame_equal(
+        history.frame(), rate_with_history(store.results(variant="usa", details=False))[1]
+    )
     fill(store, "u", [0])
     store.delete_tournament("u")
     site.refresh()  # a removal: its last read no longer counts, a full recompute

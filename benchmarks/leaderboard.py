@@ -1,15 +1,16 @@
 """Leaderboard benchmark: `arena leaderboard` after one new match on a 100,000-match store,
 and a full recompute next to a bare TrueSkill loop over the same matches.
 
-    python benchmarks/leaderboard.py [--matches 100000] [--recompute-matches 5000]
-                                     [--rounds 5] [--bots 24] [--keep FOLDER]
+    python benchmarks/leaderboard.py [--matches 100000] [--rounds 5] [--bots 24]
+                                     [--recompute-matches 2000] [--recompute-rounds 15]
+                                     [--keep FOLDER]
 
 Fills a results store with ``--matches`` synthetic finished 4-player matches
 (random seatings and ranks among ``--bots`` bots, written in bulk through the
 store's own API) and computes its rating checkpoint once (``--keep FOLDER``
 keeps that store there and uses it again next time). Then two measurements,
-each alternating A and B for ``--rounds`` rounds (ratio per round, medians; CPU
-time as well as wall time, since the machine may be shared):
+each alternating A and B round by round (ratio per round, medians; CPU time as
+well as wall time, since the machine may be shared):
 
 1. A: one new match is stored, then ``arena leaderboard`` runs as a subprocess,
    end to end (start-up, the checkpoint, the one match folded in, the new
@@ -22,7 +23,7 @@ time as well as wall time, since the machine may be shared):
    over the same matches, already in memory (``env.rate`` per match and a dict
    of ratings, nothing else). The full recompute is timed on a smaller store by
    default because TrueSkill takes 1-2 ms a match: the ratio does not depend on
-   the count.
+   the count. Short rounds, many of them: the machine's load drifts less within one.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import argparse
 import os
 import random
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -45,6 +47,10 @@ from leaderboards.checkpoints import current_standings
 from leaderboards.standings import Standings
 
 ARENA = Path(sys.executable).with_name("arena")
+# As a user's shell runs it: compiled bytecode kept (a test runner may forbid writing it,
+# which would time compiling every module), a wide terminal.
+COMMAND_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+COMMAND_ENV["COLUMNS"] = "100"
 
 
 def synthetic(rng: random.Random, names: list[str], idx: int) -> MatchResult:
@@ -82,7 +88,7 @@ def run_leaderboard(data: Path) -> tuple[float, float]:
         [str(ARENA), "leaderboard", "--data-dir", str(data)],
         capture_output=True,
         text=True,
-        env={**os.environ, "COLUMNS": "100"},
+        env=COMMAND_ENV,
     )
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -140,6 +146,7 @@ def leaderboard_rounds(big: Path, empty: Path, tid: int, rounds: int, bots: int)
     rng = random.Random(time.time_ns())
     names = [f"bot{i:02d}" for i in range(bots)]
     walls, cpus, start_walls, start_cpus, work = [], [], [], [], []
+    run_leaderboard(big), run_leaderboard(empty)  # bytecode compiled, files cached
     for _ in range(rounds):
         with ResultsStore(big) as store:
             next_index = max(store.done_indices(tid)) + 1
@@ -165,9 +172,9 @@ def leaderboard_rounds(big: Path, empty: Path, tid: int, rounds: int, bots: int)
 
 
 def recompute_rounds(small: Path, matches: int, rounds: int, bots: int) -> None:
+    shutil.rmtree(small, ignore_errors=True)  # (a kept one may hold another count)
     with ResultsStore(small) as store:
-        if store.tournament_info("bench") is None:
-            fill(store, matches, bots, seed=2)
+        fill(store, matches, bots, seed=2)
         pairs = [(m.bots, m.ranks) for m in store.results_after("usa", 0)]
         full, bare = [], []
         for _ in range(rounds):
@@ -188,7 +195,8 @@ def recompute_rounds(small: Path, matches: int, rounds: int, bots: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=100_000)
-    parser.add_argument("--recompute-matches", type=int, default=5_000)
+    parser.add_argument("--recompute-matches", type=int, default=2_000)
+    parser.add_argument("--recompute-rounds", type=int, default=15)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--bots", type=int, default=24)
     parser.add_argument("--keep", type=Path, help="keep the stores in this folder")
@@ -200,7 +208,7 @@ def main() -> None:
         tid = prepared(big, args.matches, args.bots)
         ResultsStore(empty).close()
         leaderboard_rounds(big, empty, tid, args.rounds, args.bots)
-        recompute_rounds(folder / "small", args.recompute_matches, args.rounds, args.bots)
+        recompute_rounds(folder / "small", args.recompute_matches, args.recompute_rounds, args.bots)
 
 
 if __name__ == "__main__":

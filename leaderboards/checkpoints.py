@@ -103,11 +103,14 @@ def kept(count: int, milestones_after: int) -> bool:
 
 
 def to_drop(
-    variant: str, stored: Sequence[tuple[int, int]], new: Sequence[StoredCheckpoint]
+    variant: str,
+    stored: Sequence[tuple[int, int]],
+    new: Sequence[StoredCheckpoint],
+    newest: int,
 ) -> list[tuple[str, int]]:
     """The stored checkpoints (``(position, matches)``) that saving ``new`` makes surplus:
-    every one that is not a milestone, and milestones thinned out by age."""
-    newest = max([c.position for c in new], default=0)
+    every one that is not a milestone, and milestones thinned out by age; never the one
+    at ``newest`` (the state just computed)."""
     everything = sorted({*stored, *((c.position, c.matches) for c in new)}, reverse=True)
     drop, milestones = [], 0
     for position, count in everything:
@@ -132,7 +135,7 @@ def current_standings(store: ResultsStore, variant: str) -> Standings:
         new = store.results_after(variant, standings.position)
     saved = fold(standings, new)
     if epoch is not None and (saved or unsound):
-        surplus = set(to_drop(variant, stored, saved))
+        surplus = set(to_drop(variant, stored, saved, standings.position))
         keep = [c for c in saved if (variant, c.position) not in surplus]
         store.save_rating_checkpoints(keep, epoch, sorted(surplus.union(unsound)))
     return standings

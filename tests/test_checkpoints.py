@@ -343,3 +343,16 @@ def test_a_hostile_state_with_a_matching_digest_is_refused_not_a_crash(tmp_path,
         (state, hashlib.sha256(state).hexdigest()),
     )
     assert_identical(current_standings(store, "usa"), store)
+
+
+def test_dropping_a_damaged_newer_checkpoint_keeps_the_sound_one_it_fell_back_to(tmp_path):
+    store = ResultsStore(tmp_path)
+    tid = fill(store, "t", range(4))
+    current_standings(store, "usa")
+    sound = stored(tmp_path)
+    store.db.execute(  # a checkpoint past every stored match: unsound
+        "INSERT INTO rating_checkpoints VALUES ('usa', ?, 4, 'x', X'00', 'x', 0)",
+        (match_id(tid, 50),),
+    )
+    assert_identical(current_standings(store, "usa"), store)
+    assert stored(tmp_path) == sound

@@ -85,13 +85,15 @@ def newest_sound(
 
 def fold(standings: Standings, matches: Iterable[MatchResult]) -> list[StoredCheckpoint]:
     """Fold ``matches`` into ``standings``; the checkpoints worth saving on the way (each
-    milestone passed, and the end)."""
+    milestone passed, and the end; none when there was nothing to fold)."""
     saved = []
+    start = standings.position
     for match in matches:
         standings.add(match)
         if standings.matches % SPACING == 0:
             saved.append(to_checkpoint(standings))
-    if standings.matches and (not saved or saved[-1].position != standings.position):
+    moved = standings.position != start
+    if moved and (not saved or saved[-1].position != standings.position):
         saved.append(to_checkpoint(standings))
     return saved
 

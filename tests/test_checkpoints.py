@@ -350,9 +350,20 @@ def test_dropping_a_damaged_newer_checkpoint_keeps_the_sound_one_it_fell_back_to
     tid = fill(store, "t", range(4))
     current_standings(store, "usa")
     sound = stored(tmp_path)
+    assert sound == [(match_id(tid, 3), 4)]
     store.db.execute(  # a checkpoint past every stored match: unsound
         "INSERT INTO rating_checkpoints VALUES ('usa', ?, 4, 'x', X'00', 'x', 0)",
         (match_id(tid, 50),),
     )
     assert_identical(current_standings(store, "usa"), store)
     assert stored(tmp_path) == sound
+
+
+def test_nothing_new_writes_nothing(tmp_path):
+    store = ResultsStore(tmp_path)
+    fill(store, "t", range(4))
+    current_standings(store, "usa")
+    saved_at = "SELECT position, saved_at FROM rating_checkpoints"
+    before = store.db.execute(saved_at).fetchall()
+    assert_identical(current_standings(store, "usa"), store)
+    assert store.db.execute(saved_at).fetchall() == before

@@ -3,6 +3,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -25,34 +26,32 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def ray_command(*args: str, attempts: int = 1) -> None:
+    """Run ``ray ARGS``; on a loaded machine a node may fail to register in Ray's own
+    time limit, so it is tried ``attempts`` times; a failure shows what Ray said."""
+    for attempt in range(attempts):
+        done = subprocess.run([RAY, *args], capture_output=True, text=True, timeout=180)
+        if done.returncode == 0:
+            return
+        if attempt + 1 < attempts:
+            time.sleep(2)
+    tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
+    raise RuntimeError(f"`ray {' '.join(args)}` failed ({done.returncode}):\n{tail}")
+
+
 @pytest.fixture(scope="session")
 def ray_cluster(tmp_path_factory):
     """A real two-node Ray cluster on loopback, started as an organiser would; one per session."""
     port = free_port()
     temp = tmp_path_factory.mktemp("ray")
     common = ["--node-ip-address=127.0.0.1", "--disable-usage-stats", "--num-cpus=1"]
-    subprocess.run(
-        [
-            RAY,
-            "start",
-            "--head",
-            f"--port={port}",
-            "--include-dashboard=false",
-            f"--temp-dir={temp}",
-            *common,
-        ],
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
     address = f"127.0.0.1:{port}"
     try:
-        subprocess.run(
-            [RAY, "start", f"--address={address}", *common],
-            check=True,
-            capture_output=True,
-            timeout=120,
-        )
+        ray_command(
+            "start", "--head", f"--port={port}", "--include-dashboard=false",
+            f"--temp-dir={temp}", *common,
+        )  # fmt: skip
+        ray_command("start", f"--address={address}", *common, attempts=3)
         yield address
     finally:
         subprocess.run([RAY, "stop", "--force"], capture_output=True, timeout=120)

@@ -234,6 +234,9 @@ class EuropeState(BoardState):
 
     __slots__ = ("_out", "_station_at", "_stations", "_tunnel")
 
+    # Tunnels and stations too are the mover's own.
+    MOVES_CHANGE_ONLY_THE_MOVER: ClassVar[bool] = True  # see GameBase
+
     PHASES: ClassVar[tuple[str, ...]] = (*BoardState.PHASES, "tunnel")
     PHASE_HINTS: ClassVar[dict[int, str]] = {
         **BoardState.PHASE_HINTS,

@@ -13,6 +13,9 @@ of the per-round ratios (the issue's goal: <= 2x).
 - Raw: ``--trips`` pyzmq DEALER/ROUTER round trips on loopback carrying a payload of the
   same mean size as the referee's ``act`` messages (measured on a warm-up game) and a reply
   the size of an ``action``, with a minimal echo peer in another process (also kept).
+- Bare bot (for context): the same random bot, unsandboxed, fed the warm-up game's ``act``
+  messages by a bare ROUTER: the round trip without the referee, the bot's own work (decode,
+  choose, encode) included. Referee over bare bot is what the referee itself adds.
 
 It also reports the wall time of one whole game: start four bot processes, handshake,
 play, reap.
@@ -32,7 +35,7 @@ from arena.referee.faults import TimeControl
 from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.referee import GameOutcome
 from arena.variants import get_variant
-from protocols.messages import Act, encode
+from protocols.messages import Act, Bye, GameStart, Welcome, encode
 
 ECHO_PEER = """
 import sys, zmq
@@ -78,11 +81,58 @@ class RawPeer:
         self.context.term()
 
 
-def act_size(outcome: GameOutcome) -> int:
-    """The mean size of the act messages of a played game (replayed from its log)."""
+class BareBot(RawPeer):
+    """The random bot's process (``python -m bots random``, no sandbox) on a bare ROUTER."""
+
+    def __init__(self, acts: list[bytes]) -> None:
+        self.acts = acts
+        self.context = zmq.Context()
+        self.router = self.context.socket(zmq.ROUTER)
+        self.router.setsockopt(zmq.LINGER, 0)
+        self.router.bind("tcp://127.0.0.1:*")
+        endpoint = self.router.getsockopt_string(zmq.LAST_ENDPOINT)
+        command = [sys.executable, "-m", "bots", "random", "--connect", endpoint]
+        self.peer = subprocess.Popen([*command, "--token", "t" * 32])
+        self.identity, _hello = self.router.recv_multipart()
+        state = get_variant("usa").new_game(4, 0)
+        start = GameStart(
+            board=state.board.public_json(),
+            game_id="bare",
+            variant="usa",
+            seat=0,
+            players=4,
+            seed="0",
+            move_ms=5000,
+            bank_ms=60000,
+            observation=state.observation(0),
+        )
+        self.router.send_multipart([self.identity, encode(Welcome(seat=0, match_id="bare"))])
+        self.router.send_multipart([self.identity, encode(start)])
+
+    def round_trip(self, payload_size: int, trips: int) -> float:
+        """Mean seconds for one recorded act and the bot's action (``payload_size`` unused)."""
+        router, identity, acts = self.router, self.identity, self.acts
+        for i in range(100):  # warm up
+            router.send_multipart([identity, acts[i % len(acts)]])
+            router.recv_multipart()
+        start = time.perf_counter()
+        for i in range(trips):
+            router.send_multipart([identity, acts[i % len(acts)]])
+            router.recv_multipart()
+        return (time.perf_counter() - start) / trips
+
+    def close(self) -> None:
+        self.router.send_multipart([self.identity, encode(Bye())])
+        self.peer.wait(10)
+        self.router.close()
+        self.context.term()
+
+
+def acts_of(outcome: GameOutcome) -> list[bytes]:
+    """The act messages of a played game (replayed from its log), encoded."""
     usa = get_variant("usa")
     state = usa.new_game(4, outcome.log.header["seed"])
-    sizes = []
+    acts = []
     for line in outcome.log.actions:
         act = Act(
             game_id=outcome.log.header["game_id"],
@@ -92,9 +142,9 @@ def act_size(outcome: GameOutcome) -> int:
             deadline_ms=1000,
             bank_ms=30000,
         )
-        sizes.append(len(encode(act)))
+        acts.append(encode(act))
         state.apply(line["action"])
-    return round(sum(sizes) / len(sizes))
+    return acts
 
 
 def referee_round(referee: ProcessMatch, games: int, first_seed: int) -> tuple[float, int]:
@@ -117,23 +167,34 @@ def main() -> None:
     usa = get_variant("usa")
     entries = [BotEntry.parse("random")] * 4
     tc = TimeControl(move_ms=5000, bank_ms=60000)
-    referee_us, raw_us, ratios, decisions = [], [], [], 0
+    referee_us, raw_us, bare_us, ratios, own, decisions = [], [], [], [], [], 0
     raw = RawPeer()
     try:
         with ProcessMatch(usa, entries, tc) as referee:
-            payload = act_size(referee.play(10_000))  # warm-up game
-            for round_ in range(args.rounds):
-                seed = 1000 * round_
-                if round_ % 2 == 0:
-                    per, played = referee_round(referee, args.games, seed)
-                    trip = raw.round_trip(payload, args.trips)
-                else:
-                    trip = raw.round_trip(payload, args.trips)
-                    per, played = referee_round(referee, args.games, seed)
-                decisions += played
-                referee_us.append(per * 1e6)
-                raw_us.append(trip * 1e6)
-                ratios.append(per / trip)
+            acts = acts_of(referee.play(10_000))  # warm-up game
+            payload = round(sum(map(len, acts)) / len(acts))
+            bare = BareBot(acts)
+            try:
+                for round_ in range(args.rounds):
+                    seed = 1000 * round_
+                    order = ["referee", "raw", "bare"]
+                    if round_ % 2:
+                        order.reverse()
+                    for side in order:
+                        if side == "referee":
+                            per, played = referee_round(referee, args.games, seed)
+                        elif side == "raw":
+                            trip = raw.round_trip(payload, args.trips)
+                        else:
+                            bare_trip = bare.round_trip(payload, args.trips)
+                    decisions += played
+                    referee_us.append(per * 1e6)
+                    raw_us.append(trip * 1e6)
+                    bare_us.append(bare_trip * 1e6)
+                    ratios.append(per / trip)
+                    own.append(per / bare_trip)
+            finally:
+                bare.close()
         small = raw.round_trip(64, args.trips)
     finally:
         raw.close()
@@ -154,6 +215,10 @@ def main() -> None:
     print(
         f"  ratio referee / raw (same payload)    {statistics.median(ratios):9.2f} x   "
         f"(per round: {', '.join(f'{r:.2f}' for r in ratios)}; goal: <= 2x)"
+    )
+    print(
+        f"  bare bot round trip (no referee)      {statistics.median(bare_us):9.0f} us"
+        f"   (referee / bare bot: {statistics.median(own):.2f} x)"
     )
     print(
         f"  one whole game with 4 bot processes   {whole_game:9.2f} s "

@@ -90,7 +90,10 @@ class GameState(Protocol):
 
 @functools.cache
 def keep_choices(offered: int, minimum: int) -> tuple[KeepTickets, ...]:
-    """Every subset of ``offered`` positions with at least ``minimum`` members, smallest first."""
+    """Every subset of ``offered`` positions with at least ``minimum`` members, smallest first.
+
+    Cached: the engine's legal ticket choices are these very objects in every game (public
+    for tools that index actions by identity, such as ``arena.envs``)."""
     choices = [
         KeepTickets(tuple(i for i in range(offered) if mask >> i & 1))
         for mask in range(1 << offered)

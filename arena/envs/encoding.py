@@ -54,11 +54,10 @@ class ObservationEncoder:
     """Encodes one variant's observations for one player count (``encode(observation)``)."""
 
     def __init__(self, variant: Variant, players: int) -> None:
-        game = variant._game(playing=False)
         self.variant, self.players = variant, players
         board, rules = variant.board, variant.rules
         self.board = board
-        self.phases: tuple[str, ...] = game.PHASES
+        self.phases: tuple[str, ...] = variant.phases
         self.phase_index = {phase: i for i, phase in enumerate(self.phases)}
         self.cards: tuple[str, ...] = (*rules.colours, "wild")
         width = len(self.cards) + 1  # a display slot: one-hot over the cards, then empty

@@ -212,11 +212,7 @@ class Hub:
         if link is None or link.closed or link.identity is None:
             return
         # A bot that does not read its messages fills its queue and times out instead.
-        self.send_bytes(link, encode(message))
-
-    def send_bytes(self, link: SeatLink, data: bytes) -> None:
-        """Send an encoded message on ``link`` (to its bound connection), never blocking."""
-        socket = link.socket
+        socket, data = link.socket, encode(message)
         with contextlib.suppress(zmq.Again, zmq.ZMQError):
             socket.send(link.identity, NOBLOCK | SNDMORE)
             socket.send(data, NOBLOCK)

@@ -1,18 +1,20 @@
 """Referee benchmark: cost per decision against a raw ZeroMQ round trip of the same payload.
 
-    python benchmarks/referee.py [--rounds 6] [--games 4] [--trips 1500]
+    python benchmarks/referee.py [--rounds 30] [--games 1] [--players 4]
 
-Both sides run in one process, alternated every round (referee then raw, then raw then
-referee), so that the load of a shared machine moves both alike; the figure is the median
-of the per-round ratios (the issue's goal: <= 2x).
+The sides run in one process, alternated every round (referee, raw, bare bot, then the
+reverse order), each round short (one game, about 300 decisions, then as many round trips
+on each other side), so that the load of a shared machine moves all of them alike; the
+figure is the median of the per-round ratios (the issue's goal: <= 2x).
 
-- The referee: ``--games`` 4-player USA games with four external random-bot processes
+- The referee: ``--games`` USA games of ``--players`` external random-bot processes
   (one process per seat, started once and reused across rounds) and the referee's wall time
   per decision: observation, legal actions, encode, send, the bot's answer, decode,
   validation, apply and logging.
-- Raw: ``--trips`` pyzmq DEALER/ROUTER round trips on loopback carrying a payload of the
-  same mean size as the referee's ``act`` messages (measured on a warm-up game) and a reply
-  the size of an ``action``, with a minimal echo peer in another process (also kept).
+- Raw: as many pyzmq DEALER/ROUTER round trips as the round's decisions, on loopback,
+  carrying a payload of the same mean size as the referee's ``act`` messages (measured on a
+  warm-up game) and a reply the size of an ``action``, with a minimal echo peer in another
+  process (also kept).
 - Bare bot (for context): the same random bot, unsandboxed, fed the warm-up game's ``act``
   messages by a bare ROUTER: the round trip without the referee, the bot's own work (decode,
   choose, encode) included. Referee over bare bot is what the referee itself adds.
@@ -65,7 +67,7 @@ class RawPeer:
     def round_trip(self, payload_size: int, trips: int) -> float:
         """Mean seconds for ROUTER -> DEALER -> ROUTER with this payload size."""
         router, identity, payload = self.router, self.identity, b"x" * payload_size
-        for _ in range(100):  # warm up
+        for _ in range(20):  # warm up
             router.send_multipart([identity, payload])
             router.recv_multipart()
         start = time.perf_counter()
@@ -112,7 +114,7 @@ class BareBot(RawPeer):
     def round_trip(self, payload_size: int, trips: int) -> float:
         """Mean seconds for one recorded act and the bot's action (``payload_size`` unused)."""
         router, identity, acts = self.router, self.identity, self.acts
-        for i in range(100):  # warm up
+        for i in range(20):  # warm up
             router.send_multipart([identity, acts[i % len(acts)]])
             router.recv_multipart()
         start = time.perf_counter()
@@ -131,7 +133,7 @@ class BareBot(RawPeer):
 def acts_of(outcome: GameOutcome) -> list[bytes]:
     """The act messages of a played game (replayed from its log), encoded."""
     usa = get_variant("usa")
-    state = usa.new_game(4, outcome.log.header["seed"])
+    state = usa.new_game(outcome.log.header["players"], outcome.log.header["seed"])
     acts = []
     for line in outcome.log.actions:
         act = Act(
@@ -160,12 +162,12 @@ def referee_round(referee: ProcessMatch, games: int, first_seed: int) -> tuple[f
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=6)
-    parser.add_argument("--games", type=int, default=4, help="referee games per round")
-    parser.add_argument("--trips", type=int, default=1500, help="raw round trips per round")
+    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--games", type=int, default=1, help="referee games per round")
+    parser.add_argument("--players", type=int, default=4, choices=range(2, 6))
     args = parser.parse_args()
     usa = get_variant("usa")
-    entries = [BotEntry.parse("random")] * 4
+    entries = [BotEntry.parse("random")] * args.players
     tc = TimeControl(move_ms=5000, bank_ms=60000)
     referee_us, raw_us, bare_us, ratios, own, decisions = [], [], [], [], [], 0
     raw = RawPeer()
@@ -177,16 +179,18 @@ def main() -> None:
             try:
                 for round_ in range(args.rounds):
                     seed = 1000 * round_
+                    trips = 300 * args.games  # about a round's decisions, before the first
                     order = ["referee", "raw", "bare"]
                     if round_ % 2:
                         order.reverse()
                     for side in order:
                         if side == "referee":
                             per, played = referee_round(referee, args.games, seed)
+                            trips = played
                         elif side == "raw":
-                            trip = raw.round_trip(payload, args.trips)
+                            trip = raw.round_trip(payload, trips)
                         else:
-                            bare_trip = bare.round_trip(payload, args.trips)
+                            bare_trip = bare.round_trip(payload, trips)
                     decisions += played
                     referee_us.append(per * 1e6)
                     raw_us.append(trip * 1e6)
@@ -195,7 +199,7 @@ def main() -> None:
                     own.append(per / bare_trip)
             finally:
                 bare.close()
-        small = raw.round_trip(64, args.trips)
+        small = raw.round_trip(64, 1000)
     finally:
         raw.close()
     start = time.perf_counter()
@@ -203,8 +207,9 @@ def main() -> None:
         one = referee.play(99)
     whole_game = time.perf_counter() - start
     print(
-        f"referee benchmark: 4 external random bots on USA, {args.rounds} rounds of "
-        f"{args.games} games ({decisions} decisions) and {args.trips} raw round trips, alternated"
+        f"referee benchmark: {args.players} external random bots on USA, {args.rounds} rounds of "
+        f"{args.games} game(s) ({decisions} decisions), each with as many raw and bare round "
+        "trips, alternated"
     )
     print(f"  referee cost per decision (median)    {statistics.median(referee_us):9.0f} us")
     print(
@@ -221,7 +226,7 @@ def main() -> None:
         f"   (referee / bare bot: {statistics.median(own):.2f} x)"
     )
     print(
-        f"  one whole game with 4 bot processes   {whole_game:9.2f} s "
+        f"  one whole game with {args.players} bot processes   {whole_game:9.2f} s "
         f"(start, handshake, {one.decisions} decisions, reap)"
     )
 

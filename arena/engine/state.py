@@ -21,7 +21,10 @@ model); each hook's docstring says when it runs:
 - a claim: ``_pay_claim`` (the cards are laid down), ``_after_claim`` (it is made)
 - the end: ``_best_tickets``, ``_score_extras``, ``EXTRA_SCORE`` and ``SCORE_LABELS``
 - views and copies: ``_observation_fields``, ``_seat_fields``, ``_copy_into``,
-  ``_position_fields``, ``_load_position``, ``_check_position``, ``_sample_extras``
+  ``_position_fields``, ``_load_position``, ``_check_position``, ``_sample_extras``;
+  ``MOVES_CHANGE_ONLY_THE_MOVER`` (not inherited: an edition whose moves never change
+  another seat's seat data sets it True, and its observations then rebuild one seat's
+  view per move instead of every seat's)
 """
 
 from __future__ import annotations

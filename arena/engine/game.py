@@ -353,12 +353,12 @@ class GameBase:
             "turn": self.turn,
             "phase": self.phase,
             "to_move": self.to_move,
-            "hand": dict(zip(names, self._hands[seat], strict=True)),
+            "hand": _by_name(names, self._hands[seat]),
             "tickets": [views[t] for t in self._tickets[seat]],
             "offered_tickets": [views[t] for t in self._offers[seat]] if choosing else [],
             "display": [names[c] if c >= 0 else None for c in self._display],
             "deck_size": len(self._deck),
-            "discards": dict(zip(names, self._discards, strict=True)),
+            "discards": _by_name(names, self._discards),
             "ticket_deck_size": len(self._ticket_deck),
             "public": self._public_views(seat),
             "passes": self._passes,
@@ -610,6 +610,11 @@ class GameBase:
         if not isinstance(sampled, type(self)):
             raise TypeError(f"{self.variant.name} sampled a {type(sampled).__name__}")
         return sampled
+
+
+def _by_name(names: tuple[str, ...], counts: list[int]) -> dict[str, int]:
+    """``{name: count}`` in card order (a comprehension: compiled, it beats ``dict(zip())``)."""
+    return {names[i]: counts[i] for i in range(len(names))}
 
 
 def restored_rng(state: Any) -> random.Random:

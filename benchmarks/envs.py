@@ -11,6 +11,7 @@ every round (A B, then B A):
   mask), a uniform choice among the mask's legal indices, ``env.step(index)``.
 
 The figure is B's rate over A's (median of the per-round ratios): the issue's goal is >= 0.5.
+The engine build is the process's: ``ARENA_ENGINE=pure`` for the Python source.
 For context it also times A+, the raw engine plus the mover's typed observation (what every
 bot's loop pays), and gives B over A+: the environment's own cost (encoding, mask, API).
 """
@@ -24,6 +25,7 @@ import time
 
 import numpy as np
 
+import arena
 from arena.envs import aec
 from arena.variants import get_variant
 
@@ -102,7 +104,7 @@ def main() -> None:
         own.append(rates["environment"] / rates["engine_with_observation"])
     print(
         f"{args.variant}, {args.players} players, {args.games} games x {args.rounds} rounds "
-        "(CPU time, one core, A/B alternating)"
+        f"(CPU time, one core, A/B alternating; the {arena.ENGINE_BUILD} engine)"
     )
     print(f"  raw engine   {statistics.median(raw):>9,.0f} moves/s (median)")
     print(f"  + observation{statistics.median(observed):>9,.0f} moves/s (median)")

@@ -1,21 +1,32 @@
 """Referee benchmark: cost per decision against a raw ZeroMQ round trip of the same payload.
 
-    python benchmarks/referee.py [--games 20]
+    python benchmarks/referee.py [--rounds 30] [--games 1] [--players 4]
 
-1. Plays ``--games`` 4-player USA games with four external random-bot processes
-   (one process per seat, reused across games) and reports the referee's wall
-   time per decision: observation, legal actions, encode, send, the bot's
-   answer, decode, validation, apply and logging.
-2. Measures a raw pyzmq DEALER/ROUTER round trip on loopback carrying a
-   payload of the same mean size as the referee's ``act`` messages (and a reply
-   the size of an ``action``), with a minimal echo peer in another process.
-3. Reports the wall time of one whole game: start four bot processes,
-   handshake, play, reap.
+The sides run in one process, alternated every round (referee, raw, bare bot, then the
+reverse order), each round short (one game, about 300 decisions, then as many round trips
+on each other side), so that the load of a shared machine moves all of them alike; the
+figure is the median of the per-round ratios (the issue's goal: <= 2x).
+
+- The referee: ``--games`` USA games of ``--players`` external random-bot processes
+  (one process per seat, started once and reused across rounds) and the referee's wall time
+  per decision: observation, legal actions, encode, send, the bot's answer, decode,
+  validation, apply and logging.
+- Raw: as many pyzmq DEALER/ROUTER round trips as the round's decisions, on loopback,
+  carrying a payload of the same mean size as the referee's ``act`` messages (measured on a
+  warm-up game) and a reply the size of an ``action``, with a minimal echo peer in another
+  process (also kept).
+- Bare bot (for context): the same random bot, unsandboxed, fed the warm-up game's ``act``
+  messages by a bare ROUTER: the round trip without the referee, the bot's own work (decode,
+  choose, encode) included. Referee over bare bot is what the referee itself adds.
+
+It also reports the wall time of one whole game: start four bot processes, handshake,
+play, reap.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import subprocess
 import sys
 import time
@@ -24,8 +35,9 @@ import zmq
 
 from arena.referee.faults import TimeControl
 from arena.referee.launch import BotEntry, ProcessMatch
+from arena.referee.referee import GameOutcome
 from arena.variants import get_variant
-from protocols.messages import Act, encode
+from protocols.messages import Act, Bye, GameStart, Welcome, encode
 
 ECHO_PEER = """
 import sys, zmq
@@ -40,99 +52,182 @@ while True:
 """
 
 
-def raw_round_trip(payload_size: int, rounds: int) -> float:
-    """Mean seconds for ROUTER -> DEALER -> ROUTER with this payload size."""
-    context = zmq.Context()
-    router = context.socket(zmq.ROUTER)
-    router.setsockopt(zmq.LINGER, 0)
-    router.bind("tcp://127.0.0.1:*")
-    endpoint = router.getsockopt_string(zmq.LAST_ENDPOINT)
-    peer = subprocess.Popen([sys.executable, "-c", ECHO_PEER, endpoint])
-    try:
-        identity, _ready = router.recv_multipart()
-        payload = b"x" * payload_size
-        for _ in range(200):  # warm up
+class RawPeer:
+    """A ROUTER here and a DEALER echo peer in another process: the bare transport."""
+
+    def __init__(self) -> None:
+        self.context = zmq.Context()
+        self.router = self.context.socket(zmq.ROUTER)
+        self.router.setsockopt(zmq.LINGER, 0)
+        self.router.bind("tcp://127.0.0.1:*")
+        endpoint = self.router.getsockopt_string(zmq.LAST_ENDPOINT)
+        self.peer = subprocess.Popen([sys.executable, "-c", ECHO_PEER, endpoint])
+        self.identity, _ready = self.router.recv_multipart()
+
+    def round_trip(self, payload_size: int, trips: int) -> float:
+        """Mean seconds for ROUTER -> DEALER -> ROUTER with this payload size."""
+        router, identity, payload = self.router, self.identity, b"x" * payload_size
+        for _ in range(20):  # warm up
             router.send_multipart([identity, payload])
             router.recv_multipart()
         start = time.perf_counter()
-        for _ in range(rounds):
+        for _ in range(trips):
             router.send_multipart([identity, payload])
             router.recv_multipart()
-        elapsed = time.perf_counter() - start
-        router.send_multipart([identity, b"stop"])
-    finally:
-        peer.wait(10)
-        router.close()
-        context.term()
-    return elapsed / rounds
+        return (time.perf_counter() - start) / trips
+
+    def close(self) -> None:
+        self.router.send_multipart([self.identity, b"stop"])
+        self.peer.wait(10)
+        self.router.close()
+        self.context.term()
 
 
-def referee_games(games: int) -> dict[str, float]:
+class BareBot(RawPeer):
+    """The random bot's process (``python -m bots random``, no sandbox) on a bare ROUTER."""
+
+    def __init__(self, acts: list[bytes]) -> None:
+        self.acts = acts
+        self.context = zmq.Context()
+        self.router = self.context.socket(zmq.ROUTER)
+        self.router.setsockopt(zmq.LINGER, 0)
+        self.router.bind("tcp://127.0.0.1:*")
+        endpoint = self.router.getsockopt_string(zmq.LAST_ENDPOINT)
+        command = [sys.executable, "-m", "bots", "random", "--connect", endpoint]
+        self.peer = subprocess.Popen([*command, "--token", "t" * 32])
+        self.identity, _hello = self.router.recv_multipart()
+        state = get_variant("usa").new_game(4, 0)
+        start = GameStart(
+            board=state.board.public_json(),
+            game_id="bare",
+            variant="usa",
+            seat=0,
+            players=4,
+            seed="0",
+            move_ms=5000,
+            bank_ms=60000,
+            observation=state.observation(0),
+        )
+        self.router.send_multipart([self.identity, encode(Welcome(seat=0, match_id="bare"))])
+        self.router.send_multipart([self.identity, encode(start)])
+
+    def round_trip(self, payload_size: int, trips: int) -> float:
+        """Mean seconds for one recorded act and the bot's action (``payload_size`` unused)."""
+        router, identity, acts = self.router, self.identity, self.acts
+        for i in range(20):  # warm up
+            router.send_multipart([identity, acts[i % len(acts)]])
+            router.recv_multipart()
+        start = time.perf_counter()
+        for i in range(trips):
+            router.send_multipart([identity, acts[i % len(acts)]])
+            router.recv_multipart()
+        return (time.perf_counter() - start) / trips
+
+    def close(self) -> None:
+        self.router.send_multipart([self.identity, encode(Bye())])
+        self.peer.wait(10)
+        self.router.close()
+        self.context.term()
+
+
+def acts_of(outcome: GameOutcome) -> list[bytes]:
+    """The act messages of a played game (replayed from its log), encoded."""
     usa = get_variant("usa")
-    entries = [BotEntry.parse("random")] * 4
-    tc = TimeControl(move_ms=5000, bank_ms=60000)
-    sizes: list[int] = []
-    with ProcessMatch(usa, entries, tc) as referee:
-        referee.play(10_000)  # warm-up game
-        start = time.perf_counter()
-        decisions = 0
-        outcomes = []
-        for g in range(games):
-            outcome = referee.play(g)
-            decisions += outcome.decisions
-            outcomes.append(outcome)
-            assert not outcome.faults, outcome.faults
-        elapsed = time.perf_counter() - start
-    # The payload the referee sent: the mean size of every act message of these games.
-    for outcome in outcomes:
-        state = usa.new_game(4, outcome.log.header["seed"])
-        for line in outcome.log.actions:
-            act = Act(
-                game_id=outcome.log.header["game_id"],
-                seq=line["n"],
-                observation=state.observation(state.to_move),
-                legal=[str(a) for a in state.legal_actions()],
-                deadline_ms=1000,
-                bank_ms=30000,
-            )
-            sizes.append(len(encode(act)))
-            state.apply(line["action"])
+    state = usa.new_game(outcome.log.header["players"], outcome.log.header["seed"])
+    acts = []
+    for line in outcome.log.actions:
+        act = Act(
+            game_id=outcome.log.header["game_id"],
+            seq=line["n"],
+            observation=state.observation(state.to_move),
+            legal=[str(a) for a in state.legal_actions()],
+            deadline_ms=1000,
+            bank_ms=30000,
+        )
+        acts.append(encode(act))
+        state.apply(line["action"])
+    return acts
+
+
+def referee_round(referee: ProcessMatch, games: int, first_seed: int) -> tuple[float, int]:
+    """Seconds per decision over ``games`` games, and the decisions played."""
+    decisions = 0
     start = time.perf_counter()
-    with ProcessMatch(usa, entries, tc) as referee:
-        one = referee.play(99)
-    whole_game = time.perf_counter() - start
-    return {
-        "per_decision": elapsed / decisions,
-        "decisions_per_game": decisions / games,
-        "payload": round(sum(sizes) / len(sizes)),
-        "whole_game": whole_game,
-        "whole_game_decisions": one.decisions,
-    }
+    for g in range(games):
+        outcome = referee.play(first_seed + g)
+        assert not outcome.faults, outcome.faults
+        decisions += outcome.decisions
+    return (time.perf_counter() - start) / decisions, decisions
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=20)
-    parser.add_argument("--rounds", type=int, default=5000)
+    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--games", type=int, default=1, help="referee games per round")
+    parser.add_argument("--players", type=int, default=4, choices=range(2, 6))
     args = parser.parse_args()
-    figures = referee_games(args.games)
-    raw = raw_round_trip(figures["payload"], args.rounds)
-    raw_small = raw_round_trip(64, args.rounds)
-    per = figures["per_decision"]
+    usa = get_variant("usa")
+    entries = [BotEntry.parse("random")] * args.players
+    tc = TimeControl(move_ms=5000, bank_ms=60000)
+    referee_us, raw_us, bare_us, ratios, own, decisions = [], [], [], [], [], 0
+    raw = RawPeer()
+    try:
+        with ProcessMatch(usa, entries, tc) as referee:
+            acts = acts_of(referee.play(10_000))  # warm-up game
+            payload = round(sum(map(len, acts)) / len(acts))
+            bare = BareBot(acts)
+            try:
+                for round_ in range(args.rounds):
+                    seed = 1000 * round_
+                    trips = 300 * args.games  # about a round's decisions, before the first
+                    order = ["referee", "raw", "bare"]
+                    if round_ % 2:
+                        order.reverse()
+                    for side in order:
+                        if side == "referee":
+                            per, played = referee_round(referee, args.games, seed)
+                            trips = played
+                        elif side == "raw":
+                            trip = raw.round_trip(payload, trips)
+                        else:
+                            bare_trip = bare.round_trip(payload, trips)
+                    decisions += played
+                    referee_us.append(per * 1e6)
+                    raw_us.append(trip * 1e6)
+                    bare_us.append(bare_trip * 1e6)
+                    ratios.append(per / trip)
+                    own.append(per / bare_trip)
+            finally:
+                bare.close()
+        small = raw.round_trip(64, 1000)
+    finally:
+        raw.close()
+    start = time.perf_counter()
+    with ProcessMatch(usa, entries, tc) as referee:
+        one = referee.play(99)
+    whole_game = time.perf_counter() - start
     print(
-        f"referee benchmark: 4 external random bots on USA, {args.games} games, "
-        f"{figures['decisions_per_game']:.0f} decisions per game"
+        f"referee benchmark: {args.players} external random bots on USA, {args.rounds} rounds of "
+        f"{args.games} game(s) ({decisions} decisions), each with as many raw and bare round "
+        "trips, alternated"
     )
-    print(f"  referee cost per decision            {per * 1e6:9.0f} us")
+    print(f"  referee cost per decision (median)    {statistics.median(referee_us):9.0f} us")
     print(
-        f"  raw DEALER/ROUTER round trip, {figures['payload']:5d} B {raw * 1e6:9.0f} us"
-        "   (the mean act message of these games)"
+        f"  raw DEALER/ROUTER round trip, {payload:5d} B {statistics.median(raw_us):9.0f} us"
+        "   (the mean act message; median)"
     )
-    print(f"  raw DEALER/ROUTER round trip,    64 B {raw_small * 1e6:9.0f} us")
-    print(f"  ratio referee / raw (same payload)   {per / raw:9.2f} x   (goal: <= 2x)")
+    print(f"  raw DEALER/ROUTER round trip,    64 B {small * 1e6:9.0f} us")
     print(
-        f"  one whole game with 4 bot processes   {figures['whole_game']:9.2f} s "
-        f"(start, handshake, {figures['whole_game_decisions']} decisions, reap)"
+        f"  ratio referee / raw (same payload)    {statistics.median(ratios):9.2f} x   "
+        f"(per round: {', '.join(f'{r:.2f}' for r in ratios)}; goal: <= 2x)"
+    )
+    print(
+        f"  bare bot round trip (no referee)      {statistics.median(bare_us):9.0f} us"
+        f"   (referee / bare bot: {statistics.median(own):.2f} x)"
+    )
+    print(
+        f"  one whole game with {args.players} bot processes   {whole_game:9.2f} s "
+        f"(start, handshake, {one.decisions} decisions, reap)"
     )
 
 

@@ -19,6 +19,9 @@ results and errors. Each edition lives in its own module under
 """
 
 from arena.engine.actions import (
+    DRAW_DECK,
+    DRAW_TICKETS,
+    PASS,
     Action,
     BoardAction,
     ClaimRoute,
@@ -38,7 +41,7 @@ from arena.engine.errors import (
     RulesVersionError,
     VariantUnavailableError,
 )
-from arena.engine.game import GameBase, GameState
+from arena.engine.game import GameBase, GameState, keep_choices
 from arena.engine.observation import BoardObservation, BoardSeatView, Observation, TicketView
 from arena.engine.position import BoardPosition, Position
 from arena.engine.result import GameResult, ScoreLabel
@@ -46,6 +49,9 @@ from arena.engine.state import BoardState
 from arena.engine.variant import Variant
 
 __all__ = [
+    "DRAW_DECK",
+    "DRAW_TICKETS",
+    "PASS",
     "Action",
     "Board",
     "BoardAction",
@@ -73,6 +79,7 @@ __all__ = [
     "TicketView",
     "Variant",
     "VariantUnavailableError",
+    "keep_choices",
     "parse_action",
     "verb",
 ]

@@ -56,7 +56,19 @@ class Ticket:
 
 
 class Board:
-    """The map of a board variant: cities, routes, tickets, plus precomputed action tables."""
+    """The map of a board variant: cities, routes, tickets, plus precomputed action tables.
+
+    The action tables are public: every claim action of the map is built once, here, and
+    ``legal_actions`` hands out these very objects, so a tool that indexes actions (the
+    fixed action space of ``arena.envs``) can enumerate them and look the engine's up by
+    identity. ``claim_table[r][c][k]`` is route index ``r`` (id ``r + 1``) paid with colour
+    index ``c`` (``rules.colours``) and ``k`` wilds, ``k`` below the route's length (a
+    coloured route's other colours are there too; only its own is ever legal);
+    ``claim_all_wild[r]`` is the route paid with wilds only.
+    """
+
+    claim_table: tuple[tuple[tuple[ClaimRoute, ...], ...], ...]
+    claim_all_wild: tuple[ClaimRoute, ...]
 
     def __init__(self, data: dict[str, Any], rules: BoardRules) -> None:
         self.data = data

@@ -90,7 +90,10 @@ class GameState(Protocol):
 
 @functools.cache
 def keep_choices(offered: int, minimum: int) -> tuple[KeepTickets, ...]:
-    """Every subset of ``offered`` positions with at least ``minimum`` members, smallest first."""
+    """Every subset of ``offered`` positions with at least ``minimum`` members, smallest first.
+
+    Cached: the engine's legal ticket choices are these very objects in every game (public
+    for tools that index actions by identity, such as ``arena.envs``)."""
     choices = [
         KeepTickets(tuple(i for i in range(offered) if mask >> i & 1))
         for mask in range(1 << offered)
@@ -126,6 +129,7 @@ class GameBase:
         "_ticket_deck",
         "_tickets",
         "_to_move",
+        "_views",
         "board",
         "first_player",
         "num_players",
@@ -175,6 +179,14 @@ class GameBase:
     _last_round: int  # turns left once the last round has begun, else -1
     _passes: int
     _result: GameResult | None
+    # Each seat's public view (``SeatView``) as every seat sees it, kept between moves and
+    # rebuilt only when the seat's public data changed (None: to rebuild); see ``apply``.
+    _views: list[Any]
+    # Whether a move changes only the mover's own public seat data (hand size, tickets,
+    # pieces, ...): then a move rebuilds one cached seat view, else every one. Not
+    # inherited (``__init_subclass__``): each edition whose moves never reach another
+    # seat's public data declares it True itself.
+    MOVES_CHANGE_ONLY_THE_MOVER: ClassVar[bool] = False
 
     def __init__(self, variant: Variant, num_players: int, seed: int) -> None:
         """Deal a new game of ``variant`` (each game defines it; ``_start`` comes first)."""
@@ -184,6 +196,10 @@ class GameBase:
         super().__init_subclass__(**kwargs)
         # One lookup per apply: the class's own function for each action type.
         cls._handlers = {kind: getattr(cls, name) for kind, name in cls.ACTIONS.items()}
+        # Not inherited: a new edition's moves may reach other seats (a toll, a trade), so
+        # each class that knows its moves do not says so itself.
+        if "MOVES_CHANGE_ONLY_THE_MOVER" not in vars(cls):
+            cls.MOVES_CHANGE_ONLY_THE_MOVER = False
 
     def _start(
         self, variant: Variant, num_players: int, seed: int | None, rng: random.Random | None = None
@@ -203,6 +219,7 @@ class GameBase:
         self._setup_returns = []
         self._setup_left = num_players
         self._phase = SETUP
+        self._views = [None] * num_players
 
     @property
     def _rng(self) -> random.Random:
@@ -257,7 +274,14 @@ class GameBase:
             raise IllegalActionError(
                 action, "action.unknown", f"not an action of {self.variant.title}"
             )
+        mover = self._to_move
         handler(self, action)
+        views = self._views
+        if self.MOVES_CHANGE_ONLY_THE_MOVER:
+            views[mover] = None
+        else:
+            for p in range(len(views)):
+                views[p] = None
 
     def _require_turn(self, action: Action) -> None:
         """Refuse ``action`` unless the seat is at the start of its turn."""
@@ -321,7 +345,6 @@ class GameBase:
         names = self.board.card_names
         views = self.board.ticket_views
         choosing = self._to_move == seat and self._phase in (SETUP, KEEP)
-        view = self.seat_view_type
         return {
             "variant": self.variant.name,
             "seat": seat,
@@ -330,21 +353,40 @@ class GameBase:
             "turn": self.turn,
             "phase": self.phase,
             "to_move": self.to_move,
-            "hand": dict(zip(names, self._hands[seat], strict=True)),
+            "hand": _by_name(names, self._hands[seat]),
             "tickets": [views[t] for t in self._tickets[seat]],
             "offered_tickets": [views[t] for t in self._offers[seat]] if choosing else [],
             "display": [names[c] if c >= 0 else None for c in self._display],
             "deck_size": len(self._deck),
-            "discards": dict(zip(names, self._discards, strict=True)),
+            "discards": _by_name(names, self._discards),
             "ticket_deck_size": len(self._ticket_deck),
-            "public": [view(**self._seat_fields(seat, p)) for p in range(self.num_players)],
+            "public": self._public_views(seat),
             "passes": self._passes,
             "last_round": self._last_round >= 0,
             "turns_left": self._last_round if self._last_round >= 0 else None,
         }
 
+    def _public_views(self, seat: int) -> list[Any]:
+        """What ``seat`` sees of every seat. A seat's view is the same for every viewer
+        (except the other seats' ticket counts during the initial choice, built afresh), so
+        it is built once and kept until a move changes it: an observation then costs a
+        fraction of a move. The views are immutable Structs shared between observations."""
+        views, view = self._views, self.seat_view_type
+        hiding = self._phase == SETUP
+        public: list[Any] = []
+        for p in range(self.num_players):
+            if hiding and p != seat:
+                public.append(view(**self._seat_fields(seat, p)))
+                continue
+            known = views[p]
+            if known is None:
+                known = views[p] = view(**self._seat_fields(seat, p))
+            public.append(known)
+        return public
+
     def _seat_fields(self, seat: int, p: int) -> dict[str, Any]:
-        """What ``seat`` sees of seat ``p``; a game adds its public components."""
+        """What ``seat`` sees of seat ``p``; a game adds its public components. Outside the
+        initial choice it must not depend on ``seat`` (``_public_views`` shares it)."""
         hidden = self._phase == SETUP and p != seat
         return {
             "seat": p,
@@ -377,6 +419,7 @@ class GameBase:
         new._setup_left, new._setup_returns = self._setup_left, self._setup_returns[:]
         new._phase, new._to_move, new.turn = self._phase, self._to_move, self.turn
         new._last_round, new._passes, new._result = self._last_round, self._passes, self._result
+        new._views = self._views[:]  # immutable views of identical seats
 
     # ------------------------------------------------------------------ positions
 
@@ -567,6 +610,11 @@ class GameBase:
         if not isinstance(sampled, type(self)):
             raise TypeError(f"{self.variant.name} sampled a {type(sampled).__name__}")
         return sampled
+
+
+def _by_name(names: tuple[str, ...], counts: list[int]) -> dict[str, int]:
+    """``{name: count}`` in card order (a comprehension: compiled, it beats ``dict(zip())``)."""
+    return {names[i]: counts[i] for i in range(len(names))}
 
 
 def restored_rng(state: Any) -> random.Random:

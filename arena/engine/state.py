@@ -21,7 +21,10 @@ model); each hook's docstring says when it runs:
 - a claim: ``_pay_claim`` (the cards are laid down), ``_after_claim`` (it is made)
 - the end: ``_best_tickets``, ``_score_extras``, ``EXTRA_SCORE`` and ``SCORE_LABELS``
 - views and copies: ``_observation_fields``, ``_seat_fields``, ``_copy_into``,
-  ``_position_fields``, ``_load_position``, ``_check_position``, ``_sample_extras``
+  ``_position_fields``, ``_load_position``, ``_check_position``, ``_sample_extras``;
+  ``MOVES_CHANGE_ONLY_THE_MOVER`` (not inherited: an edition whose moves never change
+  another seat's seat data sets it True, and its observations then rebuild one seat's
+  view per move instead of every seat's)
 """
 
 from __future__ import annotations
@@ -78,7 +81,15 @@ BASE_SCORE_LABELS = {
 class BoardState(GameBase):
     """One board game in progress. Create it with ``arena.new_game``."""
 
-    __slots__ = ("_draw_slots", "_free", "_owner", "_route_points", "_routes", "_trains")
+    __slots__ = (
+        "_claimed",
+        "_draw_slots",
+        "_free",
+        "_owner",
+        "_route_points",
+        "_routes",
+        "_trains",
+    )
 
     ACTIONS: ClassVar[dict[type[Action], str]] = {
         DrawCard: "_draw_card",
@@ -94,6 +105,9 @@ class BoardState(GameBase):
     position_type: ClassVar[type[Position]] = BoardPosition
     observation_type: ClassVar[type[Observation]] = BoardObservation
     seat_view_type: ClassVar[type[BoardSeatView]] = BoardSeatView
+    # A move changes the public data of the seat that makes it, no other's (an edition that
+    # changes another seat's says False).
+    MOVES_CHANGE_ONLY_THE_MOVER: ClassVar[bool] = True
 
     rules: BoardRules
     board: Board
@@ -103,9 +117,13 @@ class BoardState(GameBase):
     _route_points: list[int]
     _free: list[list[int]]  # free routes by colour (gray last), each sorted by length
     _draw_slots: tuple[DrawCard, ...]
+    # The observations' ``claimed`` (route key -> seat), kept up to date once an observation
+    # has built it; None until then (a new state, a copy: most copies are never observed).
+    _claimed: dict[str, int] | None
 
     def __init__(self, variant: Variant, num_players: int, seed: int) -> None:
         self._start(variant, num_players, seed)
+        self._claimed = None
         rules, board, rng = self.rules, self.board, self._rng
         wild = len(rules.colours)
         self.first_player = rng.randrange(num_players)
@@ -512,6 +530,8 @@ class BoardState(GameBase):
         sibling = board.route_sibling[r]
         self._owner[r] = seat
         self._routes[seat].append(r)
+        if self._claimed is not None:
+            self._claimed[board.route_key[r]] = seat
         self._trains[seat] -= size
         self._route_points[seat] += board.route_points[size]
         free = self._free
@@ -661,10 +681,13 @@ class BoardState(GameBase):
 
     def _observation_fields(self, seat: int) -> dict[str, Any]:
         fields = super()._observation_fields(seat)
-        route_key = self.board.route_key
-        fields["claimed"] = {
-            route_key[r]: p for p, routes in enumerate(self._routes) for r in routes
-        }
+        claimed = self._claimed
+        if claimed is None:
+            route_key = self.board.route_key
+            claimed = self._claimed = {
+                route_key[r]: p for p, routes in enumerate(self._routes) for r in routes
+            }
+        fields["claimed"] = dict(claimed)  # the observation's own (a bot may change it)
         return fields
 
     def _seat_fields(self, seat: int, p: int) -> dict[str, Any]:
@@ -676,6 +699,7 @@ class BoardState(GameBase):
 
     def _copy_into(self, new: Self) -> None:
         super()._copy_into(new)
+        new._claimed = None
         new._draw_slots = self._draw_slots
         new._trains = self._trains[:]
         new._owner = self._owner[:]
@@ -694,6 +718,7 @@ class BoardState(GameBase):
         super()._load_position(variant, position)
         board, rules = self.board, self.rules
         self._draw_slots = tuple(DrawCard(i) for i in range(rules.face_up))
+        self._claimed = None
         self._owner = [-1] * board.num_routes
         self._routes = self._per_seat(position.routes, "routes", self._route_ids)
         self._trains = [rules.pieces_per_player] * self.num_players

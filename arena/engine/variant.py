@@ -61,6 +61,16 @@ class Variant:
             )
         return self.game
 
+    @property
+    def phases(self) -> tuple[str, ...]:
+        """The names ``state.phase`` takes in this variant's game, in a fixed order."""
+        return tuple(self._game(playing=False).PHASES)
+
+    @property
+    def action_types(self) -> frozenset[type[Action]]:
+        """The kinds of action this variant's game plays (``DrawCard``, ``ClaimRoute``, ...)."""
+        return frozenset(self._game(playing=False).ACTIONS)
+
     def new_game(self, num_players: int, seed: int) -> GameState:
         """The initial state of a game for ``num_players`` seats, fixed entirely by ``seed``."""
         game = self._game()

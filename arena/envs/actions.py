@@ -17,7 +17,11 @@ from typing import Any
 import numpy as np
 
 from arena.engine import (
+    DRAW_DECK,
+    DRAW_TICKETS,
+    PASS,
     Action,
+    Board,
     ClaimRoute,
     DrawCard,
     DrawTickets,
@@ -25,10 +29,8 @@ from arena.engine import (
     NotationError,
     Pass,
     Variant,
+    keep_choices,
 )
-from arena.engine.actions import DRAW_DECK, DRAW_TICKETS, PASS
-from arena.engine.board import Board
-from arena.engine.game import keep_choices
 
 MAX_HELD = 4096  # actions of past games remembered by identity (a few per game)
 
@@ -113,9 +115,8 @@ class ActionSpace:
 
 def _catalogue(variant: Variant) -> Iterator[Action]:
     """Every action of the variant's game in index order: the base verbs, then the edition's."""
-    game = variant._game(playing=False)
     board = variant.board
-    kinds = set(game.ACTIONS)
+    kinds = set(variant.action_types)
     yield from _draws(variant.rules.face_up)
     yield DrawTickets()
     yield from _keeps(_max_offer(variant))

@@ -54,11 +54,10 @@ class ObservationEncoder:
     """Encodes one variant's observations for one player count (``encode(observation)``)."""
 
     def __init__(self, variant: Variant, players: int) -> None:
-        game = variant._game(playing=False)
         self.variant, self.players = variant, players
         board, rules = variant.board, variant.rules
         self.board = board
-        self.phases: tuple[str, ...] = game.PHASES
+        self.phases: tuple[str, ...] = variant.phases
         self.phase_index = {phase: i for i, phase in enumerate(self.phases)}
         self.cards: tuple[str, ...] = (*rules.colours, "wild")
         width = len(self.cards) + 1  # a display slot: one-hot over the cards, then empty
@@ -296,15 +295,24 @@ class ObservationEncoder:
         networks = seen.get("networks")
         if networks is None or not networks.follows(routes):
             networks = seen["networks"] = Networks(self.board, self.distance)
+            seen["ticket_progress"] = {}
         networks.extend(routes)
+        changed = networks.take_changed()
+        # Per ticket: its ends' networks and its two numbers, kept while neither network
+        # changed (a claim changes one network; most tickets touch others).
+        memo: dict[int, tuple[int, int, float, float]] = seen["ticket_progress"]
         index, ticket_a, ticket_b = self.ticket_index, self.board.ticket_a, self.board.ticket_b
         for ticket_id in held:
             t = index[ticket_id]
             a, b = networks.find(ticket_a[t]), networks.find(ticket_b[t])
-            if a == b:
-                block[t, 2] = 1.0
-            else:  # from any city of a's network to the nearest city of b's
-                block[t, 3] = networks.reach[a][networks.members[b]].min()
+            known = memo.get(t)
+            if known is None or known[:2] != (a, b) or a in changed or b in changed:
+                if a == b:
+                    known = (a, b, 1.0, 0.0)
+                else:  # from any city of a's network to the nearest city of b's
+                    known = (a, b, 0.0, float(networks.reach[a][networks.members[b]].min()))
+                memo[t] = known
+            block[t, 2], block[t, 3] = known[2], known[3]
         seen["progress"] = (key, block[:, 2:4].copy())
 
     def _routes(self, obs: Any, buffer: np.ndarray, seen: dict[str, Any]) -> None:
@@ -351,6 +359,7 @@ class Networks:
         self.parent = list(range(len(board.cities)))
         self.members: dict[int, list[int]] = {c: [c] for c in self.parent}
         self.reach = distance.copy()
+        self.changed: set[int] = set()  # networks grown since ``take_changed``
 
     def follows(self, routes: Sequence[int]) -> bool:
         """Whether ``routes`` extends the routes seen so far (else: another game)."""
@@ -372,7 +381,13 @@ class Networks:
                 self.parent[a] = b
                 self.members[b] += self.members.pop(a)
                 np.minimum(self.reach[a], self.reach[b], out=self.reach[b])
+                self.changed.add(b)
             self.routes.append(route_id)
+
+    def take_changed(self) -> set[int]:
+        """The networks (by root) whose cities or reach changed since the last call."""
+        changed, self.changed = self.changed, set()
+        return changed
 
 
 def _distances(board: Any) -> np.ndarray:

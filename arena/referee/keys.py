@@ -32,12 +32,15 @@ MAX_SEQ = 2**53 - 1  # request numbers stay exact in every JSON implementation
 class MatchKey:
     """A secret and the one-way derivations made with it (HMAC-SHA256, hex or integers)."""
 
-    __slots__ = ("secret",)
+    __slots__ = ("_keyed", "secret")
 
     def __init__(self, secret: bytes) -> None:
         if len(secret) < 16:
             raise ValueError("a match key needs at least 16 bytes of secret")
         self.secret = secret
+        # The HMAC with the key already absorbed: each derivation copies it (the referee
+        # derives a number for every request).
+        self._keyed = hmac.new(secret, digestmod=hashlib.sha256)
 
     @classmethod
     def fresh(cls, purpose: str) -> MatchKey:
@@ -50,7 +53,9 @@ class MatchKey:
 
     def _digest(self, *parts: object) -> bytes:
         text = "\x1f".join(str(part) for part in parts)
-        return hmac.new(self.secret, text.encode(), hashlib.sha256).digest()
+        keyed = self._keyed.copy()
+        keyed.update(text.encode())
+        return keyed.digest()
 
     def _number(self, *parts: object) -> int:
         return int.from_bytes(self._digest(*parts)[:8], "big")

@@ -194,6 +194,10 @@ class LogDrain(threading.Thread):
         self._dropped[fd] += max(0, len(chunk) - max(room, 0))
         return True
 
+    def written(self, fd: int) -> int:
+        """Bytes of ``fd`` in its file so far (counted after each write: no system call)."""
+        return self._written[fd]
+
     def finish(self, timeout: float) -> None:
         """Let the drain reach the end of both pipes within ``timeout``, then stop it."""
         self.join(timeout)
@@ -262,6 +266,7 @@ class BotProcess:
         with contextlib.suppress(OSError, AttributeError):
             self.pidfd = os.pidfd_open(self.pid)
         assert self.popen.stdout is not None and self.popen.stderr is not None
+        self._stderr_fd = self.popen.stderr.fileno()
         self._drain = LogDrain(
             {
                 self.popen.stdout.fileno(): self.stdout_path,
@@ -279,6 +284,11 @@ class BotProcess:
             "landlock": self.landlock_abi if self.sandboxed else 0,
             "own_network": self.own_network,
         }
+
+    def stderr_logged(self) -> int:
+        """Bytes of the bot's stderr in ``stderr_path`` so far (the referee asks every
+        decision, so no ``stat``)."""
+        return self._drain.written(self._stderr_fd)
 
     def exited(self) -> int | None:
         """The exit status if the process has ended, else None."""

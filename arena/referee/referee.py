@@ -33,6 +33,30 @@ from arena.referee.seats import InProcessSeat, RemoteSeat
 from protocols.messages import VERSION, Act, Bye, Error, GameOver, GameStart
 
 Seat = InProcessSeat | RemoteSeat
+ENGINE_VERSION = package_version("ttr-arena")  # read once: each read parses the metadata
+TEXTS_KEPT = 4096  # action texts remembered (the engine's actions are interned per map)
+
+
+class ActionTexts:
+    """Each action's notation, written once per action object: the engine interns its
+    actions (a claim, a draw, a ticket choice is the same object game after game), so the
+    referee's legal list is mostly looked up, not formatted. Keyed by identity, with the
+    action kept alive beside its text so that an id is never reused while remembered."""
+
+    def __init__(self) -> None:
+        self._known: dict[int, tuple[Action, str]] = {}
+
+    def __call__(self, actions: Sequence[Action]) -> list[str]:
+        known = self._known
+        if len(known) > TEXTS_KEPT:
+            known.clear()
+        texts = []
+        for action in actions:
+            entry = known.get(id(action))
+            if entry is None or entry[0] is not action:
+                entry = known[id(action)] = (action, str(action))
+            texts.append(entry[1])
+        return texts
 
 
 def fallback_action(legal: Sequence[Action]) -> Action:
@@ -103,6 +127,7 @@ class Referee:
         self.hub = hub
         self.dead: dict[int, Fault] = {}  # seats whose connection is gone for good
         self._games = 0
+        self._texts = ActionTexts()
 
     def play(self, seed: int, game_id: str | None = None) -> GameOutcome:
         started = time.perf_counter()
@@ -114,7 +139,7 @@ class Referee:
         log = MatchLog(
             header={
                 "protocol": VERSION,
-                "engine": package_version("ttr-arena"),
+                "engine": ENGINE_VERSION,
                 "match_id": self.match_id,
                 "game_id": game_id,
                 "variant": variant.name,
@@ -254,7 +279,7 @@ class Referee:
         seat = self.seats[s]
         tc = self.time_control
         state, banks = game.state, game.banks
-        legal_text = [str(a) for a in legal]
+        legal_text = self._texts(legal)
         by_text = dict(zip(legal_text, legal, strict=True))
         observation = state.observation(s)
         move = tc.move_ms / 1000.0

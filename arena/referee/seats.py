@@ -79,14 +79,15 @@ class RemoteSeat:
         the whole stream stays in the bot's log file)."""
         if self.process is None:
             return []
-        path = self.process.stderr_path
-        try:
-            size = path.stat().st_size
-        except OSError:
-            return []
+        size = self.process.stderr_logged()
         if size <= self._stderr_seen:
             return []
-        with path.open("rb") as stream:
+        path = self.process.stderr_path
+        try:
+            stream = path.open("rb")
+        except OSError:
+            return []
+        with stream:
             stream.seek(self._stderr_seen)
             data = stream.read(min(size - self._stderr_seen, max_bytes))
         self._stderr_seen = size

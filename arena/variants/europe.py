@@ -140,9 +140,17 @@ class EuropeRules(BoardRules):
 
 
 class EuropeBoard(Board):
-    """The map plus its tunnels, its long tickets and every station action, interned."""
+    """The map plus its tunnels, its long tickets and every station action, interned.
+
+    Public, as ``Board.claim_table`` (``arena.envs`` indexes them): ``station_table[city]
+    [colour][k]`` is a station in city index ``city`` paid with colour index ``colour`` and
+    ``k`` wilds; ``station_all_wild[city][n]`` paid with ``n`` wilds; ``pay_actions[k]`` pays
+    ``k`` more cards for a tunnel."""
 
     rules: EuropeRules
+    station_table: tuple[tuple[tuple[BuildStation, ...], ...], ...]
+    station_all_wild: tuple[tuple[BuildStation, ...], ...]
+    pay_actions: tuple[PayTunnel, ...]
 
     def __init__(self, data: dict[str, Any], rules: EuropeRules) -> None:
         super().__init__(data, rules)
@@ -233,6 +241,9 @@ class EuropeState(BoardState):
     """A game of Europe."""
 
     __slots__ = ("_out", "_station_at", "_stations", "_tunnel")
+
+    # Tunnels and stations too are the mover's own.
+    MOVES_CHANGE_ONLY_THE_MOVER: ClassVar[bool] = True  # see GameBase
 
     PHASES: ClassVar[tuple[str, ...]] = (*BoardState.PHASES, "tunnel")
     PHASE_HINTS: ClassVar[dict[int, str]] = {

@@ -38,6 +38,8 @@ class NewYorkState(BoardState):
 
     __slots__ = ()
 
+    MOVES_CHANGE_ONLY_THE_MOVER: ClassVar[bool] = True  # see GameBase
+
     EXTRA_SCORE: ClassVar[tuple[str, ...]] = ("attractions",)
     SCORE_LABELS: ClassVar[dict[str, ScoreLabel]] = {
         **BASE_SCORE_LABELS,

@@ -46,7 +46,14 @@ class CardTicket:
 
 
 class CardGameBoard:
-    """The printed components: tickets (with the cards each asks for) and big cities."""
+    """The printed components: tickets (with the cards each asks for) and big cities.
+
+    Every play is interned here and public (``arena.envs`` indexes them):
+    ``group_actions[colour][count][locomotives]`` (colour index in ``rules.colours``) and
+    ``trio_actions[a][b][c]`` for colour indices ``a < b < c`` (None elsewhere)."""
+
+    group_actions: tuple[tuple[tuple[PlayGroup, ...], ...], ...]
+    trio_actions: tuple[tuple[tuple[PlayTrio | None, ...], ...], ...]
 
     def __init__(self, data: dict[str, Any], rules: CardGameRules) -> None:
         index = {c: i for i, c in enumerate(rules.colours)}

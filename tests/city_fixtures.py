@@ -49,3 +49,16 @@ def sanfrancisco_data() -> dict:
 
 AMSTERDAM = amsterdam.make_variant(amsterdam_data())
 SANFRANCISCO = sanfrancisco.make_variant(sanfrancisco_data())
+
+
+def every_playable_variant() -> list:
+    """Every playable registered variant, then the two fixture editions above."""
+    from arena.variants import all_variants
+
+    return [v for v in all_variants().values() if v.playable] + [AMSTERDAM, SANFRANCISCO]
+
+
+def variant_id(variant) -> str:
+    """A test id that is the same in every process (pytest-xdist compares them): the
+    fixture editions share their names with the real ones."""
+    return variant.name + ("-fixture" if variant in (AMSTERDAM, SANFRANCISCO) else "")

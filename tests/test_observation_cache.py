@@ -14,10 +14,10 @@ import pytest
 from arena.engine import BoardState, DrawCard
 from arena.variants import all_variants
 from arena.variants.mapdata import board_variant
-from tests.city_fixtures import AMSTERDAM, SANFRANCISCO
+from tests.city_fixtures import every_playable_variant, variant_id
 from tests.test_plugins_and_cli import TINY_MAP, TINY_RULES
 
-ALL_VARIANTS = [v for v in all_variants().values() if v.playable] + [AMSTERDAM, SANFRANCISCO]
+ALL_VARIANTS = every_playable_variant()
 
 
 class GenerousState(BoardState):
@@ -65,7 +65,7 @@ def play_observing(variant, players, seed):
     assert_observations_fresh(variant, state)
 
 
-@pytest.mark.parametrize("variant", ALL_VARIANTS, ids=lambda v: f"{v.name}-{id(v) % 997}")
+@pytest.mark.parametrize("variant", ALL_VARIANTS, ids=variant_id)
 def test_an_observation_after_moves_equals_a_fresh_one(variant):
     for seed in range(2):
         players = variant.min_players + seed % (variant.max_players - variant.min_players + 1)

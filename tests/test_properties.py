@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from arena.engine import BoardState
 from arena.referee.gamelog import GameLog, replay
 from arena.variants import all_variants, new_game
-from tests.city_fixtures import AMSTERDAM, SANFRANCISCO
+from tests.city_fixtures import AMSTERDAM, SANFRANCISCO, every_playable_variant, variant_id
 from tests.helpers import load, position, total_cards
 
 MAX_DECISIONS = 5000  # a bound far above any real game: hitting it means a game that hangs
@@ -142,12 +142,6 @@ def test_replaying_a_games_log_reproduces_it(game):
     assert again.result() == state.result()
 
 
-def variant_id(variant) -> str:
-    """A test id that is the same in every process (pytest-xdist compares them): the
-    fixture editions share their names with the real ones."""
-    return variant.name + ("-fixture" if variant in (AMSTERDAM, SANFRANCISCO) else "")
-
-
 BOARD_VARIANTS = [
     *(
         v
@@ -189,7 +183,7 @@ def test_every_playable_variant_keeps_the_invariants(variant, players, seed):
     assert again.fingerprint() == state.fingerprint()
 
 
-ALL_VARIANTS = [v for v in all_variants().values() if v.playable] + [AMSTERDAM, SANFRANCISCO]
+ALL_VARIANTS = every_playable_variant()
 
 
 @pytest.mark.parametrize("variant", ALL_VARIANTS, ids=variant_id)

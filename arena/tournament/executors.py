@@ -1,9 +1,10 @@
 """Executors play match tasks in parallel and hand each result to the driver as it finishes.
 
 ``LocalExecutor`` keeps a pool of local worker processes, one match each at a
-time; ``RayExecutor`` (``arena/tournament/rayexec.py``) runs each match as a Ray
-task, on a local Ray or on a cluster. Both count, per match, the times its
-worker died (or the arena failed while playing it): a match is retried up to
+time, each with its own pool of warm bot processes (``arena/referee/pool.py``);
+``RayExecutor`` (``arena/tournament/rayexec.py``) runs each match as a Ray task,
+on a local Ray or on a cluster. Both count, per match, the times its worker died
+(or the arena failed while playing it): a match is retried up to
 ``MAX_ATTEMPTS`` times, then reported as failed (an arena fault) and the
 tournament goes on. Results arrive in completion order; the store makes the
 order irrelevant.
@@ -28,6 +29,7 @@ from typing import Protocol
 
 import msgspec
 
+from arena.referee.pool import BotPool
 from arena.referee.process import die_with_parent
 from arena.tournament.matchrun import MatchTask, play_match
 from arena.tournament.results import MatchResult
@@ -71,7 +73,8 @@ def _raise_exit(*_: object) -> None:
 
 
 def _worker_main(conn: Connection, parent: int) -> None:
-    """A pool worker: play the matches the driver sends, one at a time, until told to stop.
+    """A pool worker: play the matches the driver sends, one at a time, until told to stop,
+    keeping the bot processes of each match warm for the next ones (``BotPool``).
 
     It runs in a session of its own, so a Ctrl-C or SIGTERM sent to the terminal's process
     group reaches the driver only: the driver decides, and stops a worker with SIGTERM,
@@ -80,18 +83,19 @@ def _worker_main(conn: Connection, parent: int) -> None:
     die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _raise_exit)
-    while True:
-        try:
-            task = conn.recv()
-        except (EOFError, OSError):
-            return
-        if task is None:
-            return
-        try:
-            outcome: tuple[str, object] = ("ok", play_match(task))
-        except Exception as error:  # an arena failure in this match: reported, counted
-            outcome = ("error", f"{type(error).__name__}: {error}")
-        conn.send(outcome)
+    with BotPool() as pool:  # its warm bot processes: stopped when the worker ends
+        while True:
+            try:
+                task = conn.recv()
+            except (EOFError, OSError):
+                return
+            if task is None:
+                return
+            try:
+                outcome: tuple[str, object] = ("ok", play_match(task, pool))
+            except Exception as error:  # an arena failure in this match: reported, counted
+                outcome = ("error", f"{type(error).__name__}: {error}")
+            conn.send(outcome)
 
 
 class _Worker:

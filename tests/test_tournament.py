@@ -4,6 +4,7 @@ resuming after kill -9, retried matches, the ladder, submission, pandas and expo
 from __future__ import annotations
 
 import collections
+import json
 import os
 import signal
 import subprocess
@@ -350,3 +351,67 @@ def test_submit_on_the_command_line(tmp_path):
         check=False,
     )
     assert out.returncode == 2 and "rejected" in out.stderr and "crash" in out.stderr
+
+
+# ---------------------------------------------------------------- warm bot processes
+
+
+def replayed(data_dir: Path, name: str) -> dict[int, list]:
+    """Each stored match's game as its log tells it (actions, events, faults, result),
+    without what may differ between runs (timings, ids, log paths, memory)."""
+    games = {}
+    with ResultsStore.reader(data_dir) as store:
+        for row in matches_frame(store, name).itertuples():
+            lines = [json.loads(line) for line in store.match_log(int(row.match_id)).splitlines()]
+            kept = []
+            for line in lines:
+                line.pop("ms", None)
+                if line["type"] == "result":
+                    line.pop("referee")
+                if line["type"] == "fault":
+                    line.pop("detail")
+                if line["type"] != "header":
+                    kept.append(line)
+            games[int(row.idx)] = kept
+    return games
+
+
+def test_warm_processes_play_the_same_games_as_fresh_ones(tmp_path):
+    """One tournament twice: every bot process new for each match, then warm processes
+    (the default; a bot marked fresh_process, and one that forfeits, get new ones)."""
+    illegal = f"cmd:{sys.executable} {HOSTILE} illegal"
+    (tmp_path / "t.toml").write_text(
+        'name = "warm"\nvariant = "usa"\nplayers = 2\nseed = 3\n'
+        f'bots = ["random", {{ bot = "greedy-claims", fresh_process = true }}, "{illegal}"]\n'
+    )
+    run_cli(
+        "tournament",
+        "run",
+        str(tmp_path / "t.toml"),
+        "--matches-per-process",
+        "1",
+        data_dir=tmp_path / "cold",
+    )
+    run_cli("tournament", "run", str(tmp_path / "t.toml"), data_dir=tmp_path / "warm")
+    cold, warm = signature(tmp_path / "cold", "warm"), signature(tmp_path / "warm", "warm")
+    assert len(cold) == 12 and set(cold[cold.bot.str.contains("illegal")].fault) == {"illegal"}
+    pd.testing.assert_frame_equal(cold, warm)
+    assert replayed(tmp_path / "cold", "warm") == replayed(tmp_path / "warm", "warm")
+
+    def started(data_dir: Path, bot: str) -> int:  # a process's scratch folder: one per start
+        return len(list((data_dir / "bot-logs").glob(f"warm/*/*/seat*-{bot}.tmp")))
+
+    assert [started(tmp_path / "cold", b) for b in ("random", "greedy-claims", "illegal")] == [
+        4,
+        4,
+        4,
+    ]
+    # Warm: random's one process played its 4 matches; the others started for each match.
+    assert [started(tmp_path / "warm", b) for b in ("random", "greedy-claims", "illegal")] == [
+        1,
+        4,
+        4,
+    ]
+    # Each match still has its own logs of every seat.
+    assert len(list((tmp_path / "warm" / "bot-logs").glob("warm/*/*/seat*.stderr"))) == 12
+    assert not processes_with(str(HOSTILE))

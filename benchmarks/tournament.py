@@ -1,7 +1,8 @@
 """Tournament benchmark: matches per minute of external random bots against the same
 matches played in process, side by side.
 
-    python benchmarks/tournament.py [--matches 24] [--rounds 5] [--workers 2] [--ray]
+    python benchmarks/tournament.py [--matches 24] [--fresh-matches 8] [--rounds 5]
+                                    [--workers 2] [--ray]
 
 Three ways of running the same 4-player USA matches of the random bot, each on
 its own local executor with ``--workers`` workers, alternated round after round:
@@ -89,6 +90,9 @@ def rate(executor, batch: list[MatchTask]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=24, help="matches per way and round")
+    parser.add_argument(
+        "--fresh-matches", type=int, default=8, help="matches per round of the fresh way (slow)"
+    )
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
@@ -113,7 +117,8 @@ def main() -> None:
             for number in range(args.rounds):
                 order = ways[number % len(ways) :] + ways[: number % len(ways)]
                 for way in order:
-                    batch = tasks(args.matches, log_dir, number * 1000, **settings[way])
+                    count = args.fresh_matches if way == "fresh" else args.matches
+                    batch = tasks(count, log_dir, number * 1000, **settings[way])
                     rates[way].append(rate(executors[way], batch))
                 shown = ", ".join(
                     f"{way} {rates[way][-1] / rates['in-process'][-1]:.3f}"
@@ -126,7 +131,8 @@ def main() -> None:
             executor.close()
     print(
         f"tournament benchmark: {args.matches} 4-player USA matches of the random bot per way "
-        f"and round, {args.rounds} rounds, {args.workers} workers, {os.cpu_count()} cores"
+        f"and round ({args.fresh_matches} fresh), {args.rounds} rounds, {args.workers} "
+        f"workers, {os.cpu_count()} cores"
     )
     reference = rates["in-process"]
     for way, measured in rates.items():

@@ -177,6 +177,7 @@ class LogDrain(threading.Thread):
         self.cap = cap
         self._stopping = threading.Event()
         self._lock = threading.Lock()  # ``switch`` (a warm bot's next match) vs the copying
+        self._ended = False  # both pipes closed: nothing more will be written
         self._outputs = {fd: _open_log(path) for fd, path in streams.items()}
         self._written = dict.fromkeys(streams, 0)
         self._dropped = dict.fromkeys(streams, 0)
@@ -196,6 +197,7 @@ class LogDrain(threading.Thread):
         finally:
             selector.close()
             with self._lock:
+                self._ended = True
                 for fd in self._outputs:
                     self._close_output(fd)
 
@@ -216,7 +218,7 @@ class LogDrain(threading.Thread):
         with self._lock:
             for fd, path in streams.items():
                 self._close_output(fd)
-                self._outputs[fd] = _open_log(path)
+                self._outputs[fd] = None if self._ended else _open_log(path)
                 self._written[fd] = self._dropped[fd] = 0
 
     def _copy(self, fd: int) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import collections
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -127,6 +128,33 @@ def test_spec_from_toml_and_its_errors(tmp_path):
     ):
         path.write_text(bad)
         with pytest.raises(SpecError):
+            TournamentSpec.from_toml(path)
+    # How it runs: bots as tables, the matches of a warm process (outside the fingerprint).
+    head = 'name = "x"\nvariant = "usa"\nplayers = 2\n'
+    path.write_text(head + 'bots = ["a", { bot = "b", fresh_process = true }]\n')
+    warm = TournamentSpec.from_toml(path)
+    assert warm.bots == ("a", "b") and warm.fresh_process == ("b",)
+    path.write_text(head + 'bots = ["a", "b"]\nmatches_per_process = 7\n')
+    assert TournamentSpec.from_toml(path).matches_per_process == 7
+    assert TournamentSpec.from_toml(path).fingerprint == warm.fingerprint
+    for bad, error in (
+        (
+            'bots = ["a", { bot = "b", fresh = true }]',
+            "bots[1].fresh: unknown key (known keys: bot, fresh_process)",
+        ),
+        ('bots = ["a", { fresh_process = true }]', "bots[1].bot: missing"),
+        ('bots = ["a", 2]', "bots[1]: expected a string or a table, got a whole number 2"),
+        (
+            'bots = ["a", "b"]\nmatches_per_process = 0',
+            "matches_per_process: must be a whole number >= 1",
+        ),
+        (
+            'bots = ["a", "b"]\nmatches_per_process = "many"',
+            "matches_per_process: expected a whole number, got a string 'many'",
+        ),
+    ):
+        path.write_text(head + bad + "\n")
+        with pytest.raises(SpecError, match=re.escape(error)):
             TournamentSpec.from_toml(path)
 
 

@@ -240,13 +240,17 @@ class ProcessMatch:
         return str(path.resolve())
 
     def __exit__(self, kind: object, *exc: object) -> None:
+        kept: set[int] = set()
         try:
-            if self.referee is not None:
-                kept = self._keep() if kind is None else set()
-                self.referee.close(keep=kept)
+            if kind is None:
+                kept = self._keep()
         finally:
-            if self.hub is not None:
-                self.hub.close()
+            try:
+                if self.referee is not None:
+                    self.referee.close(keep=kept)
+            finally:
+                if self.hub is not None:
+                    self.hub.close()
 
     def _keep(self) -> set[int]:
         """Give back to the pool the processes that finished the match cleanly: no fault,

@@ -164,8 +164,9 @@ def test_spec_from_toml_and_its_errors(tmp_path):
 def test_local_tournament_stores_every_match_once_with_faults(tmp_path):
     s = spec()
     store = ResultsStore(tmp_path)
-    runner = TournamentRunner(s, store, LocalExecutor(2), tmp_path, show_progress=False)
-    assert runner.run() == len(fixed_schedule(s)) == 12
+    with LocalExecutor(2) as executor:  # closed: its workers' warm bots stop with it
+        runner = TournamentRunner(s, store, executor, tmp_path, show_progress=False)
+        assert runner.run() == len(fixed_schedule(s)) == 12
     assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     seats = seats_frame(store, "t")
     assert len(seats) == 24
@@ -174,7 +175,8 @@ def test_local_tournament_stores_every_match_once_with_faults(tmp_path):
     matches = matches_frame(store, "t")
     assert sorted(matches.idx) == list(range(12)) and set(matches.status) == {"done"}
     # A second run has nothing left to do; a record delivered twice is stored once.
-    assert TournamentRunner(s, store, LocalExecutor(1), tmp_path, show_progress=False).run() == 0
+    with LocalExecutor(1) as executor:
+        assert TournamentRunner(s, store, executor, tmp_path, show_progress=False).run() == 0
     match_id = int(matches.match_id[0])
     log = store.match_log(match_id)
     assert log.startswith(b'{"type":"header"')
@@ -331,10 +333,9 @@ def test_ladder_runs_n_matches_the_same_with_any_worker_count(tmp_path):
     s = spec(name="lad", format="ladder", bots=("random", PLAYER, JS), games=10)
     for workers, folder in ((1, "one"), (2, "two")):
         store = ResultsStore(tmp_path / folder)
-        runner = TournamentRunner(
-            s, store, LocalExecutor(workers), tmp_path / folder, show_progress=False
-        )
-        assert runner.run() == 10
+        with LocalExecutor(workers) as executor:
+            runner = TournamentRunner(s, store, executor, tmp_path / folder, show_progress=False)
+            assert runner.run() == 10
         store.close()
     pd.testing.assert_frame_equal(
         signature(tmp_path / "one", "lad"), signature(tmp_path / "two", "lad")
@@ -357,7 +358,8 @@ def test_submit_registers_versions_and_rejects_faulty_bots(tmp_path):
     assert store.bot("bad") is None
     # Registered bots play tournaments under name@version.
     s = spec(name="reg", bots=("rnd", "filed"), games=1)
-    assert TournamentRunner(s, store, LocalExecutor(1), tmp_path, show_progress=False).run() == 2
+    with LocalExecutor(1) as executor:
+        assert TournamentRunner(s, store, executor, tmp_path, show_progress=False).run() == 2
     assert set(seats_frame(store, "reg").bot) == {"rnd@2", "filed@1"}
 
 

@@ -3,6 +3,7 @@ match, what they are told, when they are replaced, and that none outlives its po
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -13,6 +14,7 @@ import time
 
 from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.pool import BotPool
+from bots import get_bot
 from tests.referee_helpers import HOSTILE, hostile, processes_with
 from tests.test_referee import FAST, USA, check_complete
 
@@ -82,6 +84,18 @@ def test_a_process_is_replaced_after_its_matches_and_a_fresh_one_never_kept(tmp_
             play_warm(pool, ["random", "greedy-claims"], number, tmp_path / f"fresh{number}")
         assert not pool.idle and pool.reused == 0
     assert started(tmp_path, "random") == 5
+    # A plugin that asks for a fresh process each match never gets a warm one.
+    fresh = BotEntry.for_plugin(dataclasses.replace(get_bot("random"), fresh_process=True))
+    assert fresh.fresh_process
+    with BotPool() as pool:
+        for number in range(2):
+            entries = [fresh, BotEntry.parse("greedy-claims")]
+            with ProcessMatch(
+                USA, entries, FAST, log_dir=tmp_path / f"plugin{number}", pool=pool
+            ) as referee:
+                check_complete(referee.play(number), {})
+        assert [warm.process.command[-1] for _, warm in pool.idle.values()] == ["greedy-claims"]
+    assert started(tmp_path, "random") == 7
 
 
 def test_a_killed_worker_takes_its_pool_s_processes_with_it(tmp_path):

@@ -22,6 +22,7 @@ import multiprocessing
 import os
 import signal
 import time
+import weakref
 from collections import Counter, deque
 from collections.abc import Sequence
 from multiprocessing.connection import Connection, wait
@@ -136,7 +137,16 @@ class LocalExecutor:
     def __init__(self, workers: int = 1) -> None:
         self.workers = max(1, workers)
         self.context = multiprocessing.get_context("spawn")
-        self.pool: list[_Worker] = []
+        self.pool: list[_Worker] = []  # changed in place: the finalizer below holds it
+        # Not closed (a script that drops it): its workers are told to end when it is
+        # collected or Python exits, so their warm bot processes do not live on with them.
+        weakref.finalize(self, _release, self.pool)
+
+    def __enter__(self) -> LocalExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def run(self, tasks: Sequence[MatchTask], sink: Sink) -> None:
         """Play every task (retrying a match whose worker died); returns early if
@@ -160,7 +170,7 @@ class LocalExecutor:
             raise
 
     def _dispatch(self, queue: deque[MatchTask]) -> None:
-        self.pool = [w for w in self.pool if w.process.is_alive() or w.task is not None]
+        self.pool[:] = [w for w in self.pool if w.process.is_alive() or w.task is not None]
         while len(self.pool) < min(self.workers, len(queue) + self._busy()):
             self.pool.append(_Worker(self.context))
         for worker in self.pool:
@@ -213,7 +223,7 @@ class LocalExecutor:
         for pid in bots:  # each bot leads its own process group: its children go with it
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pid, signal.SIGKILL)
-        self.pool = []
+        self.pool.clear()
 
     def close(self) -> None:
         for worker in self.pool:
@@ -222,6 +232,13 @@ class LocalExecutor:
         for worker in self.pool:
             worker.process.join(5)
         self.abort()
+
+
+def _release(workers: list[_Worker]) -> None:
+    """Tell idle workers to end (they stop their warm bot processes on the way out)."""
+    for worker in workers:
+        with contextlib.suppress(OSError, ValueError):
+            worker.conn.send(None)
 
 
 def __getattr__(name: str):

@@ -69,10 +69,14 @@ typecheck: setup
 	$(BIN)/mypy --follow-imports=silent $(MYPY)
 	$(BIN)/mypy --ignore-missing-imports arena bots leaderboards protocols  # the whole package tree
 
+# The tests run in parallel (pytest-xdist): most of their time is spent waiting on bot
+# processes, so more workers than cores pay off; every test using Ray runs in one worker.
+TEST_WORKERS ?= 3
+
 test: setup js-bot browser typecheck
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 bench: setup
 	$(BIN)/python benchmarks/engine.py

@@ -32,7 +32,7 @@ from leaderboards.replay import replay_steps
 def random_log(variant: str, players: int, seed: int) -> MatchLog:
     state = new_game(variant, players, seed=seed)
     rng = random.Random(seed)
-    actions = []
+    actions: list[dict] = []
     while not state.is_over:
         action = rng.choice(state.legal_actions())
         actions.append({"n": len(actions) + 1, "seat": state.to_move, "action": str(action)})

@@ -25,6 +25,7 @@ import functools
 import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
+from typing import cast
 
 from published import wilson
 
@@ -33,6 +34,7 @@ from arena.referee.referee import Referee
 from arena.referee.seats import InProcessSeat
 from arena.variants import get_variant
 from bots import all_bots, get_bot
+from bots.sdk import Bot
 
 
 class Timed:
@@ -59,7 +61,9 @@ def play(
     timed = Timed(functools.partial(get_bot(bot).factory, **settings)(f"hero:{game}"))
     factory = get_bot(opponent).factory
     seats = [
-        InProcessSeat(timed, bot) if s == seat else InProcessSeat(factory(f"{game}:{s}"), opponent)
+        InProcessSeat(cast(Bot, timed), bot)
+        if s == seat
+        else InProcessSeat(factory(f"{game}:{s}"), opponent)
         for s in range(players)
     ]
     outcome = Referee(get_variant(variant), seats, TimeControl()).play(seed + game)

@@ -165,7 +165,8 @@ def check_store(report: SoakReport, data_dir: Path, matches: int, commands: dict
 
     with ResultsStore.reader(data_dir) as store:
         results = store.results("soak", details=False)
-        planned = len(store.planned(store.tournament_info("soak").id))
+        info = store.tournament_info("soak")
+        planned = len(store.planned(info.id)) if info is not None else 0
     indices = [r.idx for r in results]
     if sorted(set(indices)) != list(range(matches)) or planned != matches:
         report.problems.append(f"stored match indices are not 0..{matches - 1}")
@@ -208,7 +209,7 @@ def check_logs(report: SoakReport, data_dir: Path) -> None:
             for event in log.events:
                 if names[event["seat"]] in seen and event["kind"] == "ignored":
                     seen[names[event["seat"]]] |= set(event["counts"])
-            rss.append(log.result.get("referee", {}).get("rss_mb", 0.0))
+            rss.append((log.result or {}).get("referee", {}).get("rss_mb", 0.0))
     for label, (_, kind) in ABUSERS.items():
         if report.figures.get(f"seats_{label}") and kind not in seen[label]:
             report.problems.append(f"{label}'s {kind} messages are not in its match logs")

@@ -57,3 +57,14 @@ def ray_cluster(tmp_path_factory):
     finally:
         subprocess.run([RAY, "stop", "--force"], capture_output=True, timeout=120)
         shutil.rmtree(temp, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (``make test`` runs the tests in parallel, ``--dist loadgroup``),
+    every test that starts or joins Ray runs in one worker, one after another: the cluster
+    fixture ends with ``ray stop --force``, which ends every Ray on the machine."""
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        module = getattr(getattr(item, "module", None), "__name__", "")
+        if "ray_cluster" in fixtures or module.endswith("test_ray_journeys"):
+            item.add_marker(pytest.mark.xdist_group("ray"))

@@ -2,11 +2,27 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
 
-HOSTILE = Path(__file__).parent / "bots" / "hostile.py"
+
+def per_worker(script: Path) -> Path:
+    """``script`` under a name of this test worker's own (a symbolic link beside it) when
+    the tests run in parallel (pytest-xdist): the tests that look for leftover bot
+    processes by their command line then see only their own worker's bots."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:
+        return script
+    link = script.with_name(f"{script.stem}-{worker}{script.suffix}")
+    if not link.is_symlink():
+        with contextlib.suppress(FileExistsError):
+            link.symlink_to(script.name)
+    return link
+
+
+HOSTILE = per_worker(Path(__file__).parent / "bots" / "hostile.py")
 
 
 def hostile(mode: str, arg: str = "") -> str:

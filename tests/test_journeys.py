@@ -2,13 +2,17 @@
 sandbox on, a fresh folder; assertions on what the user sees and what was stored.
 
 (Stopping a tournament with Ctrl-C/SIGTERM and ``--ray ADDRESS`` with nothing there
-are tested with the tournament driver that implements them.)
+are tested in detail with the tournament driver that implements them; the first test
+here walks them together, as one bot author would in one afternoon.)
 """
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -16,7 +20,8 @@ import pytest
 
 from arena.tournament.forfeits import error_line, reason
 from arena.variants import all_variants
-from tests.journey import PYTHON_BOT, Journey
+from tests.journey import ARENA, PYTHON_BOT, Journey
+from tests.test_store import run_in_terminal
 
 CRASHING_BOT = """
 from bots.sdk import Bot
@@ -45,6 +50,52 @@ def forfeits(journey: Journey, tournament: str) -> list[tuple]:
 
 
 # ---------------------------------------------------------------- submit, then play
+
+
+def test_submit_play_stop_with_ctrl_c_resume_and_watch_in_one_folder(tmp_path):
+    """One bot author's afternoon, every step as the README gives it, in one folder:
+    submit a bot, start a tournament in a terminal, stop it with Ctrl-C, run the same
+    command again, then read the standings, build the site and open a match in the
+    viewer. Each step takes what the previous one left."""
+    arena = Journey(tmp_path)
+    submitted = arena("submit", "my-bot", "--file", PYTHON_BOT)
+    assert submitted.code == 0 and "registered my-bot@1" in submitted.out, submitted.text
+    command = (
+        "tournament", "run", "--name", "walk", "--bot", "my-bot", "--bot", "random",
+        "--players", "2", "--games", "5", "--workers", "2",
+    )  # fmt: skip
+    driver, output = run_in_terminal([*ARENA, *command], tmp_path, arena.env)
+    stored = "SELECT count(*) FROM matches"
+    try:
+        deadline = time.monotonic() + 120
+        while not arena.rows(stored) or arena.rows(stored)[0][0] < 2:
+            assert time.monotonic() < deadline and driver.poll() is None, "no match finished"
+            time.sleep(0.05)
+        os.killpg(driver.pid, signal.SIGINT)  # Ctrl-C, as the terminal sends it
+        driver.wait(30)
+    finally:
+        driver.kill()
+    driver.reader.join(10)
+    shown = b"".join(output).decode(errors="replace")
+    assert driver.returncode == 130 and "Traceback" not in shown, shown
+    assert "run the same command to resume" in shown.strip().splitlines()[-1]
+    before = arena.rows(stored)[0][0]
+    assert before < 10, "Ctrl-C stopped the tournament before its end"
+    resumed = arena(*command, "--no-progress")
+    assert resumed.code == 0, resumed.text
+    assert f"{10 - before} matches played now" in resumed.out, resumed.out
+    assert arena.rows(stored)[0][0] == 10 and forfeits(arena, "walk") == []
+    status = arena("tournament", "show", "walk")
+    assert "10 of 10 planned matches played" in status.out and "finished" in status.out
+    board = arena("leaderboard", "--variant", "usa", "--format", "csv")
+    assert board.code == 0 and "my-bot@1" in board.out, board.text
+    site = arena("site", "site")
+    assert site.code == 0, site.text
+    logs = sorted((tmp_path / "site" / "matches").glob("*.jsonl"))
+    assert len(logs) == 10 and (tmp_path / "site" / "matches" / f"{logs[0].stem}.html").exists()
+    viewed = arena("view", logs[0], "--out", "match.html", "--no-open")
+    assert viewed.code == 0, viewed.text
+    assert "my-bot@1" in (tmp_path / "match.html").read_text()
 
 
 def test_bots_submitted_from_a_folder_a_plugin_and_a_command_play_their_tournament(tmp_path):

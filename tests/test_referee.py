@@ -75,20 +75,21 @@ def test_one_connection_plays_several_games(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("bot", "code"),
+    ("mode", "code"),
     [
-        (hostile("crash-start"), "crash"),
-        (hostile("crash-mid", "5"), "crash"),
-        (hostile("hang"), "timeout"),
-        (hostile("slow", "0.6"), "timeout"),
-        (hostile("garbage"), "malformed"),
-        (hostile("oversize", "200000"), "oversize"),
-        (hostile("illegal"), "illegal"),
-        (hostile("wrong-token"), "no-show"),
+        ("crash-start", "crash"),
+        ("crash-mid 5", "crash"),
+        ("hang", "timeout"),
+        ("slow 0.6", "timeout"),
+        ("garbage", "malformed"),
+        ("oversize 200000", "oversize"),
+        ("illegal", "illegal"),
+        ("wrong-token", "no-show"),
     ],
 )
-def test_each_fault_forfeits_and_the_others_finish(bot, code, tmp_path):
-    tc = FAST if code != "no-show" else TimeControl(300, 700, handshake_ms=3000)
+def test_each_fault_forfeits_and_the_others_finish(mode, code, tmp_path):
+    bot = hostile(*mode.split(" ", 1))
+    tc = FAST if code != "no-show" else TimeControl(300, 700, handshake_ms=10000)
     outcome = play(["random", bot, "random"], seed=2, tc=tc, tmp_path=tmp_path)
     log = check_complete(outcome, {1: code})
     fallback = [a for a in log.actions if a["seat"] == 1 and a["by"] == "fallback"]
@@ -155,7 +156,7 @@ def test_a_wrong_token_is_ignored_and_logged(tmp_path):
     outcome = play(
         ["random", hostile("wrong-token")],
         seed=3,
-        tc=TimeControl(300, 700, handshake_ms=3000),
+        tc=TimeControl(300, 700, handshake_ms=10000),
         tmp_path=tmp_path,
     )
     (fault,) = outcome.faults

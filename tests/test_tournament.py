@@ -285,7 +285,9 @@ def kill_a_worker_mid_match(driver: subprocess.Popen, data_dir: Path) -> int:
     raise AssertionError("no running match found to disturb")
 
 
-@pytest.mark.parametrize("executor", ["local", "ray"])
+@pytest.mark.parametrize(
+    "executor", ["local", pytest.param("ray", marks=pytest.mark.xdist_group("ray"))]
+)
 def test_a_worker_killed_mid_match_is_retried(executor, tmp_path, request):
     s = spec(name=f"retry-{executor}", bots=(PLAYER, "random", JS), games=3)
     run_cli(*cli_args(s), data_dir=tmp_path / "calm")

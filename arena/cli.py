@@ -576,15 +576,14 @@ def leaderboard(
             f"{chosen.name} is played by {chosen.min_players}-{chosen.max_players} players, "
             f"not {players}"
         )
-    from leaderboards.data import stored_matches  # pandas: only when needed
-    from leaderboards.tables import leaderboards_by_players
+    from leaderboards.checkpoints import current_standings  # only when needed
+    from leaderboards.standings import Standings
 
     store = existing_store(data_dir)
-    matches = [] if store is None else stored_matches(store, chosen.name, players)
-    boards = leaderboards_by_players(matches)
-    frame = boards[None]
+    standings = Standings(chosen.name) if store is None else current_standings(store, chosen.name)
+    boards = standings.boards(players)
     if format == "table":
-        if frame.empty:
+        if not boards[None].ratings:
             console.print(f"no stored matches of '{chosen.name}' yet")
             return
         headers = ("#", "bot", "rating", "μ", "σ", "games", "win%", "score", "rank", "ff")
@@ -594,18 +593,18 @@ def leaderboard(
             title = "all player counts" if count is None else f"{count} players"
             rows = [
                 [
-                    str(row.rank),
-                    row.bot,
-                    f"{row.rating:.2f}",
-                    f"{row.mu:.2f}",
-                    f"{row.sigma:.2f}",
-                    str(row.games),
-                    f"{100 * row.win_rate:.0f}",
-                    f"{row.mean_score:.1f}",
-                    f"{row.mean_rank:.2f}",
-                    str(row.forfeits),
+                    str(row["rank"]),
+                    row["bot"],
+                    f"{row['rating']:.2f}",
+                    f"{row['mu']:.2f}",
+                    f"{row['sigma']:.2f}",
+                    str(row["games"]),
+                    f"{100 * row['win_rate']:.0f}",
+                    f"{row['mean_score']:.1f}",
+                    f"{row['mean_rank']:.2f}",
+                    str(row["forfeits"]),
                 ]
-                for row in board.itertuples()
+                for row in board.rows()
             ]
             console.print(
                 fitted_table(
@@ -618,6 +617,9 @@ def leaderboard(
                 )
             )
         return
+    from leaderboards.tables import leaderboard_frame  # pandas: only for exports
+
+    frame = leaderboard_frame(boards[None])
     if not frame.empty:
         frame["last_played"] = frame["last_played"].dt.strftime("%Y-%m-%d %H:%M:%S")
     text = {

@@ -15,6 +15,7 @@ import json
 import re
 import shutil
 import time
+from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -33,9 +34,11 @@ from arena.referee.matchlog import LogError, MatchLog, check_rules
 from arena.tournament.forfeits import read_tail, reason
 from arena.tournament.store import ResultsStore
 from arena.variants import get_variant
+from leaderboards.checkpoints import newest_sound, resumed
 from leaderboards.data import StoredMatch, stored_matches
 from leaderboards.replay import board_drawing, replay_steps, seat_names
-from leaderboards.tables import head_to_head_from, leaderboards_by_players, rate_with_history
+from leaderboards.standings import Standings
+from leaderboards.tables import RatingHistory, frames, head_to_head_from
 
 RECENT = 20
 WORST = 5
@@ -149,9 +152,14 @@ def match_page_data(log: MatchLog, download: str | None, logs: list[dict[str, st
 
 @dataclass
 class Snapshot:
-    """Everything the pages need, computed once from one read of the store."""
+    """Everything the pages need, computed once from one read of the store. ``starts``:
+    standings to resume each variant's boards from (``leaderboards.checkpoints.resumed``:
+    one that does not hold exactly the matches read is not used); ``earlier_histories``:
+    rating histories of an earlier read to extend, the same way."""
 
     matches: list[StoredMatch]
+    starts: dict[str, list[Standings]] = field(default_factory=dict)
+    earlier_histories: dict[str, RatingHistory] = field(default_factory=dict)
     by_variant: dict[str, list[StoredMatch]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -160,17 +168,40 @@ class Snapshot:
             grouped[match.variant].append(match)
         self.by_variant = dict(sorted(grouped.items()))
         self.by_id = {m.match_id: m for m in self.matches}
-        self._ratings: dict[str, tuple[dict, Any]] = {}
+        self._histories: dict[str, RatingHistory] = {}
+        self._standings: dict[str, Standings] = {}
         self._boards: dict[str, dict] = {}
 
-    def ratings(self, variant: str) -> tuple[dict, Any]:
-        if variant not in self._ratings:
-            self._ratings[variant] = rate_with_history(self.by_variant[variant])
-        return self._ratings[variant]
+    def history(self, variant: str) -> RatingHistory:
+        """The variant's rating history, extending an earlier read's that holds exactly the
+        first of these matches."""
+        if variant not in self._histories:
+            matches = self.by_variant[variant]
+            ids = [m.match_id for m in matches]
+            earlier = self.earlier_histories.get(variant)
+            if earlier is not None and bisect_right(ids, earlier.position) == earlier.steps:
+                history = earlier.copy()
+            else:
+                history = RatingHistory()
+            self._histories[variant] = history.extend(matches[history.steps :])
+        return self._histories[variant]
+
+    def computed_histories(self) -> dict[str, RatingHistory]:
+        return dict(self._histories)
+
+    def standings(self, variant: str) -> Standings:
+        if variant not in self._standings:
+            starts = self.starts.get(variant, [])
+            self._standings[variant] = resumed(variant, self.by_variant[variant], starts)
+        return self._standings[variant]
+
+    def computed_standings(self) -> dict[str, Standings]:
+        """The standings computed so far (the next read can resume from them)."""
+        return dict(self._standings)
 
     def boards(self, variant: str) -> dict:
         if variant not in self._boards:
-            self._boards[variant] = leaderboards_by_players(self.by_variant[variant])
+            self._boards[variant] = frames(self.standings(variant))
         return self._boards[variant]
 
     @cached_property
@@ -188,11 +219,30 @@ class Site:
         self.max_replays = max_replays
         self.live = live
         self.env = environment()
+        self._previous: Snapshot | None = None
+        self.epoch: int | None = None
         self.refresh()
 
     def refresh(self) -> None:
-        """Read the store again (new matches)."""
-        self.snapshot = Snapshot(stored_matches(self.store))
+        """Read the store again (new matches). The boards resume from the store's rating
+        checkpoints, or from this site's own boards of the last read (``arena serve``
+        never writes, so it keeps its own), whichever goes further."""
+        with self.store.read_snapshot():
+            epoch = self.store.ratings_epoch()
+            matches = stored_matches(self.store)
+            variants = {m.variant for m in matches}
+            starts = {
+                v: [newest_sound(self.store, v, self.store.rating_checkpoints(v))[0]]
+                for v in variants
+            }
+        previous = self._previous
+        histories = {}
+        if previous is not None and epoch is not None and epoch == self.epoch:
+            for variant, standings in previous.computed_standings().items():
+                starts.setdefault(variant, []).append(standings)
+            histories = previous.computed_histories()
+        self.epoch = epoch
+        self.snapshot = self._previous = Snapshot(matches, starts, histories)
         self.generated = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
 
     # ---------------------------------------------------------------- the pages
@@ -388,7 +438,7 @@ class Site:
 
     def _plot(self, bot: str, variant: str) -> bytes:
         """μ with its ±3σ band and the rating μ − 3σ, against the bot's own games."""
-        _, history = self.snapshot.ratings(variant)
+        history = self.snapshot.history(variant).frame()
         mine = history[history.bot == bot]
         games = list(range(1, len(mine) + 1))
         figure, axes = plt.subplots(figsize=(7, 3.2), dpi=100)

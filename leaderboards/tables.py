@@ -4,7 +4,8 @@ Each variant is rated on its own, with the project's one TrueSkill environment
 (``arena.tournament.ratings.ENV``); every match is a free-for-all rated from its
 final ranks (ties stay ties, a forfeit ranks last), in the fixed order of the
 store's ``results`` (``leaderboards.data``). Bots are ranked by the conservative rating
-mu - 3 sigma.
+mu - 3 sigma. The boards themselves are built by ``leaderboards.standings`` (from
+nothing, or resumed from a rating checkpoint: ``leaderboards.checkpoints``).
 """
 
 from __future__ import annotations
@@ -17,98 +18,76 @@ import pandas as pd
 
 from arena.tournament.ratings import conservative, environment, rate
 from arena.tournament.store import ResultsStore
+from leaderboards.checkpoints import current_standings
 from leaderboards.data import StoredMatch, stored_matches
+from leaderboards.standings import LEADERBOARD_COLUMNS, Board, Standings
 
-LEADERBOARD_COLUMNS = [
-    "rank",
-    "bot",
-    "rating",
-    "mu",
-    "sigma",
-    "games",
-    "wins",
-    "win_rate",
-    "mean_score",
-    "mean_rank",
-    "forfeits",
-    "last_played",
-]
+
+class RatingHistory:
+    """Each bot's rating after each of its matches, extended match by match (``arena serve``
+    extends the one of its last read when new matches land)."""
+
+    def __init__(self) -> None:
+        self.ratings: dict = {}
+        self.rows: list[tuple] = []
+        self.position = 0  # the id of the last match in it
+        self.steps = 0  # how many matches it holds
+
+    def extend(self, matches: Sequence[StoredMatch]) -> RatingHistory:
+        env = environment()
+        for match in matches:
+            self.steps += 1
+            rate([(match.bots, match.ranks)], env, self.ratings)
+            for name in dict.fromkeys(match.bots):
+                if name in self.ratings:
+                    r = self.ratings[name]
+                    self.rows.append((self.steps, name, r.mu, r.sigma, conservative(r)))
+            self.position = match.match_id
+        return self
+
+    def copy(self) -> RatingHistory:
+        twin = RatingHistory()
+        twin.ratings, twin.rows = dict(self.ratings), list(self.rows)  # (ratings are immutable)
+        twin.position, twin.steps = self.position, self.steps
+        return twin
+
+    def frame(self) -> pd.DataFrame:
+        """``step`` counts the variant's matches."""
+        return pd.DataFrame(self.rows, columns=["step", "bot", "mu", "sigma", "rating"])
 
 
 def rate_with_history(matches: Sequence[StoredMatch]) -> tuple[dict, pd.DataFrame]:
     """One TrueSkill pass over the matches: the final ratings, and each bot's rating after
     each of its matches (``step`` counts the variant's matches)."""
-    env = environment()
-    ratings: dict = {}
-    rows: list[tuple] = []
-    for step, match in enumerate(matches, start=1):
-        rate([(match.bots, match.ranks)], env, ratings)
-        for name in dict.fromkeys(match.bots):
-            if name in ratings:
-                r = ratings[name]
-                rows.append((step, name, r.mu, r.sigma, conservative(r)))
-    history = pd.DataFrame(rows, columns=["step", "bot", "mu", "sigma", "rating"])
-    return ratings, history
+    history = RatingHistory().extend(matches)
+    return history.ratings, history.frame()
 
 
-def leaderboard_from(matches: Sequence[StoredMatch], ratings: dict | None = None) -> pd.DataFrame:
-    """The leaderboard of these matches (all of one variant); ``ratings`` if already computed."""
-    if ratings is None:
-        ratings = rate(((m.bots, m.ranks) for m in matches), environment())
-    games: dict[str, int] = defaultdict(int)
-    wins: dict[str, int] = defaultdict(int)
-    score: dict[str, int] = defaultdict(int)
-    rank_sum: dict[str, int] = defaultdict(int)
-    forfeits: dict[str, int] = defaultdict(int)
-    last: dict[str, float] = {}
-    for match in matches:
-        for bot, points, rank, fault in zip(
-            match.bots, match.scores, match.ranks, match.faults, strict=True
-        ):
-            games[bot] += 1
-            wins[bot] += rank == 1
-            score[bot] += points
-            rank_sum[bot] += rank
-            forfeits[bot] += fault is not None
-            last[bot] = max(last.get(bot, 0.0), match.finished_at)
-    rows = [
-        {
-            "bot": bot,
-            "rating": conservative(r),
-            "mu": r.mu,
-            "sigma": r.sigma,
-            "games": games[bot],
-            "wins": wins[bot],
-            "win_rate": wins[bot] / games[bot],
-            "mean_score": score[bot] / games[bot],
-            "mean_rank": rank_sum[bot] / games[bot],
-            "forfeits": forfeits[bot],
-            "last_played": pd.to_datetime(last[bot], unit="s", utc=True),
-        }
-        for bot, r in ratings.items()
-    ]
-    frame = pd.DataFrame(rows, columns=LEADERBOARD_COLUMNS[1:])
-    frame = frame.sort_values(["rating", "bot"], ascending=[False, True], ignore_index=True)
-    frame.insert(0, "rank", range(1, len(frame) + 1))
+def leaderboard_frame(board: Board) -> pd.DataFrame:
+    """A board as a DataFrame (``last_played`` as UTC timestamps)."""
+    frame = pd.DataFrame(board.rows(), columns=LEADERBOARD_COLUMNS)
+    frame["last_played"] = pd.to_datetime(frame["last_played"], unit="s", utc=True)
     return frame
 
 
-def leaderboard(store: ResultsStore, variant: str, players: int | None = None) -> pd.DataFrame:
-    """The leaderboard of ``variant`` (optionally only ``players``-player games)."""
-    return leaderboard_from(stored_matches(store, variant, players))
-
-
-def leaderboards_by_players(matches: Sequence[StoredMatch]) -> dict[int | None, pd.DataFrame]:
-    """The leaderboard of all player counts (key ``None``) and of each count on its own:
-    a rating earned in 2-player games says little about 4-player play, so each count's
-    board is rated from that count's matches only."""
-    by_count: dict[int, list[StoredMatch]] = defaultdict(list)
+def leaderboard_from(matches: Sequence[StoredMatch]) -> pd.DataFrame:
+    """The leaderboard of these matches (all of one variant, in rating order), rated from
+    nothing."""
+    board = Board()
     for match in matches:
-        by_count[len(match.bots)].append(match)
-    boards: dict[int | None, pd.DataFrame] = {None: leaderboard_from(matches)}
-    for count in sorted(by_count):
-        boards[count] = leaderboard_from(by_count[count])
-    return boards
+        board.add(match)
+    return leaderboard_frame(board)
+
+
+def frames(standings: Standings, players: int | None = None) -> dict[int | None, pd.DataFrame]:
+    """The boards of ``standings`` as DataFrames (``Standings.boards``)."""
+    return {count: leaderboard_frame(board) for count, board in standings.boards(players).items()}
+
+
+def leaderboard(store: ResultsStore, variant: str, players: int | None = None) -> pd.DataFrame:
+    """The leaderboard of ``variant`` (optionally only ``players``-player games), from the
+    store's rating checkpoints and the matches after them."""
+    return frames(current_standings(store, variant), players)[None]
 
 
 def head_to_head_from(matches: Sequence[StoredMatch]) -> pd.DataFrame:

@@ -5,7 +5,8 @@ planned match, stored before it is played: a resumed tournament replays the
 same plan), ``matches`` (one row per finished game; its id is a function of
 tournament and schedule index), ``seats`` (per-seat results), ``logs`` (the
 JSON-lines match logs), ``failures`` (matches the arena could not play) and
-``leases`` (which driver is running a tournament).
+``leases`` (which driver is running a tournament), ``rating_checkpoints`` (the
+leaderboards' state after a prefix of a variant's matches, ``leaderboards.checkpoints``).
 
 Durability: WAL journal, ``synchronous=FULL``, one transaction per finished
 match, so a kill at any moment (or a power cut) leaves either the whole match
@@ -37,7 +38,7 @@ from arena.tournament.schedule import MatchSpec
 
 FILE_NAME = "results.sqlite"
 APPLICATION_ID = 0x54545241  # "TTRA"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SQLITE_HEADER = b"SQLite format 3\x00"
 CHECK_HINT = "run 'arena store check' for details, 'arena store recover' to save what is intact"
 
@@ -129,8 +130,60 @@ CREATE TABLE tournament_keys (
     secret BLOB NOT NULL
 );
 """
+# Version 3: rating checkpoints (leaderboards/checkpoints.py). A checkpoint holds every
+# leaderboard of a variant after its matches up to ``position`` (a match id: ids sort in
+# rating order). The triggers drop every checkpoint a stored match changes under, in the
+# writer's own transaction, so no writer (an older driver included) needs to know about
+# them; ``epoch`` counts removals, so a checkpoint computed from a read is saved only if
+# nothing it covers went or came meanwhile (ResultsStore.save_rating_checkpoints).
+SCHEMA_V3 = """
+CREATE TABLE rating_checkpoints (
+    variant TEXT NOT NULL,
+    position INTEGER NOT NULL,     -- id of the last match it holds
+    matches INTEGER NOT NULL,      -- how many of the variant's matches it holds
+    model TEXT NOT NULL,           -- the rating model and state format it was made with
+    state BLOB NOT NULL,
+    digest TEXT NOT NULL,          -- sha256 of state
+    saved_at REAL NOT NULL,
+    PRIMARY KEY (variant, position)
+);
+CREATE TABLE ratings_epoch (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    epoch INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO ratings_epoch (id, epoch) VALUES (1, 0);
+CREATE INDEX IF NOT EXISTS matches_variant ON matches(variant, id);
+CREATE TRIGGER IF NOT EXISTS checkpoints_match_added AFTER INSERT ON matches BEGIN
+    DELETE FROM rating_checkpoints WHERE variant = NEW.variant AND position >= NEW.id;
+END;
+CREATE TRIGGER IF NOT EXISTS checkpoints_match_removed AFTER DELETE ON matches BEGIN
+    DELETE FROM rating_checkpoints WHERE variant = OLD.variant AND position >= OLD.id;
+    UPDATE ratings_epoch SET epoch = epoch + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS checkpoints_match_changed AFTER UPDATE ON matches BEGIN
+    DELETE FROM rating_checkpoints WHERE position >= MIN(OLD.id, NEW.id);
+    UPDATE ratings_epoch SET epoch = epoch + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS checkpoints_seat_changed AFTER UPDATE ON seats BEGIN
+    DELETE FROM rating_checkpoints WHERE position >= MIN(OLD.match_id, NEW.match_id);
+    UPDATE ratings_epoch SET epoch = epoch + 1;
+END;
+"""
 # What each version adds to the one before it.
-MIGRATIONS = {1: SCHEMA_V1, 2: SCHEMA_V2}
+MIGRATIONS = {1: SCHEMA_V1, 2: SCHEMA_V2, 3: SCHEMA_V3}
+CHECKPOINT_WAIT_SECONDS = 1.0  # a checkpoint is not worth waiting longer for a busy writer
+
+
+@dataclass(frozen=True)
+class StoredCheckpoint:
+    """A rating checkpoint as stored; ``leaderboards.checkpoints`` reads and checks it."""
+
+    variant: str
+    position: int
+    matches: int
+    model: str
+    state: bytes
+    digest: str
 
 
 class StoreError(RuntimeError):
@@ -212,6 +265,16 @@ def _translated(method: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def statements(script: str) -> Iterator[str]:
+    """The SQL statements of ``script`` one by one (a trigger's body holds semicolons)."""
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            yield pending.strip()
+            pending = ""
+
+
 def _uri(path: Path, **options: str) -> str:
     query = "&".join(f"{key}={value}" for key, value in options.items())
     return f"file:{urllib.parse.quote(str(path.resolve()))}?{query}"
@@ -245,7 +308,7 @@ def create_store_file(path: Path) -> None:
         db = sqlite3.connect(temporary, isolation_level=None)
         try:
             db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(f"BEGIN; {SCHEMA} {SCHEMA_V1} {SCHEMA_V2} COMMIT;")
+            db.executescript(f"BEGIN; {SCHEMA} {SCHEMA_V1} {SCHEMA_V2} {SCHEMA_V3} COMMIT;")
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         finally:
@@ -398,7 +461,7 @@ class ResultsStore:
             db.execute("PRAGMA foreign_keys=OFF")
             db.execute("BEGIN IMMEDIATE")
             for step in range(version + 1, SCHEMA_VERSION + 1):
-                for statement in MIGRATIONS[step].split(";"):  # (executescript would commit)
+                for statement in statements(MIGRATIONS[step]):  # (executescript would commit)
                     db.execute(statement.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS"))
             if version == 0:
                 self._number_matches_and_plan_them(db)
@@ -776,6 +839,118 @@ class ResultsStore:
         if group:
             results.append(_result(group, details))
         return results
+
+    # ---------------------------------------------------------------- rating checkpoints
+
+    @contextmanager
+    def read_snapshot(self) -> Iterator[None]:
+        """Reads inside see one state of the store, whatever writers commit meanwhile (a
+        checkpoint and the matches after it must come from the same state)."""
+        try:
+            self.db.execute("BEGIN")
+        except sqlite3.Error as error:
+            raise self.problem(error) from None
+        try:
+            yield
+        finally:
+            if self.db.in_transaction:
+                with suppress(sqlite3.Error):
+                    self.db.execute("COMMIT")
+
+    @_translated
+    def ratings_epoch(self) -> int | None:
+        """How many times stored matches were removed or changed; None when this store (an
+        older schema, read as it is) keeps no rating checkpoints."""
+        if not self._keeps_checkpoints():
+            return None
+        return int(self.db.execute("SELECT epoch FROM ratings_epoch").fetchone()[0])
+
+    def _keeps_checkpoints(self) -> bool:
+        query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ratings_epoch'"
+        return self.db.execute(query).fetchone() is not None
+
+    @_translated
+    def rating_checkpoints(self, variant: str) -> list[tuple[int, int]]:
+        """The ``(position, matches)`` of the variant's stored checkpoints, newest first."""
+        if not self._keeps_checkpoints():
+            return []
+        rows = self.db.execute(
+            "SELECT position, matches FROM rating_checkpoints WHERE variant = ?"
+            " ORDER BY position DESC",
+            (variant,),
+        )
+        return [(int(position), int(count)) for position, count in rows]
+
+    @_translated
+    def rating_checkpoint(self, variant: str, position: int) -> StoredCheckpoint | None:
+        row = self.db.execute(
+            "SELECT position, matches, model, state, digest FROM rating_checkpoints"
+            " WHERE variant = ? AND position = ?",
+            (variant, position),
+        ).fetchone()
+        if row is None:
+            return None
+        return StoredCheckpoint(variant, int(row[0]), int(row[1]), str(row[2]), *row[3:])
+
+    @_translated
+    def matches_up_to(self, variant: str, position: int) -> int:
+        """How many of the variant's matches sort at or before ``position``."""
+        query = "SELECT COUNT(*) FROM matches WHERE variant = ? AND id <= ?"
+        return int(self.db.execute(query, (variant, position)).fetchone()[0])
+
+    @_translated
+    def results_after(self, variant: str, position: int) -> list[MatchResult]:
+        """The variant's matches that sort after ``position``, in rating order (no details)."""
+        return self._results_query(" WHERE m.variant = ? AND m.id > ?", (variant, position), False)
+
+    def save_rating_checkpoints(
+        self,
+        checkpoints: Sequence[StoredCheckpoint],
+        epoch: int,
+        drop: Iterable[tuple[str, int]] = (),
+    ) -> bool:
+        """Keep ``checkpoints`` (computed from a read at ratings epoch ``epoch``) and drop the
+        ``(variant, position)`` ones in ``drop``, if each still holds exactly the matches now
+        stored up to its position: no match removed or changed since (the epoch), none added
+        at or before it (the count). Any command may call this, readers too: it writes
+        through its own short connection, and a store it cannot write (read-only, an older
+        schema, busy for over a second) keeps what it has. Returns whether they were kept."""
+        try:
+            db = sqlite3.connect(self.path, timeout=CHECKPOINT_WAIT_SECONDS, isolation_level=None)
+        except sqlite3.Error:
+            return False
+        try:
+            if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                return False  # an older store is migrated by a writer, never by a reader
+            db.execute("PRAGMA synchronous=NORMAL")  # a checkpoint is a cache: no fsync wait
+            db.execute("BEGIN IMMEDIATE")
+            if db.execute("SELECT epoch FROM ratings_epoch").fetchone()[0] != epoch:
+                db.execute("ROLLBACK")
+                return False
+            count = "SELECT COUNT(*) FROM matches WHERE variant = ? AND id <= ?"
+            for checkpoint in checkpoints:
+                found = db.execute(count, (checkpoint.variant, checkpoint.position)).fetchone()
+                if found[0] != checkpoint.matches:
+                    db.execute("ROLLBACK")
+                    return False
+            db.executemany(
+                "DELETE FROM rating_checkpoints WHERE variant = ? AND position = ?", list(drop)
+            )
+            now = time.time()
+            db.executemany(
+                "INSERT OR REPLACE INTO rating_checkpoints (variant, position, matches, model,"
+                " state, digest, saved_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (c.variant, c.position, c.matches, c.model, c.state, c.digest, now)
+                    for c in checkpoints
+                ],
+            )
+            db.execute("COMMIT")
+            return True
+        except sqlite3.Error:
+            return False
+        finally:
+            db.close()
 
     @_translated
     def match_log(self, match_id: int) -> bytes:

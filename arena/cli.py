@@ -7,6 +7,7 @@ failed while running. ``--debug`` shows the traceback of an unexpected error.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -49,6 +50,7 @@ from arena.referee.keys import MatchKey, play_seed
 from arena.referee.launch import ProcessMatch, in_process_referee
 from arena.referee.matchlog import MatchLog
 from arena.referee.matchlog import verify as verify_match
+from arena.referee.pool import DEFAULT_MATCHES_PER_PROCESS
 from arena.referee.process import ProcessLimits
 from arena.tournament.bots import bot_limits
 from arena.tournament.drive import RunError, RunStopped, run_tournament
@@ -392,6 +394,15 @@ def tournament_run(
     in_process: Annotated[
         bool, typer.Option("--in-process", help="trusted plugin bots called directly, no processes")
     ] = False,
+    matches_per_process: Annotated[
+        int | None,
+        typer.Option(
+            help="matches a warm bot process plays before a fresh one replaces it (1: a new "
+            "process every match)",
+            min=1,
+            show_default=f"the file's, else {DEFAULT_MATCHES_PER_PROCESS}",
+        ),
+    ] = None,
 ) -> None:
     """Run (or resume) a tournament; every finished match is stored as it arrives."""
     try:
@@ -420,6 +431,8 @@ def tournament_run(
             )
     except SpecError as error:
         raise fail(str(error)) from None
+    if matches_per_process is not None:  # how it runs: the flag wins over the file
+        spec = dataclasses.replace(spec, matches_per_process=matches_per_process)
     # Every check that needs no game runs before anything is stored.
     named = [b for b in spec.bots if b != "*"]
     check_startable(spec, named, bot_entries(named, data_dir, check_start=False), in_process)

@@ -1,18 +1,32 @@
-"""Tournament benchmark: matches per minute, 4 external random bots on USA.
+"""Tournament benchmark: matches per minute of external random bots against the same
+matches played in process, side by side.
 
-    python benchmarks/tournament.py [--matches 24]
+    python benchmarks/tournament.py [--matches 24] [--fresh-matches 8] [--rounds 5]
+                                    [--workers 2] [--ray]
 
-Runs the same matches with the local executor and with a local Ray, each with
-1 and 2 workers, and reports matches per minute, the scaling from 1 to 2
-workers, and Ray's overhead over local. Every match starts its own referee
-and four bot processes. Executor start-up (the worker pool, Ray's processes)
-is excluded: a warm-up round runs first.
+Three ways of running the same 4-player USA matches of the random bot, each on
+its own local executor with ``--workers`` workers, alternated round after round:
+
+- ``in-process``: the bots called directly (``--in-process``): the reference;
+- ``warm``: every seat a sandboxed bot process, kept warm by the worker's pool
+  between matches (the default of a tournament);
+- ``fresh``: a new bot process for every seat of every match
+  (``--matches-per-process 1``).
+
+Each round plays the same matches in each way (the order of the ways rotates
+from round to round); it prints every round's ratios to in-process and their
+medians. Start-up (workers, and the pool's first processes) is excluded: a
+warm-up round runs first. ``--ray`` also measures a local Ray, whose workers start
+new bot processes for every match
+(run it under ``flock /tmp/ttr-ray.lock``).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
+import statistics
 import tempfile
 import time
 
@@ -23,19 +37,24 @@ from arena.tournament.executors import LocalExecutor, RayExecutor
 from arena.tournament.matchrun import MatchTask
 from arena.tournament.schedule import MatchSpec, derive_seed
 
+WAYS = {"in-process": {"in_process": True}, "warm": {}, "fresh": {"matches_per_process": 1}}
 
-def tasks(count: int, log_dir: str, offset: int = 0) -> list[MatchTask]:
+
+def tasks(count: int, log_dir: str, offset: int = 0, **way) -> list[MatchTask]:
     entry = BotEntry.parse("random")
+    task = MatchTask(
+        tournament="bench",
+        variant="usa",
+        match=MatchSpec(0, 0, ("random",) * 4),
+        entries=(entry,) * 4,
+        labels=("random",) * 4,
+        time_control=TimeControl(move_ms=5000, bank_ms=60000),
+        limits=ProcessLimits(),
+        log_dir=log_dir,
+    )
     return [
-        MatchTask(
-            tournament="bench",
-            variant="usa",
-            match=MatchSpec(i, derive_seed(0, i + offset), ("random",) * 4),
-            entries=(entry,) * 4,
-            labels=("random",) * 4,
-            time_control=TimeControl(move_ms=5000, bank_ms=60000),
-            limits=ProcessLimits(),
-            log_dir=log_dir,
+        dataclasses.replace(
+            task, match=MatchSpec(i, derive_seed(0, i + offset), ("random",) * 4), **way
         )
         for i in range(count)
     ]
@@ -57,52 +76,72 @@ class Collect:
         return True
 
 
-def measure(executor, count: int, log_dir: str) -> float:
-    executor.run(tasks(executor_warmup(executor), log_dir, offset=10_000), Collect())
+def rate(executor, batch: list[MatchTask]) -> float:
+    """Matches per minute of ``batch`` on ``executor`` (no match may fault)."""
     done = Collect()
     start = time.perf_counter()
-    executor.run(tasks(count, log_dir), done)
+    executor.run(batch, done)
     elapsed = time.perf_counter() - start
-    assert len(done.results) == count
+    assert len(done.results) == len(batch)
     assert not any(f is not None for r in done.results for f in r.faults)
-    return count / elapsed * 60
-
-
-def executor_warmup(executor) -> int:
-    return getattr(executor, "workers", 2) or 2
+    return len(batch) / elapsed * 60
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", type=int, default=24)
+    parser.add_argument("--matches", type=int, default=24, help="matches per way and round")
+    parser.add_argument(
+        "--fresh-matches", type=int, default=8, help="matches per round of the fresh way (slow)"
+    )
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--ray",
+        action="store_true",
+        help="also a local Ray (a new process per seat and match: Ray has no pool)",
+    )
     args = parser.parse_args()
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-    rates: dict[tuple[str, int], float] = {}
-    with tempfile.TemporaryDirectory() as log_dir:
-        for workers in (1, 2):
-            local = LocalExecutor(workers)
-            try:
-                rates["local", workers] = measure(local, args.matches, log_dir)
-            finally:
-                local.close()
-        for workers in (1, 2):
-            ray_executor = RayExecutor(None, workers)
-            ray_executor.workers = workers
-            try:
-                rates["ray", workers] = measure(ray_executor, args.matches, log_dir)
-            finally:
-                ray_executor.close()
+    executors = {way: LocalExecutor(args.workers) for way in WAYS}
+    if args.ray:
+        ray_executor = RayExecutor(None, args.workers)
+        ray_executor.workers = args.workers
+        executors["Ray, per match"] = ray_executor
+    settings = {**WAYS, "Ray, per match": {}}
+    rates: dict[str, list[float]] = {way: [] for way in executors}
+    try:
+        with tempfile.TemporaryDirectory() as log_dir:
+            for way, executor in executors.items():  # start-up: workers, first processes
+                rate(executor, tasks(args.workers * 2, log_dir, 10_000, **settings[way]))
+            ways = list(executors)
+            for number in range(args.rounds):
+                order = ways[number % len(ways) :] + ways[: number % len(ways)]
+                for way in order:
+                    count = args.fresh_matches if way == "fresh" else args.matches
+                    batch = tasks(count, log_dir, number * 1000, **settings[way])
+                    rates[way].append(rate(executors[way], batch))
+                shown = ", ".join(
+                    f"{way} {rates[way][-1] / rates['in-process'][-1]:.3f}"
+                    for way in ways
+                    if way != "in-process"
+                )
+                print(f"round {number + 1}: ratio to in-process: {shown}", flush=True)
+    finally:
+        for executor in executors.values():
+            executor.close()
     print(
-        f"tournament benchmark: {args.matches} 4-player USA matches, 4 random-bot processes "
-        f"each, {os.cpu_count()} cores"
+        f"tournament benchmark: {args.matches} 4-player USA matches of the random bot per way "
+        f"and round ({args.fresh_matches} fresh), {args.rounds} rounds, {args.workers} "
+        f"workers, {os.cpu_count()} cores"
     )
-    for (kind, workers), rate in rates.items():
-        print(f"  {kind:5s} {workers} worker{'s' if workers > 1 else ' '}  {rate:7.1f} matches/min")
-    for kind in ("local", "ray"):
-        print(f"  {kind:5s} scaling 1 -> 2 workers: {rates[kind, 2] / rates[kind, 1]:.2f}x")
-    for workers in (1, 2):
-        overhead = rates["local", workers] / rates["ray", workers] - 1
-        print(f"  Ray overhead over local, {workers} worker(s): {overhead * 100:+.0f}%")
+    reference = rates["in-process"]
+    for way, measured in rates.items():
+        ratios = [r / ref for r, ref in zip(measured, reference, strict=True)]
+        print(
+            f"  {way:12s} median {statistics.median(measured):7.1f} matches/min; "
+            f"ratio to in-process: median {statistics.median(ratios):.3f} "
+            f"(rounds {', '.join(f'{x:.3f}' for x in ratios)})"
+        )
 
 
 if __name__ == "__main__":

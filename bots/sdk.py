@@ -64,6 +64,8 @@ class BotSpec:
     # Variant names; "*" stands for every board variant, "any" for every game of the family.
     variants: tuple[str, ...] = ("*",)
     version: str = "1"
+    # A new process for every match (never a warm one that played earlier matches).
+    fresh_process: bool = False
 
     def supports(self, variant: str) -> bool:
         if "any" in self.variants or variant in self.variants:

@@ -409,6 +409,9 @@ def test_a_match_whose_worker_keeps_dying_is_an_arena_fault_and_the_rest_is_play
     args = (
         "tournament", "run", "--name", name, "--bot", "random", "--bot", "ticket-by-ticket",
         "--players", "2", "--games", "2", "--workers", "2",
+        # New bot processes for every match: each attempt takes the second a start-up takes,
+        # long enough for the killer to see its worker (a warm match may end before that).
+        "--matches-per-process", "1",
     )  # fmt: skip
     stop = threading.Event()
     killed: list = []

@@ -4,7 +4,9 @@ resuming after kill -9, retried matches, the ladder, submission, pandas and expo
 from __future__ import annotations
 
 import collections
+import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -127,6 +129,33 @@ def test_spec_from_toml_and_its_errors(tmp_path):
         path.write_text(bad)
         with pytest.raises(SpecError):
             TournamentSpec.from_toml(path)
+    # How it runs: bots as tables, the matches of a warm process (outside the fingerprint).
+    head = 'name = "x"\nvariant = "usa"\nplayers = 2\n'
+    path.write_text(head + 'bots = ["a", { bot = "b", fresh_process = true }]\n')
+    warm = TournamentSpec.from_toml(path)
+    assert warm.bots == ("a", "b") and warm.fresh_process == ("b",)
+    path.write_text(head + 'bots = ["a", "b"]\nmatches_per_process = 7\n')
+    assert TournamentSpec.from_toml(path).matches_per_process == 7
+    assert TournamentSpec.from_toml(path).fingerprint == warm.fingerprint
+    for bad, error in (
+        (
+            'bots = ["a", { bot = "b", fresh = true }]',
+            "bots[1].fresh: unknown key (known keys: bot, fresh_process)",
+        ),
+        ('bots = ["a", { fresh_process = true }]', "bots[1].bot: missing"),
+        ('bots = ["a", 2]', "bots[1]: expected a string or a table, got a whole number 2"),
+        (
+            'bots = ["a", "b"]\nmatches_per_process = 0',
+            "matches_per_process: must be a whole number >= 1",
+        ),
+        (
+            'bots = ["a", "b"]\nmatches_per_process = "many"',
+            "matches_per_process: expected a whole number, got a string 'many'",
+        ),
+    ):
+        path.write_text(head + bad + "\n")
+        with pytest.raises(SpecError, match=re.escape(error)):
+            TournamentSpec.from_toml(path)
 
 
 # ---------------------------------------------------------------- the store and local runs
@@ -135,8 +164,9 @@ def test_spec_from_toml_and_its_errors(tmp_path):
 def test_local_tournament_stores_every_match_once_with_faults(tmp_path):
     s = spec()
     store = ResultsStore(tmp_path)
-    runner = TournamentRunner(s, store, LocalExecutor(2), tmp_path, show_progress=False)
-    assert runner.run() == len(fixed_schedule(s)) == 12
+    with LocalExecutor(2) as executor:  # closed: its workers' warm bots stop with it
+        runner = TournamentRunner(s, store, executor, tmp_path, show_progress=False)
+        assert runner.run() == len(fixed_schedule(s)) == 12
     assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     seats = seats_frame(store, "t")
     assert len(seats) == 24
@@ -145,7 +175,8 @@ def test_local_tournament_stores_every_match_once_with_faults(tmp_path):
     matches = matches_frame(store, "t")
     assert sorted(matches.idx) == list(range(12)) and set(matches.status) == {"done"}
     # A second run has nothing left to do; a record delivered twice is stored once.
-    assert TournamentRunner(s, store, LocalExecutor(1), tmp_path, show_progress=False).run() == 0
+    with LocalExecutor(1) as executor:
+        assert TournamentRunner(s, store, executor, tmp_path, show_progress=False).run() == 0
     match_id = int(matches.match_id[0])
     log = store.match_log(match_id)
     assert log.startswith(b'{"type":"header"')
@@ -304,10 +335,9 @@ def test_ladder_runs_n_matches_the_same_with_any_worker_count(tmp_path):
     s = spec(name="lad", format="ladder", bots=("random", PLAYER, JS), games=10)
     for workers, folder in ((1, "one"), (2, "two")):
         store = ResultsStore(tmp_path / folder)
-        runner = TournamentRunner(
-            s, store, LocalExecutor(workers), tmp_path / folder, show_progress=False
-        )
-        assert runner.run() == 10
+        with LocalExecutor(workers) as executor:
+            runner = TournamentRunner(s, store, executor, tmp_path / folder, show_progress=False)
+            assert runner.run() == 10
         store.close()
     pd.testing.assert_frame_equal(
         signature(tmp_path / "one", "lad"), signature(tmp_path / "two", "lad")
@@ -330,7 +360,8 @@ def test_submit_registers_versions_and_rejects_faulty_bots(tmp_path):
     assert store.bot("bad") is None
     # Registered bots play tournaments under name@version.
     s = spec(name="reg", bots=("rnd", "filed"), games=1)
-    assert TournamentRunner(s, store, LocalExecutor(1), tmp_path, show_progress=False).run() == 2
+    with LocalExecutor(1) as executor:
+        assert TournamentRunner(s, store, executor, tmp_path, show_progress=False).run() == 2
     assert set(seats_frame(store, "reg").bot) == {"rnd@2", "filed@1"}
 
 
@@ -352,3 +383,67 @@ def test_submit_on_the_command_line(tmp_path):
         check=False,
     )
     assert out.returncode == 2 and "rejected" in out.stderr and "crash" in out.stderr
+
+
+# ---------------------------------------------------------------- warm bot processes
+
+
+def replayed(data_dir: Path, name: str) -> dict[int, list]:
+    """Each stored match's game as its log tells it (actions, events, faults, result),
+    without what may differ between runs (timings, ids, log paths, memory)."""
+    games = {}
+    with ResultsStore.reader(data_dir) as store:
+        for row in matches_frame(store, name).itertuples():
+            lines = [json.loads(line) for line in store.match_log(int(row.match_id)).splitlines()]
+            kept = []
+            for line in lines:
+                line.pop("ms", None)
+                if line["type"] == "result":
+                    line.pop("referee")
+                if line["type"] == "fault":
+                    line.pop("detail")
+                if line["type"] != "header":
+                    kept.append(line)
+            games[int(row.idx)] = kept
+    return games
+
+
+def test_warm_processes_play_the_same_games_as_fresh_ones(tmp_path):
+    """One tournament twice: every bot process new for each match, then warm processes
+    (the default; a bot marked fresh_process, and one that forfeits, get new ones)."""
+    illegal = f"cmd:{sys.executable} {HOSTILE} illegal"
+    (tmp_path / "t.toml").write_text(
+        'name = "warm"\nvariant = "usa"\nplayers = 2\nseed = 3\n'
+        f'bots = ["random", {{ bot = "greedy-claims", fresh_process = true }}, "{illegal}"]\n'
+    )
+    run_cli(
+        "tournament",
+        "run",
+        str(tmp_path / "t.toml"),
+        "--matches-per-process",
+        "1",
+        data_dir=tmp_path / "cold",
+    )
+    run_cli("tournament", "run", str(tmp_path / "t.toml"), data_dir=tmp_path / "warm")
+    cold, warm = signature(tmp_path / "cold", "warm"), signature(tmp_path / "warm", "warm")
+    assert len(cold) == 12 and set(cold[cold.bot.str.contains("illegal")].fault) == {"illegal"}
+    pd.testing.assert_frame_equal(cold, warm)
+    assert replayed(tmp_path / "cold", "warm") == replayed(tmp_path / "warm", "warm")
+
+    def started(data_dir: Path, bot: str) -> int:  # a process's scratch folder: one per start
+        return len(list((data_dir / "bot-logs").glob(f"warm/*/*/seat*-{bot}.tmp")))
+
+    assert [started(tmp_path / "cold", b) for b in ("random", "greedy-claims", "illegal")] == [
+        4,
+        4,
+        4,
+    ]
+    # Warm: random's one process played its 4 matches; the others started for each match.
+    assert [started(tmp_path / "warm", b) for b in ("random", "greedy-claims", "illegal")] == [
+        1,
+        4,
+        4,
+    ]
+    # Each match still has its own logs of every seat.
+    assert len(list((tmp_path / "warm" / "bot-logs").glob("warm/*/*/seat*.stderr"))) == 12
+    assert not processes_with(str(HOSTILE))

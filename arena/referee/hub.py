@@ -124,10 +124,20 @@ class SeatLink:
 class Hub:
     """Every seat's endpoint, and one poller over them, their monitors and their processes."""
 
-    def __init__(self, match_id: str = "", budget: Budget | None = None) -> None:
+    def __init__(
+        self,
+        match_id: str = "",
+        budget: Budget | None = None,
+        context: zmq.Context | None = None,
+        ipc_dir: str | None = None,
+    ) -> None:
+        """``context`` and ``ipc_dir`` (where Unix-socket endpoints are made): a pool's,
+        whose endpoints outlive this match (``adopt``/``release``); the hub then leaves
+        both in place when it closes."""
         self.match_id = match_id
         self.budget = budget or Budget()
-        self.context = zmq.Context()
+        self._own_context = context is None
+        self.context = context or zmq.Context()
         self.links: dict[int, SeatLink] = {}
         self._items: list[tuple[zmq.Socket | int, int]] | None = None
         self._next_full = 0.0
@@ -138,7 +148,8 @@ class Hub:
         self._by_pidfd: dict[int, int] = {}
         self.faults: dict[int, Reply] = {}  # seats charged while the referee waited on another
         self.noisy: set[int] = set()  # seats with ignored traffic not yet collected
-        self._ipc_dir: str | None = None
+        self._ipc_dir: str | None = ipc_dir
+        self._own_ipc_dir = ipc_dir is None
 
     # ---------------------------------------------------------------- set-up
 
@@ -166,6 +177,30 @@ class Hub:
         self._changed()
         return endpoint, link.token
 
+    def adopt(self, seat: int, link: SeatLink) -> None:
+        """Seat a warm bot: ``link`` (released by an earlier match, still connected) becomes
+        ``seat``'s, with nothing of its earlier matches counted, and is told its new seat
+        (a ``welcome`` opens each match; it says no new hello)."""
+        link.seat = seat
+        link.connections = 1  # the connection that said hello, long ago
+        link.window_messages = link.window_bytes = link.ignored_bytes = 0
+        link.ignored.clear()
+        link.waiting = link.latest = link.answer = None
+        link.issued.clear()
+        self.links[seat] = link
+        self._by_socket[link.socket] = link
+        self._by_monitor[link.monitor] = link
+        self._changed()
+        self.send(seat, Welcome(seat=seat, match_id=self.match_id))
+
+    def release(self, seat: int) -> SeatLink:
+        """Hand ``seat``'s endpoint, still open, to whoever keeps its bot for a next match."""
+        self.unwatch(seat)
+        link = self.links.pop(seat)
+        del self._by_socket[link.socket], self._by_monitor[link.monitor]
+        self._changed()
+        return link
+
     def watch(self, seat: int, watch: ProcessWatch) -> None:
         """Charge ``seat`` with ``crash`` as soon as its launched process exits."""
         self._watches[seat] = watch
@@ -183,12 +218,8 @@ class Hub:
         its process. Idempotent."""
         link = self.links.get(seat)
         if link is not None and not link.closed:
-            link.closed = True
+            close_link(link)
             self._changed()
-            with contextlib.suppress(zmq.ZMQError):
-                link.socket.disable_monitor()
-            link.monitor.close(linger=0)
-            link.socket.close(linger=0)
         self.unwatch(seat)
 
     def unwatch(self, seat: int) -> None:
@@ -202,9 +233,9 @@ class Hub:
         """Close every endpoint and the context at once (idempotent)."""
         for seat in list(self.links):
             self.close_seat(seat)
-        if not self.context.closed:
+        if self._own_context and not self.context.closed:
             self.context.destroy(linger=0)
-        if self._ipc_dir is not None:
+        if self._own_ipc_dir and self._ipc_dir is not None:
             shutil.rmtree(self._ipc_dir, ignore_errors=True)
 
     # ---------------------------------------------------------------- the conversation
@@ -498,6 +529,15 @@ def _frames(socket: zmq.Socket, flags: int, copy: bool) -> list:
     while socket.get(RCVMORE):
         frames.append(socket.recv(flags, copy=copy))
     return frames
+
+
+def close_link(link: SeatLink) -> None:
+    """Close an endpoint and its monitor (its connections and queues go with them)."""
+    link.closed = True
+    with contextlib.suppress(zmq.ZMQError):
+        link.socket.disable_monitor()
+    link.monitor.close(linger=0)
+    link.socket.close(linger=0)
 
 
 def _bytes(part: zmq.Frame | bytes) -> bytes:

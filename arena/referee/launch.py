@@ -19,6 +19,7 @@ from arena.engine.variant import Variant
 from arena.referee.faults import CRASH, NO_SHOW, Budget, Fault, TimeControl
 from arena.referee.hub import Hub, ProcessWatch, describe
 from arena.referee.keys import MatchKey
+from arena.referee.pool import BotPool, WarmBot, pool_key
 from arena.referee.process import BotProcess, ProcessLimits
 from arena.referee.referee import Referee
 from arena.referee.sandbox import network_namespace_available
@@ -56,6 +57,8 @@ class BotEntry:
     # Files the sandbox lets it read even inside a protected folder: a registered bot's
     # own stored code (named by the arena, never by a command line).
     own_files: tuple[str, ...] = ()
+    # A new process for every match, never a warm one (arena/referee/pool.py).
+    fresh_process: bool = False
 
     @classmethod
     def parse(cls, text: str) -> BotEntry:
@@ -72,7 +75,13 @@ class BotEntry:
     @classmethod
     def for_plugin(cls, spec: BotSpec, name: str | None = None) -> BotEntry:
         command = (PYTHON, "-P", "-m", "bots", spec.name)  # -P: never a folder of the cwd
-        return cls(name=name or spec.name, command=command, plugin=spec.name, version=spec.version)
+        return cls(
+            name=name or spec.name,
+            command=command,
+            plugin=spec.name,
+            version=spec.version,
+            fresh_process=spec.fresh_process,
+        )
 
     @property
     def spec(self) -> BotSpec | None:
@@ -97,6 +106,8 @@ class ProcessMatch:
     """A referee with one process per seat. Use as a context manager: it always reaps.
 
     ``key`` derives what the bots are told (``keys.py``); by default a fresh one.
+    With a ``pool`` (``pool.py``), seats take warm processes from it, and the
+    processes that finish the match cleanly go back to it instead of being stopped.
     """
 
     def __init__(
@@ -109,6 +120,7 @@ class ProcessMatch:
         key: MatchKey | None = None,
         budget: Budget | None = None,
         logs_relative_to: Path | None = None,
+        pool: BotPool | None = None,
     ) -> None:
         """``logs_relative_to`` (the data folder): the match log names each seat's stdout
         and stderr files relative to it, so they are found again wherever it is moved."""
@@ -122,17 +134,23 @@ class ProcessMatch:
         self.budget = budget
         self.hub: Hub | None = None
         self.referee: Referee | None = None
+        self.pool = pool
+        self.warm: dict[int, WarmBot] = {}  # seats given a warm process
 
     def __enter__(self) -> Referee:
         try:
             return self._start()
         except BaseException:
-            self.__exit__(None, None, None)
+            self.__exit__(*sys.exc_info())
             raise
 
     def _start(self) -> Referee:
         match_id = uuid.uuid4().hex[:12]
-        hub = self.hub = Hub(match_id, self.budget)
+        pool = self.pool
+        if pool is None:
+            hub = self.hub = Hub(match_id, self.budget)
+        else:
+            hub = self.hub = Hub(match_id, self.budget, pool.context, pool.ipc_dir)
         stamp = time.strftime("%Y%m%d-%H%M%S")
         seats: list[RemoteSeat] = []
         unstartable: dict[int, str] = {}
@@ -181,20 +199,30 @@ class ProcessMatch:
     def _seat(self, hub: Hub, s: int, entry: BotEntry, folder: Path) -> RemoteSeat:
         """Open seat ``s``'s endpoint and start its bot process (watched by the hub, so its
         exit is a crash at once); ``arena.human`` seats a person instead."""
-        own_network = (
-            self.limits.sandbox and self.limits.network_namespace and network_namespace_available()
-        )
-        endpoint, token = hub.add_seat(s, private_network=own_network)
-        env = {"ARENA_CONNECT": endpoint, "ARENA_TOKEN": token}
-        process = BotProcess(
-            entry.argv(),
-            env,
-            folder / f"seat{s}-{entry.name}",
-            self.limits,
-            endpoint,
-            own_network,
-            entry.own_files,
-        )
+        log_prefix = folder / f"seat{s}-{entry.name}"
+        warm = self.pool.take(pool_key(entry, self.limits)) if self.pool is not None else None
+        if warm is not None:
+            self.warm[s] = warm
+            process = warm.process
+            process.relog(log_prefix)
+            hub.adopt(s, warm.link)
+        else:
+            own_network = (
+                self.limits.sandbox
+                and self.limits.network_namespace
+                and network_namespace_available()
+            )
+            endpoint, token = hub.add_seat(s, private_network=own_network)
+            env = {"ARENA_CONNECT": endpoint, "ARENA_TOKEN": token}
+            process = BotProcess(
+                entry.argv(),
+                env,
+                log_prefix,
+                self.limits,
+                endpoint,
+                own_network,
+                entry.own_files,
+            )
         hub.watch(s, ProcessWatch(process.pidfd, process.alive, process.status))
         seat = RemoteSeat(hub, s, process, entry.name)
         seat.logs = {
@@ -211,10 +239,40 @@ class ProcessMatch:
                 pass
         return str(path.resolve())
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: object, *exc: object) -> None:
+        kept: set[int] = set()
         try:
-            if self.referee is not None:
-                self.referee.close()
+            if kind is None:
+                kept = self._keep()
         finally:
-            if self.hub is not None:
-                self.hub.close()
+            try:
+                if self.referee is not None:
+                    self.referee.close(keep=kept)
+            finally:
+                if self.hub is not None:
+                    self.hub.close()
+
+    def _keep(self) -> set[int]:
+        """Give back to the pool the processes that finished the match cleanly: no fault,
+        still running, still connected (the pool retires those that are due)."""
+        pool, referee, hub = self.pool, self.referee, self.hub
+        if pool is None or referee is None or hub is None:
+            return set()
+        hub.pump(0)  # a fault or exit that happened after the last decision
+        kept = set()
+        for s, seat in enumerate(referee.seats):
+            entry = self.entries[s]
+            process = seat.process if isinstance(seat, RemoteSeat) else None
+            if (
+                process is None
+                or s in referee.dead
+                or s in hub.faults
+                or not hub.connected(s)
+                or not process.alive()
+                or not pool.keeps(entry.fresh_process)
+            ):
+                continue
+            matches = self.warm[s].matches if s in self.warm else 0
+            pool.give(pool_key(entry, self.limits), WarmBot(process, hub.release(s), matches))
+            kept.add(s)
+        return kept

@@ -66,6 +66,36 @@ class ProcessLimits:
     env: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class ProcessUsage:
+    """What a bot's processes used: the largest CPU time (s) and address space (MiB)."""
+
+    cpu_seconds: float
+    memory_mb: float
+
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and every live descendant of it (through /proc's ``children`` lists)."""
+    found, pending = [], [pid]
+    while pending:
+        current = pending.pop()
+        found.append(current)
+        try:
+            tasks = os.listdir(f"/proc/{current}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{current}/task/{task}/children") as children:
+                    pending += [int(child) for child in children.read().split()]
+            except OSError:
+                continue
+    return found
+
+
 def bot_environment(
     arena: Mapping[str, str], scratch: Path, extra: Sequence[str] = ()
 ) -> dict[str, str]:
@@ -146,6 +176,8 @@ class LogDrain(threading.Thread):
         super().__init__(daemon=True)
         self.cap = cap
         self._stopping = threading.Event()
+        self._lock = threading.Lock()  # ``switch`` (a warm bot's next match) vs the copying
+        self._ended = False  # both pipes closed: nothing more will be written
         self._outputs = {fd: _open_log(path) for fd, path in streams.items()}
         self._written = dict.fromkeys(streams, 0)
         self._dropped = dict.fromkeys(streams, 0)
@@ -164,14 +196,30 @@ class LogDrain(threading.Thread):
                         selector.unregister(key.fd)
         finally:
             selector.close()
-            for fd, out in self._outputs.items():
-                if out is None:
-                    continue
-                with contextlib.suppress(OSError):
-                    if self._dropped[fd]:
-                        note = f"\n[ttr-arena: {self._dropped[fd]} more bytes dropped at the "
-                        os.write(out, (note + f"{self.cap}-byte cap]\n").encode())
-                os.close(out)
+            with self._lock:
+                self._ended = True
+                for fd in self._outputs:
+                    self._close_output(fd)
+
+    def _close_output(self, fd: int) -> None:
+        """Close ``fd``'s log file, noting what the cap dropped."""
+        out, self._outputs[fd] = self._outputs[fd], None
+        if out is None:
+            return
+        with contextlib.suppress(OSError):
+            if self._dropped[fd]:
+                note = f"\n[ttr-arena: {self._dropped[fd]} more bytes dropped at the "
+                os.write(out, (note + f"{self.cap}-byte cap]\n").encode())
+        os.close(out)
+
+    def switch(self, streams: Mapping[int, Path]) -> None:
+        """Write from now on into new files, each with a fresh cap (a warm bot process's
+        next match: each match's logs are in its own folder)."""
+        with self._lock:
+            for fd, path in streams.items():
+                self._close_output(fd)
+                self._outputs[fd] = None if self._ended else _open_log(path)
+                self._written[fd] = self._dropped[fd] = 0
 
     def _copy(self, fd: int) -> bool:
         """Copy what is ready on ``fd``; False at its end."""
@@ -181,6 +229,11 @@ class LogDrain(threading.Thread):
             return False
         if not chunk:
             return False
+        with self._lock:
+            self._keep(fd, chunk)
+        return True
+
+    def _keep(self, fd: int, chunk: bytes) -> None:
         out = self._outputs[fd]
         room = self.cap - self._written[fd] if out is not None else 0
         if out is not None and room > 0:
@@ -192,7 +245,6 @@ class LogDrain(threading.Thread):
                 self._outputs[fd] = None
             self._written[fd] += len(kept)
         self._dropped[fd] += max(0, len(chunk) - max(room, 0))
-        return True
 
     def written(self, fd: int) -> int:
         """Bytes of ``fd`` in its file so far (counted after each write: no system call)."""
@@ -267,6 +319,7 @@ class BotProcess:
             self.pidfd = os.pidfd_open(self.pid)
         assert self.popen.stdout is not None and self.popen.stderr is not None
         self._stderr_fd = self.popen.stderr.fileno()
+        self.limits = limits
         self._drain = LogDrain(
             {
                 self.popen.stdout.fileno(): self.stdout_path,
@@ -275,6 +328,34 @@ class BotProcess:
             limits.log_bytes,
         )
         self._drain.start()
+
+    def relog(self, log_prefix: Path) -> None:
+        """Send stdout and stderr to ``<log_prefix>.stdout``/``.stderr`` from now on (a warm
+        process's next match); its scratch folder stays where it was started."""
+        log_prefix.parent.mkdir(parents=True, exist_ok=True)
+        self.stdout_path = log_prefix.with_suffix(".stdout")
+        self.stderr_path = log_prefix.with_suffix(".stderr")
+        assert self.popen.stdout is not None and self.popen.stderr is not None
+        self._drain.switch(
+            {
+                self.popen.stdout.fileno(): self.stdout_path,
+                self.popen.stderr.fileno(): self.stderr_path,
+            }
+        )
+
+    def usage(self) -> ProcessUsage:
+        """The most CPU time and address space any process of this bot has used so far (the
+        limits apply per process): a warm process near them is replaced before a match."""
+        cpu, space = 0.0, 0
+        for pid in process_tree(self.pid):
+            try:
+                with open(f"/proc/{pid}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            cpu = max(cpu, (int(fields[11]) + int(fields[12])) / CLOCK_TICKS)
+            space = max(space, int(fields[20]))
+        return ProcessUsage(cpu, space / (1024 * 1024))
 
     def isolation(self) -> dict[str, object]:
         """What isolates this bot: its processes' containment, its Landlock ABI (0: none),

@@ -339,6 +339,9 @@ class Referee:
         # The connection is not reused: stop the bot now (it may be hung or flooding).
         self.seats[s].close(Bye(reason=f"forfeit: {code}"), grace=0)
 
-    def close(self) -> None:
+    def close(self, keep: set[int] | frozenset[int] = frozenset()) -> None:
+        """Say ``bye`` and stop every seat's bot but those in ``keep`` (warm processes that
+        go on to a next match: ``pool.py``)."""
         for s, seat in enumerate(self.seats):
-            seat.close(None if s in self.dead else Bye())
+            if s not in keep:
+                seat.close(None if s in self.dead else Bye())

@@ -1,9 +1,10 @@
 """Executors play match tasks in parallel and hand each result to the driver as it finishes.
 
 ``LocalExecutor`` keeps a pool of local worker processes, one match each at a
-time; ``RayExecutor`` (``arena/tournament/rayexec.py``) runs each match as a Ray
-task, on a local Ray or on a cluster. Both count, per match, the times its
-worker died (or the arena failed while playing it): a match is retried up to
+time, each with its own pool of warm bot processes (``arena/referee/pool.py``);
+``RayExecutor`` (``arena/tournament/rayexec.py``) runs each match as a Ray task,
+on a local Ray or on a cluster. Both count, per match, the times its worker died
+(or the arena failed while playing it): a match is retried up to
 ``MAX_ATTEMPTS`` times, then reported as failed (an arena fault) and the
 tournament goes on. Results arrive in completion order; the store makes the
 order irrelevant.
@@ -21,6 +22,7 @@ import multiprocessing
 import os
 import signal
 import time
+import weakref
 from collections import Counter, deque
 from collections.abc import Sequence
 from multiprocessing.connection import Connection, wait
@@ -28,6 +30,7 @@ from typing import Protocol
 
 import msgspec
 
+from arena.referee.pool import BotPool
 from arena.referee.process import die_with_parent
 from arena.tournament.matchrun import MatchTask, play_match
 from arena.tournament.results import MatchResult
@@ -71,7 +74,8 @@ def _raise_exit(*_: object) -> None:
 
 
 def _worker_main(conn: Connection, parent: int) -> None:
-    """A pool worker: play the matches the driver sends, one at a time, until told to stop.
+    """A pool worker: play the matches the driver sends, one at a time, until told to stop,
+    keeping the bot processes of each match warm for the next ones (``BotPool``).
 
     It runs in a session of its own, so a Ctrl-C or SIGTERM sent to the terminal's process
     group reaches the driver only: the driver decides, and stops a worker with SIGTERM,
@@ -80,18 +84,19 @@ def _worker_main(conn: Connection, parent: int) -> None:
     die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _raise_exit)
-    while True:
-        try:
-            task = conn.recv()
-        except (EOFError, OSError):
-            return
-        if task is None:
-            return
-        try:
-            outcome: tuple[str, object] = ("ok", play_match(task))
-        except Exception as error:  # an arena failure in this match: reported, counted
-            outcome = ("error", f"{type(error).__name__}: {error}")
-        conn.send(outcome)
+    with BotPool() as pool:  # its warm bot processes: stopped when the worker ends
+        while True:
+            try:
+                task = conn.recv()
+            except (EOFError, OSError):
+                return
+            if task is None:
+                return
+            try:
+                outcome: tuple[str, object] = ("ok", play_match(task, pool))
+            except Exception as error:  # an arena failure in this match: reported, counted
+                outcome = ("error", f"{type(error).__name__}: {error}")
+            conn.send(outcome)
 
 
 class _Worker:
@@ -132,7 +137,16 @@ class LocalExecutor:
     def __init__(self, workers: int = 1) -> None:
         self.workers = max(1, workers)
         self.context = multiprocessing.get_context("spawn")
-        self.pool: list[_Worker] = []
+        self.pool: list[_Worker] = []  # changed in place: the finalizer below holds it
+        # Not closed (a script that drops it): its workers are told to end when it is
+        # collected or Python exits, so their warm bot processes do not live on with them.
+        weakref.finalize(self, _release, self.pool)
+
+    def __enter__(self) -> LocalExecutor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def run(self, tasks: Sequence[MatchTask], sink: Sink) -> None:
         """Play every task (retrying a match whose worker died); returns early if
@@ -156,7 +170,7 @@ class LocalExecutor:
             raise
 
     def _dispatch(self, queue: deque[MatchTask]) -> None:
-        self.pool = [w for w in self.pool if w.process.is_alive() or w.task is not None]
+        self.pool[:] = [w for w in self.pool if w.process.is_alive() or w.task is not None]
         while len(self.pool) < min(self.workers, len(queue) + self._busy()):
             self.pool.append(_Worker(self.context))
         for worker in self.pool:
@@ -209,7 +223,7 @@ class LocalExecutor:
         for pid in bots:  # each bot leads its own process group: its children go with it
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pid, signal.SIGKILL)
-        self.pool = []
+        self.pool.clear()
 
     def close(self) -> None:
         for worker in self.pool:
@@ -218,6 +232,13 @@ class LocalExecutor:
         for worker in self.pool:
             worker.process.join(5)
         self.abort()
+
+
+def _release(workers: list[_Worker]) -> None:
+    """Tell idle workers to end (they stop their warm bot processes on the way out)."""
+    for worker in workers:
+        with contextlib.suppress(OSError, ValueError):
+            worker.conn.send(None)
 
 
 def __getattr__(name: str):

@@ -11,6 +11,7 @@ from pathlib import Path
 from arena.referee.faults import TimeControl
 from arena.referee.keys import MatchKey
 from arena.referee.launch import BotEntry, ProcessMatch, in_process_referee
+from arena.referee.pool import DEFAULT_MATCHES_PER_PROCESS, BotPool
 from arena.referee.process import ProcessLimits
 from arena.tournament.results import MatchResult
 from arena.tournament.schedule import MatchSpec
@@ -33,6 +34,9 @@ class MatchTask:
     workdir: str = ""  # the driver's working folder: relative paths in bot commands start here
     data_dir: str | None = None  # the match log names the bots' log files relative to it
     secret: bytes = b""  # the tournament's key: the game's seed and all a bot is told
+    # A bot process plays up to this many matches (a worker's BotPool keeps it warm between
+    # them); 1: a new process for every match.
+    matches_per_process: int = DEFAULT_MATCHES_PER_PROCESS
 
 
 def tournament_folder(name: str) -> str:
@@ -53,8 +57,9 @@ def writable_log_dir(wanted: Path) -> Path:
         return Path(tempfile.mkdtemp(prefix="arena-bot-logs-"))
 
 
-def play_match(task: MatchTask) -> MatchResult:
-    """Run the match and return its result. The same task always gives the same game."""
+def play_match(task: MatchTask, pool: BotPool | None = None) -> MatchResult:
+    """Run the match and return its result. The same task always gives the same game,
+    whether its bots' processes are fresh or warm ones from ``pool``."""
     if task.workdir and os.path.isdir(task.workdir):
         os.chdir(task.workdir)  # a Ray worker starts elsewhere; bots see the driver's folder
     variant = get_variant(task.variant)
@@ -65,6 +70,8 @@ def play_match(task: MatchTask) -> MatchResult:
         outcome = referee.play(seed)
     else:
         log_dir = writable_log_dir(Path(task.log_dir) / str(task.match.index))
+        if pool is not None:
+            pool.matches_per_process = task.matches_per_process
         with ProcessMatch(
             variant,
             list(task.entries),
@@ -73,6 +80,7 @@ def play_match(task: MatchTask) -> MatchResult:
             log_dir,
             key,
             logs_relative_to=Path(task.data_dir) if task.data_dir else None,
+            pool=pool,
         ) as referee:
             outcome = referee.play(seed)
     return MatchResult.from_outcome(outcome, task.match.index, task.variant, task.labels)

@@ -136,7 +136,10 @@ class TournamentRunner:
 
     def _entry(self, name: str):
         if name not in self.entries:
-            self.entries[name] = resolve(name, self.store)
+            entry = resolve(name, self.store)
+            if name in self.spec.fresh_process:
+                entry = replace(entry, fresh_process=True)
+            self.entries[name] = entry
         return self.entries[name]
 
     def _task(self, match: MatchSpec) -> MatchTask:
@@ -158,6 +161,7 @@ class TournamentRunner:
             workdir=self.workdir,
             data_dir=str(self.data_dir),
             secret=self.secret,
+            matches_per_process=self.spec.matches_per_process,
         )
 
     @property

@@ -5,11 +5,13 @@ Described by a small TOML file or by command-line flags::
     name = "usa-weekly"
     variant = "usa"
     players = [4]                 # one or more player counts
-    bots = ["random", "my-bot@2", "js=cmd:node examples/js-bot/bot.js"]
+    bots = ["random", "my-bot@2", "js=cmd:node examples/js-bot/bot.js",
+            { bot = "greedy", fresh_process = true }]  # a table: a new process every match
     format = "round-robin"        # round-robin | duplicate | ladder
     games = 2                     # rounds (round robin), deals (duplicate), matches (ladder)
     seed = 1
     bot_env = ["OMP_NUM_THREADS=1"]  # optional: variables bots may see ("NAME" passes yours on)
+    matches_per_process = 100     # optional: matches a warm bot process plays (1: always fresh)
     [time_control]
     move_ms = 1000                # free time per decision, > 0
     bank_ms = 30000               # time bank per bot and game, >= 0
@@ -35,11 +37,13 @@ import msgspec
 
 from arena.referee.faults import TimeControl
 from arena.referee.launch import split_label
+from arena.referee.pool import DEFAULT_MATCHES_PER_PROCESS
 from arena.tournament.names import BadName, check_name, split_ref
 
 FORMATS = ("round-robin", "duplicate", "ladder")
 Format = Literal["round-robin", "duplicate", "ladder"]
 OPEN_POOL = "*"  # in a ladder: every registered bot
+RUN_SETTINGS = ("matches_per_process", "fresh_process")  # how it runs: no part of its identity
 
 
 class SpecError(ValueError):
@@ -55,12 +59,19 @@ class TimeControlTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     retries: Annotated[int, msgspec.Meta(ge=0)] = TimeControl.retries
 
 
+class BotTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """A bot of ``bots`` written as a table, with its settings."""
+
+    bot: str
+    fresh_process: bool = False  # a new process for every match, never a warm one
+
+
 class SpecFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """A tournament file as written: the keys, their types and their simple bounds."""
 
     name: str
     variant: str
-    bots: list[str]
+    bots: list[str | BotTable]
     players: Annotated[int, msgspec.Meta(ge=2)] | list[Annotated[int, msgspec.Meta(ge=2)]] = 4
     format: Format = "round-robin"
     games: Annotated[int, msgspec.Meta(ge=1)] = 1
@@ -68,6 +79,7 @@ class SpecFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     time_control: TimeControlTable = TimeControlTable()
     ladder_wave: Annotated[int, msgspec.Meta(ge=1)] = 8
     bot_env: list[str] = []
+    matches_per_process: Annotated[int, msgspec.Meta(ge=1)] = DEFAULT_MATCHES_PER_PROCESS
 
 
 @dataclass(frozen=True)
@@ -84,6 +96,10 @@ class TournamentSpec:
     # Environment variables bots may see besides the arena's: "NAME" passes the organiser's
     # value on, "NAME=VALUE" sets one (arena/referee/process.py, bot_environment).
     bot_env: tuple[str, ...] = ()
+    # How it is run, not what is played (outside the fingerprint): the matches a warm bot
+    # process plays (arena/referee/pool.py), and the bots that get a new one every match.
+    matches_per_process: int = DEFAULT_MATCHES_PER_PROCESS
+    fresh_process: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # Checked in the order a person fixes them: what is played, then by whom.
@@ -112,6 +128,11 @@ class TournamentSpec:
             raise SpecError("games must be at least 1")
         if self.ladder_wave < 1:
             raise SpecError("ladder_wave must be at least 1")
+        if self.matches_per_process < 1:
+            raise SpecError("matches_per_process must be at least 1 (1: a new process each match)")
+        for bot in self.fresh_process:
+            if bot not in self.bots:
+                raise SpecError(f"fresh_process: '{bot}' is not one of the bots")
         for index, item in enumerate(self.bot_env):
             if not item.partition("=")[0].isidentifier():
                 raise SpecError(f"bot_env[{index}]: {item!r} is not NAME or NAME=VALUE")
@@ -134,10 +155,14 @@ class TournamentSpec:
         data = asdict(self)
         data["bots"] = list(self.bots)
         data["players"] = list(self.players)
-        if self.bot_env:
-            data["bot_env"] = list(self.bot_env)
-        else:
-            del data["bot_env"]  # so tournaments stored before it keep their fingerprint
+        # Left out at their defaults, so tournaments stored before them keep their fingerprint.
+        for key in ("bot_env", "fresh_process"):
+            if data[key]:
+                data[key] = list(data[key])
+            else:
+                del data[key]
+        if self.matches_per_process == DEFAULT_MATCHES_PER_PROCESS:
+            del data["matches_per_process"]
         return data
 
     @classmethod
@@ -149,6 +174,7 @@ class TournamentSpec:
                 "bots": tuple(data["bots"]),
                 "players": tuple(data["players"]),
                 "bot_env": tuple(data.get("bot_env", ())),
+                "fresh_process": tuple(data.get("fresh_process", ())),
                 "time_control": TimeControl(**data["time_control"]),
             }
         )
@@ -156,7 +182,8 @@ class TournamentSpec:
     @property
     def fingerprint(self) -> str:
         """Identifies the schedule: the same fingerprint resumes the same tournament."""
-        text = json.dumps(self.to_json(), sort_keys=True)
+        described = {k: v for k, v in self.to_json().items() if k not in RUN_SETTINGS}
+        text = json.dumps(described, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     @classmethod
@@ -166,10 +193,12 @@ class TournamentSpec:
         except msgspec.ValidationError as error:
             raise SpecError(explain(str(error), SpecFile, data)) from None
         players = typed.players if isinstance(typed.players, list) else [typed.players]
+        bots = [b if isinstance(b, str) else b.bot for b in typed.bots]
+        fresh = [b.bot for b in typed.bots if isinstance(b, BotTable) and b.fresh_process]
         return cls(
             name=typed.name,
             variant=typed.variant,
-            bots=tuple(typed.bots),
+            bots=tuple(bots),
             players=tuple(players),
             format=typed.format,
             games=typed.games,
@@ -177,6 +206,8 @@ class TournamentSpec:
             time_control=TimeControl(**msgspec.structs.asdict(typed.time_control)),
             ladder_wave=typed.ladder_wave,
             bot_env=tuple(typed.bot_env),
+            matches_per_process=typed.matches_per_process,
+            fresh_process=tuple(fresh),
         )
 
     @classmethod
@@ -254,8 +285,9 @@ def explain(message: str, root: type, data: Any = None) -> str:
     if found := re.fullmatch(r"Object missing required field `(.+)`", what):
         key = f"{path}.{found.group(1)}" if path else found.group(1)
         return f"{key}: missing (it is required)"
-    if found := re.fullmatch(r"Expected `(\w+)`, got `(\w+)`", what):
-        expected, got = (_TYPES.get(t, t) for t in found.groups())
+    if found := re.fullmatch(r"Expected `([\w |]+)`, got `(\w+)`", what):
+        expected = " or ".join(_TYPES.get(t, t) for t in found.group(1).split(" | "))
+        got = _TYPES.get(found.group(2), found.group(2))
         value = _value_at(data, path)
         if isinstance(value, bool):
             shown = str(value).lower()
@@ -278,8 +310,18 @@ def _type_at(root: Any, path: str) -> Any:
     current = root
     for part in filter(None, re.split(r"\.|\[\d+\]", path)):
         hints = typing.get_type_hints(current, include_extras=False)
-        current = hints.get(part)
+        current = _struct_in(hints.get(part))
     return current
+
+
+def _struct_in(hint: Any) -> Any:
+    """The Struct a list or union type holds (``list[str | BotTable]``: BotTable), else
+    ``hint`` itself."""
+    for arg in typing.get_args(hint) if typing.get_origin(hint) is not Literal else ():
+        found = _struct_in(arg)
+        if hasattr(found, "__struct_fields__"):
+            return found
+    return hint
 
 
 def _value_at(data: Any, path: str) -> Any:

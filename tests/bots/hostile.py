@@ -7,8 +7,9 @@ can break it in every way. Every mode first says on stderr (flushed)
 "hostile MODE started; environment: NAME NAME ..." (the names of every
 environment variable it sees), then:
 
-well-behaved      play (a random bot); record NAME (also writes every message it
-                  receives to NAME in its scratch folder $TMPDIR, one JSON per line)
+well-behaved      play (a random bot, seeded by each game's seed); record NAME (also writes
+                  every message it receives to NAME in its scratch folder $TMPDIR, one JSON
+                  per line)
 process           crash-start; crash-mid N (exits after N answers); hang; slow SECONDS;
                   memory (allocates without bound); spin (burns CPU);
                   child MARKER (leaves a child process behind);
@@ -254,6 +255,8 @@ while True:
                 leaked.append("the deal")
     if message["type"] == "bye":
         break
+    if message["type"] == "game_start":
+        rng = random.Random(message["seed"])  # each game replays exactly, warm process or not
     if message["type"] != "act":
         continue
     seq = message["seq"]

@@ -3,6 +3,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -40,10 +41,12 @@ def ray_command(*args: str, attempts: int = 1) -> None:
 
 
 @pytest.fixture(scope="session")
-def ray_cluster(tmp_path_factory):
+def ray_cluster():
     """A real two-node Ray cluster on loopback, started as an organiser would; one per session."""
     port = free_port()
-    temp = tmp_path_factory.mktemp("ray")
+    # Short: Ray's socket paths live below it (at most 107 bytes), and pytest-xdist's
+    # per-worker temporary folders are deep.
+    temp = Path(tempfile.mkdtemp(prefix="ray-"))
     common = ["--node-ip-address=127.0.0.1", "--disable-usage-stats", "--num-cpus=1"]
     address = f"127.0.0.1:{port}"
     try:
@@ -58,6 +61,7 @@ def ray_cluster(tmp_path_factory):
         shutil.rmtree(temp, ignore_errors=True)
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups off the markers
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Under pytest-xdist (``make test`` runs the tests in parallel, ``--dist loadgroup``),
     every test that starts or joins Ray runs in one worker, one after another: the cluster

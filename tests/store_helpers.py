@@ -122,3 +122,19 @@ def writing_into(folder: str) -> set[int]:
                             found.add(int(entry))
                             break
     return found
+
+
+def parent_of(pid: int) -> int | None:
+    """The parent's pid of a live process (None once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return int(stat.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def workers_writing_into(folder: str) -> set[int]:
+    """The workers holding a file under ``folder`` open, without their children (a bot
+    between fork and exec still holds its worker's files)."""
+    holders = writing_into(folder)
+    return {pid for pid in holders if parent_of(pid) not in holders}

@@ -33,6 +33,7 @@ from tests.store_helpers import (
     arena,
     folder_state,
     one_line,
+    parent_of,
     read_only,
     resize,
     seats_csv,
@@ -392,15 +393,6 @@ def _kill_worker_of_match(logs: Path, index: int, times: int, stop: threading.Ev
                 killed.append(pid)
         time.sleep(0.02)
     return killed
-
-
-def parent_of(pid: int) -> int | None:
-    """The parent's pid of a live process (None once it is gone)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return int(stat.read().rsplit(")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
-        return None
 
 
 def test_a_match_whose_worker_keeps_dying_is_an_arena_fault_and_the_rest_is_played(tmp_path):

@@ -27,7 +27,7 @@ from arena.tournament.store import ResultsStore, StoreError
 from arena.tournament.submit import SubmissionRejected, submit
 from tests.journey import ARENA
 from tests.referee_helpers import HOSTILE, processes_with
-from tests.store_helpers import writing_into
+from tests.store_helpers import workers_writing_into
 
 PLAYER = f"cmd:{sys.executable} {HOSTILE} play"
 JS = f"cmd:node {Path(__file__).parent.parent / 'examples' / 'js-bot' / 'bot.js'}"
@@ -278,9 +278,18 @@ def kill_a_worker_mid_match(driver: subprocess.Popen, data_dir: Path) -> int:
     wait_for_matches(data_dir, 1)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        for pid in writing_into(str(data_dir / "bot-logs")) - {driver.pid, os.getpid()}:
-            os.kill(pid, signal.SIGKILL)
-            return pid
+        with ResultsStore.reader(data_dir) as store:  # a warm worker keeps its last logs open
+            finished = {
+                str(r.idx)
+                for t in store.tournaments()
+                for r in store.results(t.name, details=False)
+            }
+        for folder in (data_dir / "bot-logs").glob("*/*"):
+            if folder.name in finished:
+                continue
+            for pid in workers_writing_into(f"{folder}{os.sep}") - {driver.pid, os.getpid()}:
+                os.kill(pid, signal.SIGKILL)
+                return pid
         time.sleep(0.05)
     raise AssertionError("no running match found to disturb")
 

@@ -57,11 +57,11 @@ def stored(data_dir):
 def test_kill_9_of_driver_worker_and_writer_in_a_loop_then_resume_equals_a_calm_run(
     tmp_path, ray_cluster
 ):
-    s = spec(name="chaos", bots=(PLAYER, "random", "greedy-claims"), games=8)
+    s = spec(name="chaos", bots=(PLAYER, "random", "greedy-claims"), games=5)
     args = [*cli_args(s), "--ray", ray_cluster]
     run_cli(*args, data_dir=tmp_path / "calm")
     hurt = tmp_path / "hurt"
-    total = 48
+    total = 30
     for cycle in range(2):
         # 1. The driver, at a random moment between matches.
         driver = start_driver(args, hurt)

@@ -82,6 +82,19 @@ def resize(disk: Path, size: str) -> None:
     _mount("-o", f"remount,size={size}", str(disk))
 
 
+def nearly_fill(disk: Path, room_kb: int = 48) -> None:
+    """Shrink the tmpfs at ``disk`` to what it holds plus ``room_kb``, while a writer goes on
+    writing there (tmpfs refuses a size below what it holds: measure again and retry)."""
+    for _ in range(50):
+        used = shutil.disk_usage(disk).used
+        try:
+            resize(disk, f"{used // 1024 + room_kb}k")
+            return
+        except subprocess.CalledProcessError:
+            time.sleep(0.02)
+    raise AssertionError(f"could not shrink {disk}: it kept growing")
+
+
 @contextlib.contextmanager
 def read_only(folder: Path) -> Iterator[Path]:
     """``folder`` made read-only: a read-only bind mount as root (root ignores permission

@@ -181,6 +181,49 @@ def test_a_forfeit_shows_its_reason_and_links_to_the_logs(site, page):
     page.screenshot(path=str(ARTIFACTS / "forfeit.png"), full_page=True)
 
 
+def play_by_clicking(page) -> tuple[str | None, int]:
+    """Click through a person's game until it is over; returns the message of the one
+    illegal click made on purpose and the number of clicks."""
+    illegal = None
+    clicks = 0
+    # A click the page answers itself (a stale route, "not your turn yet" while the bots
+    # move on a loaded machine) costs a turn of this loop without a move: room for many.
+    for _ in range(1500):
+        page.wait_for_function(
+            "['to-move', 'over'].includes(document.getElementById('status').dataset.status)",
+            timeout=120_000,
+        )
+        if page.get_attribute("#status", "data-status") == "over":
+            break
+        version = page.get_attribute("#status", "data-version")
+        if illegal is None and page.locator(".route:not(.legal):not(.taken)").count():
+            page.locator(".layer-routes .route:not(.legal):not(.taken) .hit").first.click(
+                force=True
+            )
+            page.wait_for_selector("#message:not([hidden])")
+            illegal = page.inner_text("#message")
+            page.screenshot(path=str(ARTIFACTS / "play-illegal.png"), full_page=True)
+        elif page.locator("input[data-offer]").count():
+            page.locator("input[data-offer]").first.check()
+            page.locator("input[data-offer]").last.check()
+            page.click("button.keep")
+        elif page.locator(".route.legal").count():
+            page.locator(".route.legal .hit").first.click(force=True)
+            if page.locator("button.choice").count():
+                page.locator("button.choice").first.click()
+        elif page.locator("button.choice").count():
+            page.locator("button.choice").first.click()
+        else:
+            page.click(".deck")
+        clicks += 1
+        page.wait_for_function(
+            f"document.getElementById('status').dataset.version !== '{version}'"
+            " || !document.getElementById('message').hidden",
+            timeout=120_000,
+        )
+    return illegal, clicks
+
+
 def test_a_person_plays_a_game_to_the_end_by_clicking(tmp_path, page):
     """A person against two bots, every decision a click on the map or the cards; the
     game ends, its result is printed and stored."""
@@ -193,43 +236,17 @@ def test_a_person_plays_a_game_to_the_end_by_clicking(tmp_path, page):
         line = process.stdout.readline()
         url = re.search(r"http://127\.0\.0\.1:\d+/play/\w+", line).group(0)
         page.goto(url)
-        illegal = None
-        clicks = 0
-        # A click the page answers itself (a stale route, "not your turn yet" while the bots
-        # move on a loaded machine) costs a turn of this loop without a move: room for many.
-        for _ in range(1500):
-            page.wait_for_function(
-                "['to-move', 'over'].includes(document.getElementById('status').dataset.status)",
-                timeout=60_000,
-            )
-            if page.get_attribute("#status", "data-status") == "over":
-                break
-            version = page.get_attribute("#status", "data-version")
-            if illegal is None and page.locator(".route:not(.legal):not(.taken)").count():
-                page.locator(".layer-routes .route:not(.legal):not(.taken) .hit").first.click(
-                    force=True
-                )
-                page.wait_for_selector("#message:not([hidden])")
-                illegal = page.inner_text("#message")
-                page.screenshot(path=str(ARTIFACTS / "play-illegal.png"), full_page=True)
-            elif page.locator("input[data-offer]").count():
-                page.locator("input[data-offer]").first.check()
-                page.locator("input[data-offer]").last.check()
-                page.click("button.keep")
-            elif page.locator(".route.legal").count():
-                page.locator(".route.legal .hit").first.click(force=True)
-                if page.locator("button.choice").count():
-                    page.locator("button.choice").first.click()
-            elif page.locator("button.choice").count():
-                page.locator("button.choice").first.click()
-            else:
-                page.click(".deck")
-            clicks += 1
-            page.wait_for_function(
-                f"document.getElementById('status').dataset.version !== '{version}'"
-                " || !document.getElementById('message').hidden",
-                timeout=60_000,
-            )
+        try:
+            illegal, clicks = play_by_clicking(page)
+        except Exception as error:  # say where it stopped: the page, the referee, the bots
+            process.kill()
+            said = process.stdout.read()[-3000:]
+            logs = (tmp_path / "arena-data" / "bot-logs").rglob("*.stderr")
+            tails = "\n".join(f"{p.name}: {p.read_text()[-800:]}" for p in logs)
+            raise AssertionError(
+                f"{error}\nstatus: {page.inner_text('#status')}; message: "
+                f"{page.inner_text('#message')}\n--- arena play:\n{said}\n--- bots:\n{tails}"
+            ) from error
         status = page.get_attribute("#status", "data-status")
         assert status == "over", f"{status} after {clicks} clicks: {page.inner_text('#message')}"
         page.wait_for_selector("#replay-link", timeout=30_000)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
@@ -18,7 +17,7 @@ import pandas as pd
 from arena.tournament.store import CHAOS_STALL
 from arena.tournament.storecare import check
 from tests.referee_helpers import HOSTILE, processes_with
-from tests.store_helpers import resize, small_disk
+from tests.store_helpers import nearly_fill, resize, small_disk
 from tests.test_tournament import (
     ARENA,
     PLAYER,
@@ -188,8 +187,7 @@ def test_full_disks_read_only_folders_and_damaged_files_in_a_loop_then_resume_eq
         driver = start_driver(ladder, hurt)
         try:
             wait_for_matches(hurt, 4)
-            used = shutil.disk_usage(disk).used
-            resize(disk, f"{used // 1024 + 48}k")
+            nearly_fill(disk)
             output, _ = driver.communicate(timeout=120)
         finally:
             driver.kill()

@@ -180,7 +180,12 @@ class HumanSeat(RemoteSeat):
         return reply
 
     def close(self, message: wire.Bye | None = None, grace: float = 2.0) -> None:
-        super().close(message, grace)
+        if message is not None:
+            self.hub.send(self.seat, message)
+            # The page learns the result through the bridge: let it read up to the bye
+            # before the endpoint closes (a closed endpoint drops what it has not sent).
+            self.bridge.closed.wait(grace)
+        super().close(None, grace)
         self.bridge.closed.set()
 
 

@@ -119,7 +119,9 @@ def run_soak(matches: int, data_dir: Path, ray_address: str | None, workers: int
         format="ladder",
         games=matches,
         seed=2026,
-        time_control=TimeControl(move_ms=200, bank_ms=400, handshake_ms=20000, retries=2),
+        # Tight, so that hostile bots are charged quickly, but with room for an honest bot
+        # (or a quiet abuser) that a loaded machine does not schedule for a moment.
+        time_control=TimeControl(move_ms=400, bank_ms=1200, handshake_ms=20000, retries=2),
     )
     store = ResultsStore(data_dir)
     executor = RayExecutor(ray_address, workers, data_dir)

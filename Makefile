@@ -67,7 +67,7 @@ MYPY += tools/build_engine.py arena/native.py tests/engine_digest.py tests/test_
 typecheck: setup
 	$(BIN)/mypy --strict --follow-imports=silent $(MYPY_STRICT)
 	$(BIN)/mypy --follow-imports=silent $(MYPY)
-	$(BIN)/mypy --ignore-missing-imports arena bots leaderboards protocols  # the whole package tree
+	$(BIN)/mypy --ignore-missing-imports arena bots leaderboards protocols benchmarks tools  # the whole tree
 
 # The tests run in parallel (pytest-xdist): most of their time is spent waiting on bot
 # processes, so more workers than cores pay off; every test using Ray runs in one worker.

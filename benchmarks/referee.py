@@ -35,7 +35,7 @@ import zmq
 
 from arena.referee.faults import TimeControl
 from arena.referee.launch import BotEntry, ProcessMatch
-from arena.referee.referee import GameOutcome
+from arena.referee.referee import GameOutcome, Referee
 from arena.variants import get_variant
 from protocols.messages import Act, Bye, GameStart, Welcome, encode
 
@@ -136,10 +136,12 @@ def acts_of(outcome: GameOutcome) -> list[bytes]:
     state = usa.new_game(outcome.log.header["players"], outcome.log.header["seed"])
     acts = []
     for line in outcome.log.actions:
+        seat = state.to_move
+        assert seat is not None, "a logged action is played by a seat"
         act = Act(
             game_id=outcome.log.header["game_id"],
             seq=line["n"],
-            observation=state.observation(state.to_move),
+            observation=state.observation(seat),
             legal=[str(a) for a in state.legal_actions()],
             deadline_ms=1000,
             bank_ms=30000,
@@ -149,7 +151,7 @@ def acts_of(outcome: GameOutcome) -> list[bytes]:
     return acts
 
 
-def referee_round(referee: ProcessMatch, games: int, first_seed: int) -> tuple[float, int]:
+def referee_round(referee: Referee, games: int, first_seed: int) -> tuple[float, int]:
     """Seconds per decision over ``games`` games, and the decisions played."""
     decisions = 0
     start = time.perf_counter()

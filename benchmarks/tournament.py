@@ -29,6 +29,7 @@ import os
 import statistics
 import tempfile
 import time
+from typing import Any
 
 from arena.referee.faults import TimeControl
 from arena.referee.launch import BotEntry
@@ -37,7 +38,11 @@ from arena.tournament.executors import LocalExecutor, RayExecutor
 from arena.tournament.matchrun import MatchTask
 from arena.tournament.schedule import MatchSpec, derive_seed
 
-WAYS = {"in-process": {"in_process": True}, "warm": {}, "fresh": {"matches_per_process": 1}}
+WAYS: dict[str, dict[str, Any]] = {
+    "in-process": {"in_process": True},
+    "warm": {},
+    "fresh": {"matches_per_process": 1},
+}
 
 
 def tasks(count: int, log_dir: str, offset: int = 0, **way) -> list[MatchTask]:
@@ -107,7 +112,7 @@ def main() -> None:
         ray_executor = RayExecutor(None, args.workers)
         ray_executor.workers = args.workers
         executors["Ray, per match"] = ray_executor
-    settings = {**WAYS, "Ray, per match": {}}
+    settings: dict[str, dict[str, Any]] = {**WAYS, "Ray, per match": {}}
     rates: dict[str, list[float]] = {way: [] for way in executors}
     try:
         with tempfile.TemporaryDirectory() as log_dir:

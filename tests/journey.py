@@ -13,9 +13,11 @@ a test needs to check what was (or was not) stored.
 from __future__ import annotations
 
 import os
+import pty
 import sqlite3
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,3 +101,30 @@ class Journey:
     def files(self) -> set[str]:
         """Every file under the folder (relative), to check that nothing was written."""
         return {str(p.relative_to(self.folder)) for p in self.folder.rglob("*") if p.is_file()}
+
+
+def run_in_terminal(args, cwd, env):
+    """Start ``args`` on a pseudo-terminal (so the progress display is live); returns the
+    process and a list that fills with its output."""
+    master, slave = pty.openpty()
+    process = subprocess.Popen(
+        args, stdin=slave, stdout=slave, stderr=slave, cwd=cwd, env=env, start_new_session=True
+    )
+    os.close(slave)
+    output: list[bytes] = []
+
+    def read() -> None:
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            output.append(chunk)
+        os.close(master)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    process.reader = reader
+    return process, output

@@ -7,6 +7,8 @@ import os
 import sys
 from pathlib import Path
 
+from arena.procfs import stat_fields
+
 
 def per_worker(script: Path) -> Path:
     """``script`` under a name of this test worker's own (a symbolic link beside it) when
@@ -30,6 +32,15 @@ def hostile(mode: str, arg: str = "") -> str:
     return f"cmd:{sys.executable} {HOSTILE} {mode} {arg}".strip()
 
 
+def proc_text(pid: int, where: str = "cmdline") -> str | None:
+    """A process's command line (or environment), NULs made spaces; None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/{where}", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return None
+
+
 def processes_with(marker: str, exclude: int | None = None, where: str = "cmdline") -> list[int]:
     """Pids of live processes (other than ``exclude``) whose command line (or, with
     ``where="environ"``, environment) contains ``marker``."""
@@ -37,14 +48,10 @@ def processes_with(marker: str, exclude: int | None = None, where: str = "cmdlin
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
-        try:
-            with open(f"/proc/{entry}/{where}", "rb") as f:
-                text = f.read().replace(b"\0", b" ").decode(errors="replace")
-            with open(f"/proc/{entry}/stat") as f:
-                state = f.read().rsplit(")", 1)[1].split()[0]
-        except OSError:
+        text, fields = proc_text(int(entry), where), stat_fields(int(entry))
+        if text is None or fields is None:
             continue
-        if marker in text and state != "Z" and int(entry) != exclude:
+        if marker in text and fields[0] != "Z" and int(entry) != exclude:
             found.append(int(entry))
     return found
 

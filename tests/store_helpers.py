@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.procfs import stat_fields
 from tests.journey import ARENA, Journey, Outcome
 
 __all__ = ["ARENA", "arena", "one_line"]
@@ -139,11 +140,8 @@ def writing_into(folder: str) -> set[int]:
 
 def parent_of(pid: int) -> int | None:
     """The parent's pid of a live process (None once it is gone)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return int(stat.read().rsplit(")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
-        return None
+    fields = stat_fields(pid)
+    return int(fields[1]) if fields is not None else None
 
 
 def workers_writing_into(folder: str) -> set[int]:

@@ -23,8 +23,7 @@ from arena.tournament.store import ResultsStore
 from arena.variants import all_variants
 from leaderboards.standings import Standings
 from leaderboards.tables import leaderboard_frame
-from tests.journey import ARENA, PYTHON_BOT, Journey
-from tests.test_store import run_in_terminal
+from tests.journey import ARENA, PYTHON_BOT, Journey, run_in_terminal
 
 CRASHING_BOT = """
 from bots.sdk import Bot

@@ -11,7 +11,6 @@ import io
 import json
 import multiprocessing
 import os
-import pty
 import re
 import signal
 import sqlite3
@@ -26,8 +25,8 @@ import pytest
 from arena.tournament.results import match_id
 from arena.tournament.store import APPLICATION_ID, SCHEMA_VERSION, ResultsStore
 from arena.tournament.storecare import recover
-from tests.journey import Journey
-from tests.referee_helpers import processes_with
+from tests.journey import Journey, run_in_terminal
+from tests.referee_helpers import proc_text, processes_with
 from tests.store_helpers import (
     ARENA,
     arena,
@@ -433,33 +432,6 @@ def test_a_match_whose_worker_keeps_dying_is_an_arena_fault_and_the_rest_is_play
     assert "0 failed" in arena("tournament", "show", name, data_dir=data).out
 
 
-def run_in_terminal(args, cwd, env):
-    """Start ``args`` on a pseudo-terminal (so the progress display is live); returns the
-    process and a list that fills with its output."""
-    master, slave = pty.openpty()
-    process = subprocess.Popen(
-        args, stdin=slave, stdout=slave, stderr=slave, cwd=cwd, env=env, start_new_session=True
-    )
-    os.close(slave)
-    output: list[bytes] = []
-
-    def read() -> None:
-        while True:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            output.append(chunk)
-        os.close(master)
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    process.reader = reader
-    return process, output
-
-
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_a_signal_stops_a_local_tournament_within_5_s_and_the_same_command_resumes(
     tmp_path, signum
@@ -502,7 +474,7 @@ def test_a_signal_stops_a_local_tournament_within_5_s_and_the_same_command_resum
     deadline = time.monotonic() + 5
     while processes_with(marker, where="environ") and time.monotonic() < deadline:
         time.sleep(0.1)
-    left = [command_line(pid) for pid in processes_with(marker, where="environ")]
+    left = [proc_text(pid) for pid in processes_with(marker, where="environ")]
     assert not left, f"processes left behind: {left}"
     resumed = arena(*args[len(ARENA) : -2], data_dir=tmp_path / "data", cwd=tmp_path)
     assert resumed.code == 0, resumed.out + resumed.err
@@ -535,12 +507,3 @@ def test_a_working_folder_holding_bots_arena_protocols_leaderboards_changes_noth
     for command in (("leaderboard",), ("site", "site"), ("tournament", "show", "home")):
         out = arena(*command, data_dir=Path("data"), cwd=folder)
         assert out.code == 0, out.out + out.err
-
-
-def command_line(pid: int) -> str:
-    """A process's command line, for a failure message."""
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return f.read().replace(b"\0", b" ").decode(errors="replace").strip()
-    except OSError:
-        return f"{pid} (gone)"

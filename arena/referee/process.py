@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.procfs import stat_fields
 from arena.referee.containment import PROCESS_GROUP, containment_prefix, pid_namespace
 from arena.referee.sandbox import (
     SandboxPolicy,
@@ -296,8 +297,7 @@ class BotProcess:
         self.contained = bool(prefix)
         self.own_network = own_network
         self.landlock_abi = abi
-        self.stdout_path = log_prefix.with_suffix(".stdout")
-        self.stderr_path = log_prefix.with_suffix(".stderr")
+        self._name_logs(log_prefix)
         in_child = None if prefix else policy
         environment = bot_environment(env, scratch, limits.env)
         check_runnable(self.command[0], environment["PATH"])
@@ -320,38 +320,35 @@ class BotProcess:
         assert self.popen.stdout is not None and self.popen.stderr is not None
         self._stderr_fd = self.popen.stderr.fileno()
         self.limits = limits
-        self._drain = LogDrain(
-            {
-                self.popen.stdout.fileno(): self.stdout_path,
-                self.popen.stderr.fileno(): self.stderr_path,
-            },
-            limits.log_bytes,
-        )
+        self._drain = LogDrain(self._log_streams(), limits.log_bytes)
         self._drain.start()
 
     def relog(self, log_prefix: Path) -> None:
         """Send stdout and stderr to ``<log_prefix>.stdout``/``.stderr`` from now on (a warm
         process's next match); its scratch folder stays where it was started."""
         log_prefix.parent.mkdir(parents=True, exist_ok=True)
+        self._name_logs(log_prefix)
+        self._drain.switch(self._log_streams())
+
+    def _name_logs(self, log_prefix: Path) -> None:
         self.stdout_path = log_prefix.with_suffix(".stdout")
         self.stderr_path = log_prefix.with_suffix(".stderr")
+
+    def _log_streams(self) -> dict[int, Path]:
+        """The bot's output pipes, each with the file it is copied into."""
         assert self.popen.stdout is not None and self.popen.stderr is not None
-        self._drain.switch(
-            {
-                self.popen.stdout.fileno(): self.stdout_path,
-                self.popen.stderr.fileno(): self.stderr_path,
-            }
-        )
+        return {
+            self.popen.stdout.fileno(): self.stdout_path,
+            self.popen.stderr.fileno(): self.stderr_path,
+        }
 
     def usage(self) -> ProcessUsage:
         """The most CPU time and address space any process of this bot has used so far (the
         limits apply per process): a warm process near them is replaced before a match."""
         cpu, space = 0.0, 0
         for pid in process_tree(self.pid):
-            try:
-                with open(f"/proc/{pid}/stat") as stat:
-                    fields = stat.read().rsplit(")", 1)[1].split()
-            except OSError:
+            fields = stat_fields(pid)
+            if fields is None:
                 continue
             cpu = max(cpu, (int(fields[11]) + int(fields[12])) / CLOCK_TICKS)
             space = max(space, int(fields[20]))

@@ -30,6 +30,7 @@ from typing import Protocol
 
 import msgspec
 
+from arena.procfs import stat_fields
 from arena.referee.pool import BotPool
 from arena.referee.process import die_with_parent
 from arena.tournament.matchrun import MatchTask, play_match
@@ -58,14 +59,9 @@ def child_pids(parent: int) -> list[int]:
     """The live processes whose parent is ``parent``."""
     found = []
     for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as stat:
-                    fields = stat.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == parent and fields[0] != "Z":
-                found.append(int(entry))
+        fields = stat_fields(int(entry)) if entry.isdigit() else None
+        if fields is not None and int(fields[1]) == parent and fields[0] != "Z":
+            found.append(int(entry))
     return found
 
 

@@ -14,18 +14,16 @@ import socket
 import time
 from dataclasses import dataclass
 
+from arena.procfs import stat_fields
+
 STALE_SECONDS = 60.0  # a lease of another host not renewed for this long is abandoned
 RENEW_SECONDS = 10.0  # how often a running driver renews its lease
 
 
 def process_start(pid: int) -> str:
     """When process ``pid`` started (clock ticks since boot), or '' if it is not running."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return ""
-    return "" if fields[0] in ("Z", "X") else fields[19]
+    fields = stat_fields(pid)
+    return "" if fields is None or fields[0] in ("Z", "X") else fields[19]
 
 
 @dataclass(frozen=True)

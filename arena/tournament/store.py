@@ -171,6 +171,8 @@ END;
 """
 # What each version adds to the one before it.
 MIGRATIONS = {1: SCHEMA_V1, 2: SCHEMA_V2, 3: SCHEMA_V3}
+# How many of a variant's matches sort at or before a position (a checkpoint's count).
+MATCHES_UP_TO = "SELECT COUNT(*) FROM matches WHERE variant = ? AND id <= ?"
 CHECKPOINT_WAIT_SECONDS = 1.0  # a checkpoint is not worth waiting longer for a busy writer
 
 
@@ -895,8 +897,7 @@ class ResultsStore:
     @_translated
     def matches_up_to(self, variant: str, position: int) -> int:
         """How many of the variant's matches sort at or before ``position``."""
-        query = "SELECT COUNT(*) FROM matches WHERE variant = ? AND id <= ?"
-        return int(self.db.execute(query, (variant, position)).fetchone()[0])
+        return int(self.db.execute(MATCHES_UP_TO, (variant, position)).fetchone()[0])
 
     @_translated
     def results_after(self, variant: str, position: int) -> list[MatchResult]:
@@ -927,9 +928,9 @@ class ResultsStore:
             if db.execute("SELECT epoch FROM ratings_epoch").fetchone()[0] != epoch:
                 db.execute("ROLLBACK")
                 return False
-            count = "SELECT COUNT(*) FROM matches WHERE variant = ? AND id <= ?"
             for checkpoint in checkpoints:
-                found = db.execute(count, (checkpoint.variant, checkpoint.position)).fetchone()
+                where = (checkpoint.variant, checkpoint.position)
+                found = db.execute(MATCHES_UP_TO, where).fetchone()
                 if found[0] != checkpoint.matches:
                     db.execute("ROLLBACK")
                     return False

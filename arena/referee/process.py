@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.procfs import stat_fields
+from arena.procfs import process_tree, stat_fields
 from arena.referee.containment import PROCESS_GROUP, containment_prefix, pid_namespace
 from arena.referee.sandbox import (
     SandboxPolicy,
@@ -76,25 +76,6 @@ class ProcessUsage:
 
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def process_tree(pid: int) -> list[int]:
-    """``pid`` and every live descendant of it (through /proc's ``children`` lists)."""
-    found, pending = [], [pid]
-    while pending:
-        current = pending.pop()
-        found.append(current)
-        try:
-            tasks = os.listdir(f"/proc/{current}/task")
-        except OSError:
-            continue
-        for task in tasks:
-            try:
-                with open(f"/proc/{current}/task/{task}/children") as children:
-                    pending += [int(child) for child in children.read().split()]
-            except OSError:
-                continue
-    return found
 
 
 def bot_environment(

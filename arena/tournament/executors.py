@@ -30,7 +30,7 @@ from typing import Protocol
 
 import msgspec
 
-from arena.procfs import stat_fields
+from arena.procfs import child_pids
 from arena.referee.pool import BotPool
 from arena.referee.process import die_with_parent
 from arena.tournament.matchrun import MatchTask, play_match
@@ -53,16 +53,6 @@ class Sink(Protocol):
 
 class ExecutorError(RuntimeError):
     """The executor cannot go on (its cluster is unreachable or lost); one line, with what to do."""
-
-
-def child_pids(parent: int) -> list[int]:
-    """The live processes whose parent is ``parent``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        fields = stat_fields(int(entry)) if entry.isdigit() else None
-        if fields is not None and int(fields[1]) == parent and fields[0] != "Z":
-            found.append(int(entry))
-    return found
 
 
 def _raise_exit(*_: object) -> None:

@@ -47,6 +47,7 @@ FAULTING = {
     "hanger": ("hang", ("timeout",)),
     "sleeper": ("slow 0.5", ("timeout",)),
     "garbler": ("garbage", ("malformed",)),
+    "mangler": ("badutf8", ("malformed",)),
     "cheater": ("illegal", ("illegal",)),
     "hog": ("memory", ("crash", "timeout")),
     "shouter": ("oversize 1000000", ("oversize",)),

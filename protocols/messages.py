@@ -155,6 +155,8 @@ def decode_from_bot(data: bytes) -> Hello | Action:
         raise ProtocolError("malformed", f"not a valid bot message: {error}") from None
     except msgspec.DecodeError as error:
         raise ProtocolError("malformed", f"not valid JSON: {error}") from None
+    except UnicodeDecodeError as error:  # msgspec's error for a string that is not UTF-8
+        raise ProtocolError("malformed", f"not valid UTF-8: {error}") from None
     if message.version != VERSION:
         raise ProtocolError("version", f"protocol version {message.version}; expected {VERSION}")
     return message

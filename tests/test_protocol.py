@@ -81,6 +81,11 @@ def test_messages_round_trip():
         (b'{"type": "action", "version": 1, "seq": "x", "action": "pass"}', "malformed"),
         (b'{"type": "action", "version": 9, "seq": 1, "action": "pass"}', "version"),
         (b"x" * (MAX_BOT_MESSAGE + 1), "oversize"),
+        # Valid JSON but not UTF-8 inside a string: msgspec raises UnicodeDecodeError, which
+        # once escaped the referee and voided the match (a losing bot's way out).
+        (b'{"type": "action", "version": 1, "seq": 1, "action": "\xff\xfe"}', "malformed"),
+        (b'{"type": "hello", "version": 1, "token": "\xc3", "name": "x"}', "malformed"),
+        (b'{"type": "action", "version": 1, "seq": 1, "action": "\xed\xa0\x80"}', "malformed"),
     ],
 )
 def test_bad_messages_are_protocol_errors(data, code):
@@ -120,6 +125,19 @@ def test_a_bot_sending_a_wrong_field_type_forfeits_with_the_path(tmp_path):
 def test_decoding_arbitrary_bytes_never_crashes(data):
     with contextlib.suppress(ProtocolError):
         decode_from_bot(data)
+
+
+@given(st.sampled_from(["action", "token", "name", "type"]), st.binary(max_size=40))
+def test_arbitrary_bytes_inside_a_valid_message_never_crash(field, data):
+    """Arbitrary bytes rarely make valid JSON; these are a well-formed message whose one
+    string holds any bytes at all (invalid UTF-8, control characters, quotes)."""
+    fields = {"type": b'"action"', "version": b"1", "seq": b"5", "action": b'"pass"'}
+    if field in ("token", "name"):
+        fields = {"type": b'"hello"', "version": b"1", "token": b'"t"', "name": b'"n"'}
+    fields[field] = b'"' + data + b'"'
+    message = b"{" + b",".join(b'"%s":%s' % (k.encode(), v) for k, v in fields.items()) + b"}"
+    with contextlib.suppress(ProtocolError):
+        decode_from_bot(message)
 
 
 def test_bots_are_sent_nothing_they_may_not_know(tmp_path):

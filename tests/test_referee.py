@@ -82,6 +82,7 @@ def test_one_connection_plays_several_games(tmp_path):
         ("hang", "timeout"),
         ("slow 0.6", "timeout"),
         ("garbage", "malformed"),
+        ("badutf8", "malformed"),
         ("oversize 200000", "oversize"),
         ("illegal", "illegal"),
         ("wrong-token", "no-show"),

@@ -548,7 +548,7 @@ def _claims(data: bytes, token: str) -> bool:
     """Whether ``data`` is a JSON object carrying ``token`` (a broken hello from the seat)."""
     try:
         value = msgspec.json.decode(data)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, UnicodeDecodeError):
         return False
     return isinstance(value, dict) and value.get("token") == token
 

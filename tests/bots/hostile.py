@@ -16,12 +16,13 @@ process           crash-start; crash-mid N (exits after N answers); hang; slow S
                   setsid MARKER (a child that calls setsid() and sleeps, the bot plays on);
                   fork-exit N (the launched process forks, its child plays, and the
                   launched process exits after the child's N-th answer)
-messages          garbage; badtype (its seq as a string); oversize BYTES (an action of
-                  that size); illegal;
+messages          garbage; badtype (its seq as a string); badutf8 (an action whose JSON
+                  string is not UTF-8); oversize BYTES (an action of that size); illegal;
                   wrong-token; wrong-seq (answers with a request id it was not given);
                   twice (answers every request twice); late (answers illegally, then,
                   given a new request, answers the old one again before the new one);
-                  early (sends junk and an action before its hello);
+                  early (sends junk, a hello that is not UTF-8 and an action before its
+                  hello);
                   others-seq (also answers request ids that could be other seats')
 connections       once welcomed: reconnect (a second socket says hello with the same
                   token and answers too); sockets N (opens N more sockets, each saying
@@ -109,7 +110,11 @@ if mode == "flood":  # before the hello: the handshake's time, not the game's cl
     sys.stdout.flush()
 socket = dealer()
 if mode == "early":
-    for junk in (b"junk before hello", b'{"type":"action","version":1,"seq":1,"action":"pass"}'):
+    for junk in (
+        b"junk before hello",
+        b'{"type":"hello","version":1,"token":"\xff\xfe","name":"x"}',
+        b'{"type":"action","version":1,"seq":1,"action":"pass"}',
+    ):
         socket.send(junk)
 token = "0" * 32 if mode == "wrong-token" else TOKEN
 socket.send_json({**HELLO, "token": token})
@@ -273,6 +278,9 @@ while True:
             pass
     if mode == "badtype":
         socket.send_json({"type": "action", "version": 1, "seq": str(seq), "action": "pass"})
+        continue
+    if mode == "badutf8":  # valid JSON, but its string is not UTF-8
+        socket.send(b'{"type":"action","version":1,"seq":%d,"action":"\xff\xfe"}' % seq)
         continue
     if mode == "garbage" or leaked:
         socket.send(b"\x00\xff this is not json {")

@@ -342,6 +342,25 @@ def test_ignored_messages_are_counted_by_kind_in_the_match_log(mode, kinds, tmp_
         assert forgiven[0]["retries_left"] == 1 and "rule" in forgiven[0]["detail"]
 
 
+def test_a_bot_s_name_cannot_write_escapes_or_lines_into_the_organiser_s_output(tmp_path):
+    """An unlabelled command-line bot names itself in its hello, and ``arena play`` prints
+    and logs that name: terminal escapes, newlines and NULs are dropped, so it cannot clear
+    the screen or forge a line of output such as another seat's forfeit."""
+    command = [*ARENA, "play", "--seed", "3", "--bot", "random", "--bot", hostile("ansi-name")]
+    out = subprocess.run(
+        [*command, "--match-log", "game.jsonl"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert not {"\x1b", "\x00", "\u200b"} & set(out.stdout), repr(out.stdout)
+    assert not any(line.startswith("seat 0") for line in out.stdout.splitlines())
+    log = MatchLog.from_jsonl((tmp_path / "game.jsonl").read_bytes())
+    assert log.header["seats"][1]["bot"] == "[2J [31mEVIL seat 0 (random) forfeited: crash"
+
+
 def test_answers_with_a_wrong_request_id_are_ignored_until_the_clock_runs_out(tmp_path):
     outcome = play(["random", hostile("wrong-seq")], tmp_path=tmp_path)
     check_complete(outcome, {1: "timeout"})

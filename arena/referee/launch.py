@@ -38,6 +38,15 @@ def split_label(text: str) -> tuple[str | None, str | None]:
     return None, None
 
 
+def shown_name(said: str, limit: int = 64) -> str:
+    """The name a bot gave itself in its hello, safe to print and store: control and format
+    characters (terminal escapes, NUL, newlines) removed, spaces collapsed, at most
+    ``limit`` characters; empty if nothing printable is left. A bot's hello is untrusted
+    text that ``arena play`` prints to the organiser's terminal."""
+    printable = "".join(ch if ch.isprintable() else " " for ch in said)
+    return " ".join(printable.split())[:limit]
+
+
 PYTHON = "{python}"  # stands for the Python running the referee, resolved where it runs
 
 
@@ -177,8 +186,9 @@ class ProcessMatch:
             if s not in early and hub.connected(s):
                 seat.version = link.bot_version
                 entry = self.entries[s]
-                if entry.plugin is None and link.name and not entry.labelled:
-                    seat.name = link.name[:64]  # a command-line bot names itself
+                said = shown_name(link.name)
+                if entry.plugin is None and said and not entry.labelled:
+                    seat.name = said  # a command-line bot names itself
                 continue
             if s in early:
                 code, detail = early[s].fault or CRASH, early[s].detail

@@ -18,7 +18,8 @@ process           crash-start; crash-mid N (exits after N answers); hang; slow S
                   launched process exits after the child's N-th answer)
 messages          garbage; badtype (its seq as a string); badutf8 (an action whose JSON
                   string is not UTF-8); oversize BYTES (an action of that size); illegal;
-                  wrong-token; wrong-seq (answers with a request id it was not given);
+                  wrong-token; ansi-name (its hello's name holds terminal escapes, a
+                  newline and a NUL, to forge a line of the organiser's output); wrong-seq (answers with a request id it was not given);
                   twice (answers every request twice); late (answers illegally, then,
                   given a new request, answers the old one again before the new one);
                   early (sends junk, a hello that is not UTF-8 and an action before its
@@ -117,6 +118,8 @@ if mode == "early":
     ):
         socket.send(junk)
 token = "0" * 32 if mode == "wrong-token" else TOKEN
+if mode == "ansi-name":
+    HELLO["name"] = "\x1b[2J\x1b[31mEVIL\nseat 0 (random) forfeited: crash\x00\u200b"
 socket.send_json({**HELLO, "token": token})
 pending = []
 if mode in ("reconnect", "sockets", "junk"):

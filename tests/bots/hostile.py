@@ -19,7 +19,8 @@ process           crash-start; crash-mid N (exits after N answers); hang; slow S
 messages          garbage; badtype (its seq as a string); badutf8 (an action whose JSON
                   string is not UTF-8); oversize BYTES (an action of that size); illegal;
                   wrong-token; ansi-name (its hello's name holds terminal escapes, a
-                  newline and a NUL, to forge a line of the organiser's output); wrong-seq (answers with a request id it was not given);
+                  newline and a NUL, to forge a line of the organiser's output);
+                  wrong-seq (answers with a request id it was not given);
                   twice (answers every request twice); late (answers illegally, then,
                   given a new request, answers the old one again before the new one);
                   early (sends junk, a hello that is not UTF-8 and an action before its

@@ -20,7 +20,8 @@ import time
 
 import pytest
 
-from arena.referee.containment import PROCESS_GROUP, pid_namespace
+from arena.referee.cgroup import PREFIX, BotCgroup, usable_parent
+from arena.referee.containment import CGROUP, PROCESS_GROUP, pid_namespace
 from arena.referee.faults import TimeControl
 from arena.referee.keys import MatchKey
 from arena.referee.launch import BotEntry, ProcessMatch
@@ -40,6 +41,23 @@ from tests.test_referee import FAST, USA, check_complete, play
 ABI = landlock_abi()
 PLAYABLE = [name for name, variant in all_variants().items() if variant.playable]
 CONTAINED = pid_namespace()[0] != PROCESS_GROUP
+CGROUPS = usable_parent() is not None
+# How a bot is contained, by test id: (ProcessLimits' switches, available here)
+CONTAINMENTS = {
+    "pid-namespace": ({"pid_namespace": True}, CONTAINED),
+    "cgroup": ({"pid_namespace": False, "cgroup": True}, CGROUPS),
+    "process-group": ({"pid_namespace": False, "cgroup": False}, True),
+}
+
+
+def contained_by(method: str) -> ProcessLimits:
+    """Limits that contain bots by ``method`` (skips the test where this machine has none)."""
+    switches, available = CONTAINMENTS[method]
+    if not available:
+        pytest.skip(f"no {method} here (arena doctor)")
+    return ProcessLimits(**switches)
+
+
 ARENA = [sys.executable, "-m", "arena.cli"]
 PATIENT = TimeControl(move_ms=5000, bank_ms=5000)  # time is not the point of these tests
 
@@ -203,30 +221,29 @@ def test_a_clumsy_bot_env_is_refused_in_one_line(line, error, tmp_path):
 # ---------------------------------------------------------------- nothing outlives its bot
 
 
-@pytest.mark.skipif(not CONTAINED, reason="no PID namespace here (arena doctor)")
-def test_a_setsid_grandchild_dies_with_its_bot(tmp_path):
+@pytest.mark.parametrize("method", ["pid-namespace", "cgroup"])
+def test_a_setsid_grandchild_dies_with_its_bot(method, tmp_path):
     """The child calls setsid(): it leaves the bot's process group, which used to be all
-    the referee killed. In the bot's PID namespace it dies with the bot."""
+    the referee killed. In the bot's PID namespace, or its cgroup where there is no
+    namespace, it dies with the bot."""
     tag = marker("setsid")
-    outcome = play(["random", hostile("setsid", tag)], seed=8, tmp_path=tmp_path)
-    check_complete(outcome, {})
+    limits = contained_by(method)
+    outcome = play(["random", hostile("setsid", tag)], seed=8, tmp_path=tmp_path, limits=limits)
+    log = check_complete(outcome, {})
+    assert log.header["seats"][1]["isolation"]["processes"].endswith(method)
     deadline = time.monotonic() + 5
     while processes_with(tag) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not processes_with(tag), "a setsid grandchild outlived its match"
 
 
-@pytest.mark.parametrize("contained", [True, False], ids=["pid-namespace", "process-group"])
-def test_a_launched_process_that_exits_is_charged_crash_while_its_child_plays_on(
-    contained, tmp_path
-):
+@pytest.mark.parametrize("method", list(CONTAINMENTS))
+def test_a_launched_process_that_exits_is_charged_crash_while_its_child_plays_on(method, tmp_path):
     """The launched process forks, its child plays the seat, and the launched process exits
     after the child's 5th answer. The crash is charged then, every time, however fast the
     child answers (in a PID namespace the child dies with it; without one it is killed
     with the forfeit). It used to be charged only when a poll slice passed in silence."""
-    if contained and not CONTAINED:
-        pytest.skip("no PID namespace here (arena doctor)")
-    limits = ProcessLimits(pid_namespace=contained)
+    limits = contained_by(method)
     for seed in (4, 5, 6):
         outcome = play(
             ["random", hostile("fork-exit", "5")],
@@ -248,8 +265,9 @@ def test_a_launched_process_that_exits_is_charged_crash_while_its_child_plays_on
 
 def test_without_a_pid_namespace_bots_fall_back_and_arena_doctor_says_so(tmp_path):
     """A machine without util-linux's unshare (here: a PATH without it): bots run in a
-    process group of their own as before, the game is the same, and ``arena doctor`` names
-    what is missing and what it means."""
+    cgroup of their own where the referee may make one, else in a process group of their
+    own as before; the game is the same, and ``arena doctor`` names what is missing and
+    what it means."""
     bare = tmp_path / "bin"
     bare.mkdir()
     env = {**os.environ, "PATH": str(bare)}
@@ -258,7 +276,10 @@ def test_without_a_pid_namespace_bots_fall_back_and_arena_doctor_says_so(tmp_pat
     )
     assert doctor.returncode == 0, doctor.stderr
     rows = {row["name"]: row for row in json.loads(doctor.stdout)}
-    assert not rows["PID namespace"]["ok"] and "setsid" in rows["PID namespace"]["meaning"]
+    assert not rows["PID namespace"]["ok"] and rows["cgroup v2"]["ok"] == CGROUPS
+    meaning = "a setsid() child outlives its match"
+    assert (meaning in rows["PID namespace"]["meaning"]) == (not CGROUPS)
+    assert (meaning in rows["cgroup v2"]["meaning"]) == (not CGROUPS)
     assert rows["Landlock sandbox"]["status"] == (f"ABI {ABI}" if ABI else "missing")
     table = subprocess.run([*ARENA, "doctor"], env=env, capture_output=True, text=True)
     assert table.returncode == 0 and "missing: PID namespace" in table.stdout
@@ -268,7 +289,8 @@ def test_without_a_pid_namespace_bots_fall_back_and_arena_doctor_says_so(tmp_pat
         assert out.returncode == 0, out.stdout + out.stderr
     fallback = MatchLog.from_jsonl((tmp_path / "fallback.jsonl").read_bytes())
     normal = MatchLog.from_jsonl((tmp_path / "bin" / "fallback.jsonl").read_bytes())
-    assert {s["isolation"]["processes"] for s in fallback.header["seats"]} == {PROCESS_GROUP}
+    fallen_back_to = CGROUP if CGROUPS else PROCESS_GROUP
+    assert {s["isolation"]["processes"] for s in fallback.header["seats"]} == {fallen_back_to}
     if CONTAINED:
         assert {s["isolation"]["processes"] for s in normal.header["seats"]} != {PROCESS_GROUP}
     # The same secret (pinned for the tests), the same seed: the same game either way.
@@ -280,11 +302,40 @@ def test_arena_doctor_reports_what_this_machine_gives(tmp_path):
     assert out.returncode == 0, out.stderr
     rows = {row["name"]: row for row in json.loads(out.stdout)}
     assert rows["PID namespace"]["ok"] == CONTAINED
+    assert rows["cgroup v2"]["ok"] == (CGROUPS or CONTAINED)
     assert rows["network namespace"]["ok"] == network_namespace_available()
     assert rows["Landlock sandbox"]["ok"] == (ABI >= 6)
     bad = subprocess.run([*ARENA, "doctor", "--format", "yaml"], capture_output=True, text=True)
     assert bad.returncode == 2 and not bad.stdout
     assert bad.stderr == "error: --format is table or json, not 'yaml'\n"
+
+
+@pytest.mark.skipif(not CGROUPS, reason="no usable cgroup v2 here (arena doctor)")
+def test_a_killed_referee_s_cgroups_are_swept_with_what_they_hold(tmp_path):
+    """A referee killed by SIGKILL cannot kill its bots' cgroups (``PR_SET_PDEATHSIG``
+    reaches only the launched process, not a setsid child): the next referee to start a
+    bot in a cgroup kills and removes them. Here a dead referee's cgroup holds a sleeper."""
+    from arena.referee import cgroup
+
+    parent = usable_parent()
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()  # fmt: skip
+    orphan = BotCgroup(parent / f"{PREFIX}{dead}-{os.getpid()}")
+    orphan.path.mkdir()
+    tag = marker("orphan")
+    sleeper = subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(600)", tag],
+        preexec_fn=orphan.enter,
+        start_new_session=True,
+    )
+    try:
+        assert orphan.pids() == [sleeper.pid]
+        cgroup.usable_parent.cache_clear()  # a new referee process probes, and sweeps
+        assert cgroup.usable_parent() == parent
+        assert sleeper.wait(10) == -9 and not orphan.path.exists()
+    finally:
+        sleeper.kill()
+        orphan.remove()
 
 
 @pytest.mark.skipif(not CONTAINED, reason="no PID namespace here (arena doctor)")

@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.commands.common import console, fail
+from arena.referee.cgroup import usable_parent
 from arena.referee.containment import PID_NAMESPACE, USER_PID_NAMESPACE, pid_namespace
 from arena.referee.keys import SECRET_ENV
 from arena.referee.process import ProcessLimits
@@ -83,7 +84,32 @@ def _pid() -> Check:
         "PID namespace",
         False,
         "missing: needs util-linux unshare, and root or user namespaces",
-        "a process group only: a setsid() child outlives its match",
+        "bots get a cgroup of their own instead (next row)"
+        if usable_parent()
+        else "a process group only: a setsid() child outlives its match",
+    )
+
+
+def _cgroup() -> Check:
+    """The fallback where there is no PID namespace: needed only then."""
+    parent = usable_parent()
+    needed = pid_namespace()[0] not in (PID_NAMESPACE, USER_PID_NAMESPACE)
+    if parent is not None:
+        return Check(
+            "cgroup v2",
+            True,
+            f"yes, under {parent}",
+            "a bot's cgroup is killed whole, setsid or not"
+            if needed
+            else "not needed: the PID namespace contains bots",
+        )
+    return Check(
+        "cgroup v2",
+        not needed,
+        "missing: needs a writable cgroup v2 (root or a delegated cgroup) with cgroup.kill",
+        "a setsid() child outlives its match"
+        if needed
+        else "not needed: the PID namespace contains bots",
     )
 
 
@@ -126,7 +152,7 @@ def _secret() -> Check:
 
 
 def checks() -> list[Check]:
-    return [_landlock(), _network(), _pid(), _pidfd(), _limits(), _secret()]
+    return [_landlock(), _network(), _pid(), _cgroup(), _pidfd(), _limits(), _secret()]
 
 
 def doctor(

@@ -12,8 +12,10 @@ does. Nothing ties a namespace to a match: it lives as long as its bot.
 As root (or with ``CAP_SYS_ADMIN``) the namespace is made directly; other
 users get it inside a user namespace of their own, where the kernel allows
 unprivileged user namespaces. Where neither works (or there is no
-``unshare``), bots fall back to a process group of their own, killed as a
-whole at the end: a process that calls ``setsid`` escapes it.
+``unshare``), a bot gets a cgroup v2 of its own where the referee may make one
+(``cgroup.py``: root, or a delegated cgroup), killed whole when the bot stops.
+Where none of these is possible, bots fall back to a process group of their
+own, killed as a whole at the end: a process that calls ``setsid`` escapes it.
 ``arena doctor`` says which applies (SECURITY.md says what each means).
 """
 
@@ -27,6 +29,7 @@ import sys
 
 PID_NAMESPACE = "pid-namespace"
 USER_PID_NAMESPACE = "user+pid-namespace"  # the same, inside a user namespace (no root)
+CGROUP = "cgroup"  # no PID namespace here: a cgroup v2 of the bot's own (cgroup.py)
 PROCESS_GROUP = "process-group"
 
 _PROBE = "import os, sys; sys.exit(0 if os.getpid() == 1 else 3)"

@@ -5,7 +5,8 @@
   unless the organiser lists them.
 - **Contained**: its own PID namespace where the system allows it
   (``containment.py``), so everything it starts dies with it; else its own
-  process group. Limits: address space, CPU time, open files (which also
+  cgroup v2 where the referee may make one (``cgroup.py``), killed whole; else
+  its own process group. Limits: address space, CPU time, open files (which also
   bounds how many connections it can open to the referee).
 - **Sandboxed** (``sandbox.py``) and, where possible, in a network namespace
   of its own.
@@ -32,7 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.procfs import process_tree, stat_fields
-from arena.referee.containment import PROCESS_GROUP, containment_prefix, pid_namespace
+from arena.referee.cgroup import BotCgroup, usable_parent
+from arena.referee.containment import CGROUP, PROCESS_GROUP, containment_prefix, pid_namespace
 from arena.referee.sandbox import (
     SandboxPolicy,
     confine_command,
@@ -60,8 +62,10 @@ class ProcessLimits:
     # Its own empty network namespace where the system allows it (with the sandbox on); the
     # bot then reaches the referee over a Unix socket.
     network_namespace: bool = True
-    # Its own PID namespace where the system allows it (arena/referee/containment.py).
+    # Its own PID namespace where the system allows it (arena/referee/containment.py);
+    # without one, its own cgroup v2 where the referee may make one (cgroup.py).
     pid_namespace: bool = True
+    cgroup: bool = True
     # The organiser's additions to a bot's environment: "NAME" passes the organiser's
     # value on (if set), "NAME=VALUE" sets one.
     env: tuple[str, ...] = ()
@@ -108,8 +112,15 @@ def check_runnable(program: str, path: str) -> None:
 
 
 def _child_setup(
-    limits: ProcessLimits, policy: SandboxPolicy | None, abi: int, own_network: bool, parent: int
+    limits: ProcessLimits,
+    policy: SandboxPolicy | None,
+    abi: int,
+    own_network: bool,
+    parent: int,
+    cgroup: BotCgroup | None,
 ) -> None:  # runs in the child, before exec
+    if cgroup is not None:
+        cgroup.enter()  # fails closed: a bot that cannot be contained never runs
     if limits.memory_mb:
         size = limits.memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (size, size))
@@ -122,6 +133,18 @@ def _child_setup(
         enter_network_namespace()  # fails closed, like the sandbox
     if policy is not None and abi:
         restrict_self(policy, abi)  # fails closed: a bot that cannot be sandboxed never runs
+
+
+def _own_cgroup(limits: ProcessLimits) -> BotCgroup | None:
+    """A new cgroup for a bot with no PID namespace, if ``limits`` allow one and the
+    system lets the referee make it (else None: a process group only)."""
+    parent = usable_parent() if limits.cgroup else None
+    if parent is None:
+        return None
+    try:
+        return BotCgroup.create(parent)
+    except OSError:
+        return None
 
 
 def die_with_parent(parent: int | None = None) -> None:
@@ -268,7 +291,10 @@ class BotProcess:
             else None
         )
         prefix = containment_prefix(limits.pid_namespace)
-        self.containment = pid_namespace()[0] if prefix else PROCESS_GROUP
+        self.cgroup = None if prefix else _own_cgroup(limits)
+        self.containment = (
+            pid_namespace()[0] if prefix else CGROUP if self.cgroup else PROCESS_GROUP
+        )
         argv = self.command
         if policy is not None and prefix:
             # PID 1 of the new namespace confines itself, then becomes the bot.
@@ -281,19 +307,24 @@ class BotProcess:
         self._name_logs(log_prefix)
         in_child = None if prefix else policy
         environment = bot_environment(env, scratch, limits.env)
-        check_runnable(self.command[0], environment["PATH"])
-        self.popen = subprocess.Popen(
-            argv,
-            env=environment,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            process_group=0,
-            preexec_fn=functools.partial(
-                _child_setup, limits, in_child, abi, own_network, os.getpid()
-            ),
-            close_fds=True,
-        )
+        try:
+            check_runnable(self.command[0], environment["PATH"])
+            self.popen = subprocess.Popen(
+                argv,
+                env=environment,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                process_group=0,
+                preexec_fn=functools.partial(
+                    _child_setup, limits, in_child, abi, own_network, os.getpid(), self.cgroup
+                ),
+                close_fds=True,
+            )
+        except BaseException:
+            if self.cgroup is not None:
+                self.cgroup.remove()
+            raise
         self.pid = self.popen.pid
         self.pidfd: int | None = None
         with contextlib.suppress(OSError, AttributeError):
@@ -368,7 +399,7 @@ class BotProcess:
 
     def stop(self, grace: float = 2.0) -> None:
         """Wait ``grace`` seconds for a clean exit, then kill it and everything it started
-        (its PID namespace, or its process group where there is none)."""
+        (its PID namespace, or its cgroup, or its process group where there is neither)."""
         deadline = time.monotonic() + grace
         while self.popen.poll() is None and time.monotonic() < deadline:
             time.sleep(0.01)
@@ -381,6 +412,9 @@ class BotProcess:
                     self.popen.wait(0.5)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.popen.wait(5)
+        if self.cgroup is not None:  # whatever left the process group (setsid) goes too
+            self.cgroup.kill()
+            self.cgroup.remove()
         self._drain.finish(timeout=1.0)
         for stream in (self.popen.stdout, self.popen.stderr):
             if stream is not None:

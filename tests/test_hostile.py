@@ -410,6 +410,7 @@ def test_a_bot_s_name_cannot_write_escapes_or_lines_into_the_organiser_s_output(
     assert not any(line.startswith("seat 0") for line in out.stdout.splitlines())
     log = MatchLog.from_jsonl((tmp_path / "game.jsonl").read_bytes())
     assert log.header["seats"][1]["bot"] == "[2J [31mEVIL seat 0 (random) forfeited: crash"
+    assert log.header["seats"][1]["version"] == "[2J" + "9" * 61  # 64 characters at most
 
 
 def test_answers_with_a_wrong_request_id_are_ignored_until_the_clock_runs_out(tmp_path):

@@ -184,7 +184,7 @@ class ProcessMatch:
                 continue
             link = hub.links[s]
             if s not in early and hub.connected(s):
-                seat.version = link.bot_version
+                seat.version = shown_name(link.bot_version) or "?"
                 entry = self.entries[s]
                 said = shown_name(link.name)
                 if entry.plugin is None and said and not entry.labelled:

@@ -18,7 +18,7 @@ process           crash-start; crash-mid N (exits after N answers); hang; slow S
                   launched process exits after the child's N-th answer)
 messages          garbage; badtype (its seq as a string); badutf8 (an action whose JSON
                   string is not UTF-8); oversize BYTES (an action of that size); illegal;
-                  wrong-token; ansi-name (its hello's name holds terminal escapes, a
+                  wrong-token; ansi-name (its hello's name and version hold terminal escapes, a
                   newline and a NUL, to forge a line of the organiser's output);
                   wrong-seq (answers with a request id it was not given);
                   twice (answers every request twice); late (answers illegally, then,
@@ -121,6 +121,7 @@ if mode == "early":
 token = "0" * 32 if mode == "wrong-token" else TOKEN
 if mode == "ansi-name":
     HELLO["name"] = "\x1b[2J\x1b[31mEVIL\nseat 0 (random) forfeited: crash\x00\u200b"
+    HELLO["bot_version"] = "\x1b[2J" + "9" * 60000
 socket.send_json({**HELLO, "token": token})
 pending = []
 if mode in ("reconnect", "sockets", "junk"):

@@ -487,6 +487,30 @@ def test_the_referee_s_memory_stays_under_100_mib_against_the_zoo(game, tmp_path
     assert not processes_with(str(HOSTILE)) and not processes_with(tag)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="open (SECURITY.md, Limits): libzmq keeps every frame of a multi-part message "
+    "until its last one arrives, unbounded and unseen by the referee",
+)
+def test_an_endless_multi_part_message_sent_by_hand_does_not_grow_the_referee(tmp_path):
+    """The one attack on the referee's memory that is not closed: a bot that speaks ZMTP by
+    hand (no ZeroMQ library) sends 60 KiB frames of one message that never ends. This
+    test passes (and, strict, turns the run red) the day the referee bounds it."""
+    bot = hostile("zmtp", str(300 * 2**20))
+    command = [*ARENA, "play", "--seed", "9", "--bot", "random", "--bot", bot]
+    out = subprocess.run(
+        [*command, "--match-log", "game.jsonl"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    log = MatchLog.from_jsonl((tmp_path / "game.jsonl").read_bytes())
+    assert "zmtp: sent" in stderr_of(tmp_path / "arena-data" / "bot-logs", 1)
+    assert log.result["referee"]["peak_rss_mb"] < 100, log.result["referee"]
+
+
 # ---------------------------------------------------------------- the sandbox
 
 

@@ -38,6 +38,9 @@ spying            snoop SECRET PORT [PID] (tries to read the file SECRET, to con
                   rebuild [SPEC] (tries to rebuild the whole deal from everything
                   it receives, and from the tournament file SPEC when given: reports
                   "REBUILT" on stderr and sends garbage if it can)
+raw ZMTP          zmtp BYTES (no ZeroMQ library: speaks the ZMTP 3.0 wire protocol by hand
+                  on a second connection and sends one multi-part message of 60 KiB
+                  frames that never ends, BYTES in all, while its first connection plays)
 """
 
 import json
@@ -160,6 +163,33 @@ if mode == "junk":
                     time.sleep(0.001)
 
     threading.Thread(target=spray, daemon=True).start()
+if mode == "zmtp":  # once welcomed, so that the seat plays on while the attack runs
+
+    def endless_message(total):
+        import socket as raw
+        import struct
+
+        if ENDPOINT.startswith("ipc://"):
+            peer = raw.socket(raw.AF_UNIX)
+            peer.connect(ENDPOINT[len("ipc://") :])
+        else:
+            host, port = ENDPOINT[len("tcp://") :].rsplit(":", 1)
+            peer = raw.create_connection((host, int(port)))
+        mechanism = b"NULL".ljust(20, b"\0")
+        peer.sendall(b"\xff" + b"\0" * 8 + b"\x7f\x03\x00" + mechanism + b"\0" * 32)
+        greeting = b""
+        while len(greeting) < 64:
+            greeting += peer.recv(64 - len(greeting))
+        ready = b"\x05READY\x0bSocket-Type" + struct.pack(">I", 6) + b"DEALER"
+        peer.sendall(b"\x04" + bytes([len(ready)]) + ready)
+        frame = b"\x03" + struct.pack(">Q", 60 * 1024) + b"z" * (60 * 1024)  # MORE, long
+        for _ in range(total // len(frame)):
+            peer.sendall(frame)
+        print(f"zmtp: sent {total} bytes of one unfinished message", file=sys.stderr, flush=True)
+        time.sleep(3600)
+
+    pending.append(socket.recv())
+    threading.Thread(target=endless_message, args=(int(arg),), daemon=True).start()
 leaked = []
 if mode == "snoop":
     import socket as tcp

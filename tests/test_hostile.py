@@ -66,6 +66,25 @@ def marker(tag: str) -> str:
     return f"ttr-arena-{tag}-{os.getpid()}-{time.monotonic_ns()}"
 
 
+def arena_play(
+    tmp_path, bots: list[str], *options: str
+) -> tuple[subprocess.CompletedProcess[str], MatchLog]:
+    """``arena play`` as a user runs it, in ``tmp_path`` (sandbox on): its output, which
+    must be a success, and its match log."""
+    command = [*ARENA, "play", *options]
+    for bot in bots:
+        command += ["--bot", bot]
+    out = subprocess.run(
+        [*command, "--match-log", "game.jsonl"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    return out, MatchLog.from_jsonl((tmp_path / "game.jsonl").read_bytes())
+
+
 # ---------------------------------------------------------------- the deal stays hidden
 
 
@@ -397,18 +416,9 @@ def test_a_bot_s_name_cannot_write_escapes_or_lines_into_the_organiser_s_output(
     """An unlabelled command-line bot names itself in its hello, and ``arena play`` prints
     and logs that name: terminal escapes, newlines and NULs are dropped, so it cannot clear
     the screen or forge a line of output such as another seat's forfeit."""
-    command = [*ARENA, "play", "--seed", "3", "--bot", "random", "--bot", hostile("ansi-name")]
-    out = subprocess.run(
-        [*command, "--match-log", "game.jsonl"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.returncode == 0, out.stdout + out.stderr
+    out, log = arena_play(tmp_path, ["random", hostile("ansi-name")], "--seed", "3")
     assert not {"\x1b", "\x00", "\u200b"} & set(out.stdout), repr(out.stdout)
     assert not any(line.startswith("seat 0") for line in out.stdout.splitlines())
-    log = MatchLog.from_jsonl((tmp_path / "game.jsonl").read_bytes())
     assert log.header["seats"][1]["bot"] == "[2J [31mEVIL seat 0 (random) forfeited: crash"
     assert log.header["seats"][1]["version"] == "[2J" + "9" * 61  # 64 characters at most
 
@@ -465,18 +475,8 @@ def test_the_referee_s_memory_stays_under_100_mib_against_the_zoo(game, tmp_path
         f"{label}={hostile(*mode.format(marker=tag).split(' ', 1))}"
         for label, (mode, _) in zoo.items()
     ]
-    command = [*ARENA, "play", "--seed", "9", "--move-ms", "500", "--bank-ms", "1000"]
-    for bot in bots:
-        command += ["--bot", bot]
-    out = subprocess.run(
-        [*command, "--match-log", "game.jsonl"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert out.returncode == 0, out.stdout + out.stderr
-    log = MatchLog.from_jsonl((tmp_path / "game.jsonl").read_bytes())
+    options = ("--seed", "9", "--move-ms", "500", "--bank-ms", "1000")
+    out, log = arena_play(tmp_path, bots, *options)
     peak = log.result["referee"]["peak_rss_mb"]
     assert peak < 100, f"the referee peaked at {peak} MiB"
     expected = {seat: zoo[label][1] for seat, label in enumerate(["honest", *zoo]) if seat}
@@ -496,17 +496,7 @@ def test_an_endless_multi_part_message_sent_by_hand_does_not_grow_the_referee(tm
     """The one attack on the referee's memory that is not closed: a bot that speaks ZMTP by
     hand (no ZeroMQ library) sends 60 KiB frames of one message that never ends. This
     test passes (and, strict, turns the run red) the day the referee bounds it."""
-    bot = hostile("zmtp", str(300 * 2**20))
-    command = [*ARENA, "play", "--seed", "9", "--bot", "random", "--bot", bot]
-    out = subprocess.run(
-        [*command, "--match-log", "game.jsonl"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.returncode == 0, out.stdout + out.stderr
-    log = MatchLog.from_jsonl((tmp_path / "game.jsonl").read_bytes())
+    _, log = arena_play(tmp_path, ["random", hostile("zmtp", str(300 * 2**20))], "--seed", "9")
     assert "zmtp: sent" in stderr_of(tmp_path / "arena-data" / "bot-logs", 1)
     assert log.result["referee"]["peak_rss_mb"] < 100, log.result["referee"]
 

@@ -10,6 +10,7 @@ import pytest
 
 from arena.referee.containment import PROCESS_GROUP, pid_namespace
 from arena.referee.faults import TimeControl
+from arena.referee.gamelog import LogError
 from arena.referee.keys import MatchKey
 from arena.referee.launch import BotEntry, ProcessMatch, in_process_referee
 from arena.referee.matchlog import MatchLog, verify
@@ -266,3 +267,18 @@ def test_a_person_who_resigns_forfeits_at_once_and_the_bot_finishes(tmp_path):
     assert time.monotonic() - resigned < 10
     assert [(f.seat, f.code) for f in game.outcome.faults] == [(0, "resigned")]
     assert game.outcome.ranks == [2, 1]
+
+
+@pytest.mark.parametrize(
+    ("data", "error"),
+    [
+        (b'{"type":"header","x":"\xff"}\n', "line 1: not JSON"),  # not UTF-8 (a damaged file)
+        (b'{"type":"header"}\n{"type"', "line 2: not JSON"),
+        (b"[1]\n", "line 1: every line is an object with a 'type'"),
+    ],
+)
+def test_a_damaged_match_log_is_a_log_error_naming_its_line(data, error):
+    """``arena replay`` and the site read match logs from files a user may have damaged:
+    anything wrong is a ``LogError`` (one line for the user), never another exception."""
+    with pytest.raises(LogError, match=error):
+        MatchLog.from_jsonl(data)

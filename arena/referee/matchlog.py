@@ -76,7 +76,7 @@ class MatchLog:
                 continue
             try:
                 line = msgspec.json.decode(raw)
-            except msgspec.DecodeError as error:
+            except (msgspec.DecodeError, UnicodeDecodeError) as error:
                 raise LogError(f"line {number}: not JSON ({error})") from None
             if not isinstance(line, dict) or "type" not in line:
                 raise LogError(f"line {number}: every line is an object with a 'type'")

@@ -339,8 +339,12 @@ def test_a_killed_referee_s_cgroups_are_swept_with_what_they_hold(tmp_path):
     parent = usable_parent()
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True).stdout.strip()  # fmt: skip
-    orphan = BotCgroup(parent / f"{PREFIX}{dead}-{os.getpid()}")
+    namespace = os.stat("/proc/self/ns/pid").st_ino
+    orphan = BotCgroup(parent / f"{PREFIX}{namespace}-{dead}-{os.getpid()}")
     orphan.path.mkdir()
+    # A cgroup named for another PID namespace, whose referee this one cannot see: kept.
+    foreign = BotCgroup(parent / f"{PREFIX}1-{dead}-{os.getpid()}")
+    foreign.path.mkdir()
     tag = marker("orphan")
     sleeper = subprocess.Popen(
         [sys.executable, "-c", "import time; time.sleep(600)", tag],
@@ -352,9 +356,11 @@ def test_a_killed_referee_s_cgroups_are_swept_with_what_they_hold(tmp_path):
         cgroup.usable_parent.cache_clear()  # a new referee process probes, and sweeps
         assert cgroup.usable_parent() == parent
         assert sleeper.wait(10) == -9 and not orphan.path.exists()
+        assert foreign.path.exists()
     finally:
         sleeper.kill()
         orphan.remove()
+        foreign.remove()
 
 
 @pytest.mark.skipif(not CONTAINED, reason="no PID namespace here (arena doctor)")

@@ -99,12 +99,24 @@ def usable_parent() -> Path | None:
     return parent if inside and killed else None
 
 
+def _owner_tag() -> str:
+    """``NAMESPACE-PID``: this referee, as its bots' cgroups are named. The PID namespace
+    tells a referee whose pid this process cannot see from one that is gone."""
+    try:
+        namespace = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        namespace = 0
+    return f"{namespace}-{os.getpid()}"
+
+
 def sweep(parent: Path) -> None:
     """Kill and remove the bots' cgroups under ``parent`` whose referee is gone (one that
-    was killed could not stop them itself)."""
+    was killed could not stop them itself); only those of referees in this process's PID
+    namespace, the only ones whose life it can check."""
+    namespace = _owner_tag().split("-", 1)[0]
     with contextlib.suppress(OSError):
-        for folder in parent.glob(f"{PREFIX}*"):
-            owner = folder.name[len(PREFIX) :].split("-", 1)[0]
+        for folder in parent.glob(f"{PREFIX}{namespace}-*"):
+            owner = folder.name[len(PREFIX) :].split("-")[1]
             if owner.isdigit() and not _alive(int(owner)):
                 orphan = BotCgroup(folder)
                 orphan.kill()
@@ -130,7 +142,7 @@ class BotCgroup:
     @classmethod
     def create(cls, parent: Path) -> BotCgroup:
         """A new, empty cgroup under ``parent``, named after this referee (see ``sweep``)."""
-        path = parent / f"{PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
+        path = parent / f"{PREFIX}{_owner_tag()}-{secrets.token_hex(6)}"
         path.mkdir()
         return cls(path)
 

@@ -572,3 +572,27 @@ def test_a_bot_flooding_stdout_and_stderr_is_capped_and_plays_on(tmp_path):
         (path,) = tmp_path.rglob(f"seat1-*.{stream}")
         text = path.read_text()
         assert len(text) < 10_200 and "bytes dropped at the 10000-byte cap" in text
+
+
+def test_security_md_names_only_tests_that_exist():
+    """Each row of SECURITY.md's attack table names the tests that check it: every one must
+    exist (``...name`` is a test of the file named before it in the text), so a renamed or
+    deleted test cannot leave a claim unchecked."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    text = (root / "SECURITY.md").read_text()
+    defined: dict[str, set[str]] = {}
+    named, last = 0, ""
+    for path, name, short in re.findall(r"`(tests/\w+\.py)(?:::(\w+))?[^`]*`|`\.\.\.(\w+)`", text):
+        last = path or last
+        if last not in defined:
+            assert (root / last).exists(), f"SECURITY.md names {last}, which does not exist"
+            defined[last] = set(re.findall(r"^def (test_\w+)", (root / last).read_text(), re.M))
+        wanted = name or short
+        if wanted:
+            named += 1
+            found = any(test == wanted or test.endswith(wanted) for test in defined[last])
+            assert found, f"SECURITY.md names {last}::{'...' if short else ''}{wanted}"
+    assert named > 30, "the attack table names its tests"

@@ -22,7 +22,7 @@ def test_a_100_match_soak_on_ray_loses_nothing_and_charges_every_hostile_bot(tmp
     soak = load_soak()
     report = soak.run_soak(100, tmp_path / "data", ray_cluster, workers=2)
     assert report.ok, "\n".join(report.problems)
-    for bot in [*soak.FAULTING, *soak.ABUSERS, "hermit", "flooder", "snoop"]:
+    for bot in [*soak.FAULTING, *soak.ABUSERS, "hermit", "forker", "flooder", "snoop"]:
         assert report.figures[f"seats_{bot}"] > 0, f"{bot} never played"
     growth = report.figures["driver_rss_mb_at_end"] - report.figures["driver_rss_mb_at_10pct"]
     assert growth < 50, f"the driver grew by {growth:.0f} MB"

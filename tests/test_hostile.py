@@ -435,6 +435,19 @@ def test_answers_with_a_wrong_request_id_are_ignored_until_the_clock_runs_out(tm
     assert "ignored meanwhile: 1 wrong-seq" in outcome.faults[0].detail
 
 
+def test_a_seat_that_drops_its_connection_costs_the_others_no_time(tmp_path):
+    """A bot closes its connection (and lives on) while the next seat thinks: it is charged
+    ``oversize`` once its process has had its grace to exit, and meanwhile the referee goes
+    on serving the others. It used to wait out that grace (2 s) blocked, on the thinking
+    seat's clock: one bot could burn an opponent's time bank."""
+    outcome = play(
+        [hostile("sluggish"), hostile("drop", "1")], seed=4, tc=PATIENT, tmp_path=tmp_path
+    )
+    log = check_complete(outcome, {1: "oversize"})
+    thinking = [a["ms"] for a in log.actions if a["seat"] == 0][:3]
+    assert max(thinking) < 1500, f"seat 0's first decisions took {thinking} ms"
+
+
 @pytest.mark.parametrize("size", [1_000_000, 2 * 2**20])
 def test_an_oversize_message_is_charged_at_once_whatever_its_size(size, tmp_path):
     """ZeroMQ drops the connection of a frame over the limit without a word: the referee

@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import math
 import secrets
-import select
 import shutil
 import struct
 import tempfile
@@ -59,6 +58,7 @@ LOST_GRACE_S = 2.0  # a dropped connection whose process exits within this is a 
 # (a Python bot that raises closes its socket, then prints its traceback and shuts its
 # interpreter down: on a loaded machine that takes well over the 0.3 s first chosen here)
 NO_PROCESS_SLICE_MS = 20  # poll slice for a seat whose process cannot be watched by a pidfd
+# (and while a seat that lost its connection is given its grace: see ``_lost``)
 FULL_POLL_S = 0.005  # while waiting for one seat, how often everything else is looked at too
 MONITORED = zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED
 # Plain integers on the hot path (pyzmq's flag enums cost a call each time they combine).
@@ -119,6 +119,7 @@ class SeatLink:
     answer: str | None = None
     closed: bool = False
     timeout: int = -1  # the receive timeout set on the socket (ms)
+    lost_at: float | None = None  # when the connection that said hello was dropped
 
 
 class Hub:
@@ -148,6 +149,7 @@ class Hub:
         self._by_pidfd: dict[int, int] = {}
         self.faults: dict[int, Reply] = {}  # seats charged while the referee waited on another
         self.noisy: set[int] = set()  # seats with ignored traffic not yet collected
+        self._lost_seats: set[int] = set()  # connection dropped, process given its grace
         self._ipc_dir: str | None = ipc_dir
         self._own_ipc_dir = ipc_dir is None
 
@@ -211,7 +213,12 @@ class Hub:
 
     def connected(self, seat: int) -> bool:
         link = self.links.get(seat)
-        return link is not None and link.identity is not None and not link.closed
+        return (
+            link is not None
+            and link.identity is not None
+            and not link.closed
+            and link.lost_at is None
+        )
 
     def close_seat(self, seat: int) -> None:
         """Close a seat's endpoint (its connections and queues go with it) and stop watching
@@ -311,6 +318,9 @@ class Hub:
                 action, link.answer = link.answer, None
                 return Reply(action=action, elapsed=time.monotonic() - start)
             now = time.monotonic()
+            if now >= deadline and seat in self._lost_seats:
+                self.pump(LOST_GRACE_S)  # its connection is gone: the grace says crash or oversize
+                continue
             if now >= deadline:
                 ignored = dict(link.ignored)
                 extra = f" (ignored meanwhile: {describe(ignored)})" if ignored else ""
@@ -361,6 +371,9 @@ class Hub:
         if self._unwatchable:
             timeout_ms = min(timeout_ms, NO_PROCESS_SLICE_MS)
             self._check_unwatchable()
+        if self._lost_seats:
+            timeout_ms = min(timeout_ms, NO_PROCESS_SLICE_MS)
+            self._check_lost()
         ready = zmq.zmq_poll(self._all_items(), timeout_ms)
         if len(ready) > 1:  # exits first: an answer arriving with its process's exit is void
             ready.sort(key=lambda event: not isinstance(event[0], int))
@@ -508,12 +521,33 @@ class Hub:
 
     def _lost(self, link: SeatLink) -> None:
         """The connection that said hello is gone: ZeroMQ dropped it for an oversize frame,
-        or the bot closed it; if the process exits too (within a short grace), a crash."""
-        seat = link.seat
-        watch = self._watches.get(seat)
-        if watch is not None and _exits_within(watch, LOST_GRACE_S):
-            self._exited(seat)
+        or the bot closed it; if the process exits too (within a short grace), a crash.
+        The grace is not waited for here: the referee serves every other seat meanwhile
+        (``_check_lost``), so that no seat's clock pays for another's drop."""
+        if link.lost_at is not None:
             return
+        link.lost_at = time.monotonic()
+        if link.seat in self._watches:
+            self._lost_seats.add(link.seat)
+            return
+        self._charge_lost(link.seat)  # nothing to wait for (a person's seat)
+
+    def _check_lost(self) -> None:
+        """Charge the seats whose connection was lost: ``crash`` if their process exits
+        within the grace (the pidfd says so at once), else ``oversize`` after it."""
+        now = time.monotonic()
+        for seat in list(self._lost_seats):
+            link, watch = self.links[seat], self._watches.get(seat)
+            if seat in self.faults or link.closed or watch is None:
+                self._lost_seats.discard(seat)
+            elif watch.pidfd is None and not watch.alive():
+                self._lost_seats.discard(seat)
+                self._exited(seat)
+            elif now - (link.lost_at or now) >= LOST_GRACE_S:
+                self._lost_seats.discard(seat)
+                self._charge_lost(seat)
+
+    def _charge_lost(self, seat: int) -> None:
         self._charge(
             seat,
             OVERSIZE,
@@ -551,15 +585,3 @@ def _claims(data: bytes, token: str) -> bool:
     except (msgspec.DecodeError, UnicodeDecodeError):
         return False
     return isinstance(value, dict) and value.get("token") == token
-
-
-def _exits_within(watch: ProcessWatch, seconds: float) -> bool:
-    if watch.pidfd is not None:
-        readable, _, _ = select.select([watch.pidfd], [], [], seconds)
-        return bool(readable)
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if not watch.alive():
-            return True
-        time.sleep(0.01)
-    return not watch.alive()

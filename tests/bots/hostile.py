@@ -11,6 +11,8 @@ well-behaved      play (a random bot, seeded by each game's seed); record NAME (
                   every message it receives to NAME in its scratch folder $TMPDIR, one JSON
                   per line)
 process           crash-start; crash-mid N (exits after N answers); hang; slow SECONDS;
+                  sluggish (thinks 0.5 s over each of its first 3 decisions, then plays);
+                  drop N (closes its connection after its N-th answer, and lives on);
                   memory (allocates without bound); spin (burns CPU);
                   child MARKER (leaves a child process behind);
                   setsid MARKER (a child that calls setsid() and sleeps, the bot plays on);
@@ -306,6 +308,8 @@ while True:
         os._exit(1)
     if mode == "slow":
         time.sleep(float(arg))
+    if mode == "sluggish" and answered < 3:
+        time.sleep(0.5)
     if mode == "memory":
         hoard = [bytearray(64 * 1024 * 1024) for _ in range(10_000)]
     if mode == "spin":
@@ -342,6 +346,9 @@ while True:
     if mode == "twice":
         answer(seq, choice)
     answered += 1
+    if mode == "drop" and answered == int(arg):  # while the next seat thinks: not its clock
+        socket.close(linger=0)
+        time.sleep(3600)
     if mode == "fork-exit" and answered == int(arg):
         # Play on only once the launched process is gone (a busy machine may take a while
         # to run it; a fast game could end first): in a PID namespace this child dies with

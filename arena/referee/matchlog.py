@@ -32,6 +32,7 @@ from typing import Any
 import msgspec
 
 from arena.engine.errors import RulesVersionError
+from arena.engine.game import GameState
 from arena.referee.faults import ranks_with_forfeits
 from arena.variants import get_variant
 
@@ -125,7 +126,7 @@ def memory_figures() -> dict[str, float]:
     return figures
 
 
-def replay(log: MatchLog) -> Iterator[tuple[dict[str, Any] | None, Any]]:
+def replay(log: MatchLog) -> Iterator[tuple[dict[str, Any] | None, GameState]]:
     """Walk ``log`` on the engine: yield ``(None, state)`` at the deal, then
     ``(line, state)`` after each action line is applied.
 
@@ -156,7 +157,7 @@ def replay(log: MatchLog) -> Iterator[tuple[dict[str, Any] | None, Any]]:
         yield line, state
 
 
-def final_state(log: MatchLog) -> Any:
+def final_state(log: MatchLog) -> GameState:
     """The state after every action of ``log`` (see ``replay``)."""
     steps = replay(log)
     _, state = next(steps)
@@ -165,7 +166,7 @@ def final_state(log: MatchLog) -> Any:
     return state
 
 
-def verify(log: MatchLog) -> Any:
+def verify(log: MatchLog) -> GameState:
     """Re-simulate ``log``; raise ``LogError`` on any difference. Returns the final state."""
     state = final_state(log)
     if log.result is None:

@@ -2,7 +2,7 @@
 
 ``GameState`` is the contract (a ``typing.Protocol``, after OpenSpiel's State):
 the referee, the sampler, the bots and the tournaments use nothing else.
-``GameBase`` is what the Card Game and the board games share: seats and turn
+``GameBase`` is what every game shares (a board game or not): seats and turn
 order, phases, action dispatch, train cards and tickets in hands and piles,
 positions, the common part of the observation, result caching.
 

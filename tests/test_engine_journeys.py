@@ -104,3 +104,68 @@ def test_a_data_folder_from_before_rule_versions_keeps_its_results_and_says_why_
         assert "replay.js" not in html and 'id="download"' in html
     board = arena("leaderboard", "--variant", "usa", cwd=tmp_path)
     assert board.returncode == 0 and "ticket-by-ticket" in board.stdout
+
+
+NOSY_BOT = """
+import sys
+
+from bots.random_bot import RandomBot
+from toll_arena import TollObservation
+
+
+class Nosy(RandomBot):
+    name = "nosy"
+
+    def on_game_start(self, observation):
+        assert isinstance(observation, TollObservation), type(observation)
+        try:
+            open("{secret}").read()
+            print("secret: read", file=sys.stderr)
+        except PermissionError:
+            print("secret: denied", file=sys.stderr)
+"""
+
+
+def install_toll_plugin(folder):
+    """tests/toll_variant.py installed as a third party's plugin would be: a module plus its
+    distribution's entry point, in ``folder`` (an import path entry, like a checkout installed
+    in development mode)."""
+    from pathlib import Path
+
+    folder.mkdir()
+    source = Path(__file__).with_name("toll_variant.py").read_text()
+    (folder / "toll_arena.py").write_text(source)
+    info = folder / "toll_arena-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toll-arena\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[arena.variants]\ntoll = toll_arena\n")
+
+
+def test_a_third_party_variant_installed_as_a_plugin_plays_in_sandboxed_bots(tmp_path):
+    """A variant plugin from outside the arena's folders: listed, played by sandboxed bot
+    processes that load it (its file is readable to them, the folder around it is not), and
+    by bots that cannot load it (its actions reach them as text, their choice still counts)."""
+    from tests.journey import Journey
+
+    install_toll_plugin(tmp_path / "plugins")
+    (tmp_path / "plugins" / "secret.txt").write_text("the organiser's")
+    journey = Journey(tmp_path / "work")
+    journey.env["PYTHONPATH"] = str(tmp_path / "plugins")
+    listed = journey("variants")
+    assert listed.code == 0 and "toll" in listed.out, listed.text
+    (journey.folder / "spy.py").write_text(
+        NOSY_BOT.format(secret=tmp_path / "plugins" / "secret.txt")
+    )
+    (journey.folder / "t.toml").write_text(
+        'name = "tolls"\nvariant = "toll"\nplayers = 2\ngames = 2\nbot_env = ["PYTHONPATH"]\n'
+        'bots = ["nosy=cmd:{python} -m bots.filebot spy.py", "ticket-by-ticket"]\n'
+    )
+    run = journey("tournament", "run", "t.toml", "--workers", "1", "--logs-dir", "bot-logs")
+    assert run.code == 0, run.text
+    assert "forfeited" not in run.out, run.out
+    logs = [log.read_text() for log in (journey.folder / "bot-logs").rglob("*.stderr")]
+    assert logs and not [log for log in logs if "Error:" in log or "not installed" in log]
+    assert sum("secret: denied" in log for log in logs) == 4, "the plugin's file only"
+    # Bots that do not see the plugin (no bot_env): the toll actions arrive as plain text.
+    play = journey("play", "--variant", "toll", "--players", "2", "--seed", "5")
+    assert play.code == 0 and "forfeited" not in play.out, play.text

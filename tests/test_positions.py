@@ -159,6 +159,10 @@ def test_edition_fields_are_checked_too():
     data["round"] = 3
     with pytest.raises(PositionError, match="round: 3 is not a round"):
         get_variant("cardgame").from_position(msgspec.json.encode(data))
+    data = position(new_game("cardgame", 2, 1))
+    data["deck_out"] = True
+    with pytest.raises(PositionError, match="deck_out: the deck's last card was drawn"):
+        get_variant("cardgame").from_position(msgspec.json.encode(data))
 
 
 def test_an_unplayable_variant_reads_no_position():

@@ -74,6 +74,19 @@ def test_logs_recorded_under_older_rules_are_refused_in_one_line(tmp_path):
         assert "recorded under version 1 of the rules of 'usa'" in message
         assert "this arena plays version 2" in message
         assert "Traceback" not in out.stdout + out.stderr
+    # A header no game can start from: one line saying why, never an "unexpected" error.
+    for change, says in (
+        ({"players": 9}, "variant 'usa' is for 2-5 players, not 9"),
+        ({"seed": "7"}, "the seed must be an integer, not str"),
+        ({"variant": "toll"}, "no variant named 'toll'; installed: "),
+        ({"variant": None}, "the header has no 'variant'"),
+    ):
+        bad = {k: v for k, v in {**header, "rules": 2, **change}.items() if v is not None}
+        (tmp_path / "bad.jsonl").write_text("\n".join([json.dumps(bad), *lines[1:]]) + "\n")
+        out = arena("replay", "bad.jsonl", cwd=tmp_path)
+        assert out.returncode == 2, out.stdout + out.stderr
+        assert out.stderr.startswith(f"error: cannot start the game: {says}"), out.stderr
+        assert len(out.stderr.strip().splitlines()) == 1, out.stderr
 
 
 def test_a_data_folder_from_before_rule_versions_keeps_its_results_and_says_why_no_replay(

@@ -107,9 +107,18 @@ def check_rules(header: dict[str, Any]) -> None:
     try:
         get_variant(header["variant"]).check_rules(header.get("rules", 1))
     except KeyError as error:
-        raise LogError(f"cannot start the game: {error}") from None
+        raise cannot_start(error) from None
     except RulesVersionError as error:
         raise LogError(str(error)) from None
+
+
+def cannot_start(error: Exception) -> LogError:
+    """Why a log's header starts no game, in one line (a missing key, an unknown variant, a
+    player count or seed the variant refuses)."""
+    what = str(error.args[0]) if error.args else type(error).__name__
+    if isinstance(error, KeyError) and what in ("variant", "players", "seed"):
+        what = f"the header has no '{what}'"
+    return LogError(f"cannot start the game: {what}")
 
 
 def memory_figures() -> dict[str, float]:
@@ -139,8 +148,8 @@ def replay(log: MatchLog) -> Iterator[tuple[dict[str, Any] | None, GameState]]:
     check_rules(header)
     try:
         state = get_variant(header["variant"]).new_game(header["players"], header["seed"])
-    except KeyError as error:
-        raise LogError(f"cannot start the game: {error}") from None
+    except (KeyError, ValueError, TypeError) as error:  # a header the game cannot start from
+        raise cannot_start(error) from None
     yield None, state
     for number, line in enumerate(log.actions, start=1):
         n = line.get("n", number)

@@ -7,7 +7,10 @@ module with ``@hookimpl`` functions, named in an entry point of the group
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from functools import cache
+from importlib.metadata import entry_points
 from typing import Any
 
 import pluggy
@@ -54,3 +57,24 @@ def plugin_manager() -> pluggy.PluginManager:
     for group in ENTRY_POINT_GROUPS:
         manager.load_setuptools_entrypoints(group)
     return manager
+
+
+@cache
+def plugin_files() -> tuple[str, ...]:
+    """Where every installed plugin's code and metadata live: the folder of its top package
+    (or its module's file) and its distribution's ``.dist-info`` folder.
+
+    A bot process loads every installed plugin, so a sandboxed bot must be able to read
+    them, also when a plugin lives outside the Python installation (a third party's variant
+    installed in development mode, or on ``PYTHONPATH``); nothing around them is granted.
+    """
+    found: list[str] = []
+    for group in ENTRY_POINT_GROUPS:
+        for entry in entry_points(group=group):
+            spec = importlib.util.find_spec(entry.module.split(".")[0])
+            if spec is not None:
+                folders = list(spec.submodule_search_locations or ())
+                found += folders or ([spec.origin] if spec.origin else [])
+            found.append(str(getattr(entry.dist, "_path", "")))  # no public name in importlib
+    absolute = [os.path.abspath(path) for path in found if os.path.isabs(path)]
+    return tuple(dict.fromkeys(absolute))

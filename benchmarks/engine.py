@@ -34,6 +34,7 @@ import statistics
 import subprocess
 import sys
 import time
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import arena
@@ -41,8 +42,26 @@ from arena.engine import Variant
 from arena.variants import all_variants, get_variant
 
 
+def variant_alone(name: str) -> Variant:
+    """The variant ``name`` from the variant entry points alone, no bot plugin loaded: with
+    ``--against`` the engine measured may be another version's, whose tree lacks (or has
+    other) modules for the bots that the installed package names."""
+    own = name.split("-")[0]  # cardgame-peek comes with cardgame
+    entries = sorted(entry_points(group="arena.variants"), key=lambda entry: entry.name != own)
+    for entry in entries:
+        try:
+            provided = entry.load().arena_variants()
+        except ImportError:  # a plugin written for another version of the engine
+            continue
+        for variant in provided:
+            if variant.name == name:
+                found: Variant = variant
+                return found
+    return get_variant(name)  # not found alone: the full registry says why
+
+
 def run(variant_name: str, players: int, games: int, seed: int) -> dict[str, float]:
-    variant = get_variant(variant_name)
+    variant = variant_alone(variant_name)
     decisions = 0
     engine_seconds = 0.0
     clock = time.perf_counter
@@ -114,7 +133,10 @@ def measure_in(
     env = {**os.environ, "PYTHONPATH": str(tree), "ARENA_ENGINE": engine}
     args = [sys.executable, __file__, "--variant", name, "--players", str(players)]
     args += ["--games", str(games), "--seed", str(seed), "--json"]
-    out = subprocess.run(args, env=env, capture_output=True, text=True, check=True, cwd=tree)
+    out = subprocess.run(args, env=env, capture_output=True, text=True, check=False, cwd=tree)
+    if out.returncode:
+        last = (out.stderr.strip().splitlines() or ["no output"])[-1]
+        raise SystemExit(f"error: {name} on the engine of {tree}: {last}")
     figures: dict[str, float] = json.loads(out.stdout)
     return figures
 
@@ -190,6 +212,8 @@ def main() -> None:
         if args.variant
         else [name for name, variant in all_variants().items() if variant.playable]
     )
+    if args.against and not (args.against / "arena" / "engine").is_dir():
+        raise SystemExit(f"error: --against {args.against}: not a checkout of the project")
     if args.against or args.builds:
         sides: dict[str, Side] = (
             {"A": (HERE, "pure"), "B": (HERE, "compiled")}

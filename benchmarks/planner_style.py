@@ -19,6 +19,7 @@ import ast
 import statistics
 from dataclasses import replace
 
+from arena.engine import BoardState
 from arena.engine.errors import IllegalActionError
 from arena.variants import get_variant, new_game
 from bots.policy import Planner
@@ -28,6 +29,8 @@ from bots.search import SEARCH_STYLE
 def margin(variant: str, players: int, seed: int, seat: int, tested: Planner, common: Planner):
     """The tested seat's score less the best other seat's, after one game."""
     state = new_game(variant, players, seed)
+    if not isinstance(state, BoardState):
+        raise SystemExit(f"the planner plays board games; '{variant}' is not one")
     while not state.is_over:
         mover = state.to_move
         assert mover is not None

@@ -14,7 +14,7 @@ from typing import Any
 
 from arena.engine.actions import Action, ClaimRoute, DrawCard, DrawTickets, KeepTickets
 from arena.engine.observation import BoardObservation, Observation, TicketView
-from arena.variants.sanfrancisco import PlaceStack, TakeToken
+from arena.variants.sanfrancisco import PlaceStack, SanFranciscoObservation, TakeToken
 
 WILD = "wild"
 
@@ -213,8 +213,9 @@ def tourist_choice(view: View, legal: Sequence[Action]) -> Action:
     A stack goes where this seat's tickets lead (their ends first), else on the
     best-connected free location; of two tokens, take the one whose stack has fewest
     left (the other is likelier to still be there later)."""
-    stacks = view.obs.get("tourist_stacks", {})
-    if view.obs.phase == "take_token":
+    obs = view.obs
+    stacks = obs.tourist_stacks if isinstance(obs, SanFranciscoObservation) else {}
+    if obs.phase == "take_token":
         takes = [a for a in legal if isinstance(a, TakeToken)]
         return min(takes, key=lambda a: (stacks[a.city].tokens, a.city))
     places = [a for a in legal if isinstance(a, PlaceStack)]

@@ -21,9 +21,9 @@ import msgspec
 import zmq
 
 from arena.engine.actions import Action, parse_action
-from arena.engine.errors import VariantUnavailableError
+from arena.engine.errors import NotationError, VariantUnavailableError
 from arena.variants import get_variant
-from bots.sdk import Bot
+from bots.sdk import Bot, UnknownAction
 from protocols.messages import (
     MAX_REFEREE_MESSAGE,
     Act,
@@ -47,10 +47,15 @@ IDLE_SECONDS = 900.0
 
 
 class ActionCache(dict[str, Action]):
-    """Parsed legal actions by their text: the same strings recur all game long."""
+    """Parsed legal actions by their text: the same strings recur all game long. A verb of a
+    variant not installed here is kept as text (``UnknownAction``): the bot still plays."""
 
     def __missing__(self, text: str) -> Action:
-        action = self[text] = parse_action(text)
+        try:
+            action: Action = parse_action(text)
+        except NotationError:
+            action = UnknownAction(text)
+        self[text] = action
         return action
 
 

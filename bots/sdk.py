@@ -18,6 +18,18 @@ from arena.engine.actions import Action
 from arena.engine.observation import Observation
 
 
+@dataclass(frozen=True, slots=True)
+class UnknownAction(Action):
+    """A legal action whose verb no variant installed in the bot's process reads (its game
+    is a variant installed only where the referee runs): its notation, unread. ``str()``
+    gives the text back, so a bot may still choose it."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
 class Bot:
     """Base class for Python bots. Subclass it and implement ``choose``.
 

@@ -74,6 +74,19 @@ def test_logs_recorded_under_older_rules_are_refused_in_one_line(tmp_path):
         assert "recorded under version 1 of the rules of 'usa'" in message
         assert "this arena plays version 2" in message
         assert "Traceback" not in out.stdout + out.stderr
+    # A header no game can start from: one line saying why, never an "unexpected" error.
+    for change, says in (
+        ({"players": 9}, "variant 'usa' is for 2-5 players, not 9"),
+        ({"seed": "7"}, "the seed must be an integer, not str"),
+        ({"variant": "toll"}, "no variant named 'toll'; installed: "),
+        ({"variant": None}, "the header has no 'variant'"),
+    ):
+        bad = {k: v for k, v in {**header, "rules": 2, **change}.items() if v is not None}
+        (tmp_path / "bad.jsonl").write_text("\n".join([json.dumps(bad), *lines[1:]]) + "\n")
+        out = arena("replay", "bad.jsonl", cwd=tmp_path)
+        assert out.returncode == 2, out.stdout + out.stderr
+        assert out.stderr.startswith(f"error: cannot start the game: {says}"), out.stderr
+        assert len(out.stderr.strip().splitlines()) == 1, out.stderr
 
 
 def test_a_data_folder_from_before_rule_versions_keeps_its_results_and_says_why_no_replay(
@@ -104,3 +117,68 @@ def test_a_data_folder_from_before_rule_versions_keeps_its_results_and_says_why_
         assert "replay.js" not in html and 'id="download"' in html
     board = arena("leaderboard", "--variant", "usa", cwd=tmp_path)
     assert board.returncode == 0 and "ticket-by-ticket" in board.stdout
+
+
+NOSY_BOT = """
+import sys
+
+from bots.random_bot import RandomBot
+from toll_arena import TollObservation
+
+
+class Nosy(RandomBot):
+    name = "nosy"
+
+    def on_game_start(self, observation):
+        assert isinstance(observation, TollObservation), type(observation)
+        try:
+            open("{secret}").read()
+            print("secret: read", file=sys.stderr)
+        except PermissionError:
+            print("secret: denied", file=sys.stderr)
+"""
+
+
+def install_toll_plugin(folder):
+    """tests/toll_variant.py installed as a third party's plugin would be: a module plus its
+    distribution's entry point, in ``folder`` (an import path entry, like a checkout installed
+    in development mode)."""
+    from pathlib import Path
+
+    folder.mkdir()
+    source = Path(__file__).with_name("toll_variant.py").read_text()
+    (folder / "toll_arena.py").write_text(source)
+    info = folder / "toll_arena-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toll-arena\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[arena.variants]\ntoll = toll_arena\n")
+
+
+def test_a_third_party_variant_installed_as_a_plugin_plays_in_sandboxed_bots(tmp_path):
+    """A variant plugin from outside the arena's folders: listed, played by sandboxed bot
+    processes that load it (its file is readable to them, the folder around it is not), and
+    by bots that cannot load it (its actions reach them as text, their choice still counts)."""
+    from tests.journey import Journey
+
+    install_toll_plugin(tmp_path / "plugins")
+    (tmp_path / "plugins" / "secret.txt").write_text("the organiser's")
+    journey = Journey(tmp_path / "work")
+    journey.env["PYTHONPATH"] = str(tmp_path / "plugins")
+    listed = journey("variants")
+    assert listed.code == 0 and "toll" in listed.out, listed.text
+    (journey.folder / "spy.py").write_text(
+        NOSY_BOT.format(secret=tmp_path / "plugins" / "secret.txt")
+    )
+    (journey.folder / "t.toml").write_text(
+        'name = "tolls"\nvariant = "toll"\nplayers = 2\ngames = 2\nbot_env = ["PYTHONPATH"]\n'
+        'bots = ["nosy=cmd:{python} -m bots.filebot spy.py", "ticket-by-ticket"]\n'
+    )
+    run = journey("tournament", "run", "t.toml", "--workers", "1", "--logs-dir", "bot-logs")
+    assert run.code == 0, run.text
+    assert "forfeited" not in run.out, run.out
+    logs = [log.read_text() for log in (journey.folder / "bot-logs").rglob("*.stderr")]
+    assert logs and not [log for log in logs if "Error:" in log or "not installed" in log]
+    assert sum("secret: denied" in log for log in logs) == 4, "the plugin's file only"
+    # Bots that do not see the plugin (no bot_env): the toll actions arrive as plain text.
+    play = journey("play", "--variant", "toll", "--players", "2", "--seed", "5")
+    assert play.code == 0 and "forfeited" not in play.out, play.text

@@ -62,11 +62,10 @@ def first_difference(
         for seat, bot in enumerate(seats):
             bot.start_game(f"{seed}:{seat}", state.observation(seat), board)
         twin.start_game(f"{seed}:0", state.observation(0), board)  # seat 0's seed
-        while not state.is_over:
-            seat = state.to_move
-            observation, legal = state.observation(seat), state.legal_actions()
-            action = seats[seat].choose(observation, legal)
-            if seat == 0:
+        while (mover := state.to_move) is not None:
+            observation, legal = state.observation(mover), state.legal_actions()
+            action = seats[mover].choose(observation, legal)
+            if mover == 0:
                 other = twin.choose(observation, legal)
                 if other != action:
                     return board_observation(observation), legal, action, other

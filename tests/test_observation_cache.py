@@ -15,7 +15,7 @@ from arena.engine import BoardState, DrawCard
 from arena.variants import all_variants
 from arena.variants.mapdata import board_variant
 from tests.city_fixtures import every_playable_variant, variant_id
-from tests.test_plugins_and_cli import TINY_MAP, TINY_RULES
+from tests.toll_variant import TINY_MAP, TINY_RULES
 
 ALL_VARIANTS = every_playable_variant()
 

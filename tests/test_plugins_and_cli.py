@@ -8,42 +8,12 @@ from importlib.metadata import entry_points
 
 import pytest
 
-from arena.engine import BoardRules, VariantUnavailableError
+from arena.engine import VariantUnavailableError
 from arena.plugins import hookimpl, plugin_manager
 from arena.variants import all_variants, get_variant, new_game
 from arena.variants.mapdata import board_variant
 from bots import all_bots
-
-TINY_MAP = {
-    "title": "Tiny (test fixture)",
-    "cities": [{"id": c, "name": c.title()} for c in ("a", "b", "c", "d")],
-    "routes": [
-        {"id": 1, "a": "a", "b": "b", "length": 1, "color": "red"},
-        {"id": 2, "a": "a", "b": "b", "length": 1, "color": "blue"},
-        {"id": 3, "a": "b", "b": "c", "length": 2, "color": "gray"},
-        {"id": 4, "a": "c", "b": "d", "length": 3, "color": "blue"},
-        {"id": 5, "a": "a", "b": "d", "length": 2, "color": "gray"},
-    ],
-    "tickets": [
-        {"a": "a", "b": "c", "points": 3},
-        {"a": "b", "b": "d", "points": 5},
-        {"a": "a", "b": "d", "points": 2},
-        {"a": "c", "b": "d", "points": 3},
-    ],
-}
-TINY_RULES = BoardRules(
-    colours=("red", "blue"),
-    cards_per_colour=6,
-    wild_cards=4,
-    pieces_per_player=6,
-    starting_hand=2,
-    initial_tickets_dealt=1,
-    initial_tickets_keep=1,
-    draw_tickets=1,
-    route_points={1: 1, 2: 2, 3: 4},
-    min_players=2,
-    max_players=2,
-)
+from tests.toll_variant import TINY_MAP, TINY_RULES
 
 
 def cli(*args):

@@ -78,6 +78,23 @@ def duplicate_ticket(data):
     data["tickets"][0].append(data["ticket_deck"][0])
 
 
+def offer_in_turn(data):
+    data["offers"][0].append(data["ticket_deck"].pop())
+
+
+def return_in_turn(data):
+    data["setup_returns"].append(data["ticket_deck"].pop())
+
+
+def in_setup(change):
+    """A new game's position (seats still choosing), changed by ``change``, as JSON text."""
+    import msgspec
+
+    data = position(new_game("usa", 2, 3))
+    change(data)
+    return msgspec.json.encode(data)
+
+
 def own_twice(data):
     data["routes"][0].append(5)
     data["routes"][1].append(5)
@@ -108,6 +125,16 @@ def own_twice(data):
         (bad(lambda d: d["tickets"][0].append(99)), "tickets[0]: no ticket 99"),
         (bad(duplicate_ticket), "tickets do not add up"),
         (bad(lambda d: d["routes"][0].extend(range(36, 48))), "more pieces than the player has"),
+        # Counters and pending choices that play cannot reach from the phase.
+        (bad(offer_in_turn), "offers[0]: only the seat choosing drawn tickets"),
+        (bad(lambda d: d.update(phase="setup_tickets")), "has not chosen its tickets yet"),
+        (bad(return_in_turn), "setup_returns: only while seats choose"),
+        (bad(lambda d: d.update(passes=2)), "passes: 2 in a row end a 2-player game"),
+        (bad(lambda d: d.update(turns_left=0)), "turns_left: 1 to 2 while the game goes on"),
+        (bad(lambda d: d.update(turns_left=3)), "turns_left: 1 to 2 while the game goes on"),
+        (in_setup(lambda d: d.update(phase="turn")), "offers[0]: only the seat choosing"),
+        (in_setup(lambda d: d.update(turn=4)), "phase 'setup_tickets': turn and passes 0"),
+        (in_setup(lambda d: d.update(turns_left=1)), "phase 'setup_tickets': turn and passes 0"),
     ],
 )
 def test_a_bad_position_is_refused_saying_what_is_wrong(text, says):
@@ -131,6 +158,10 @@ def test_edition_fields_are_checked_too():
     data = position(new_game("cardgame", 2, 1))
     data["round"] = 3
     with pytest.raises(PositionError, match="round: 3 is not a round"):
+        get_variant("cardgame").from_position(msgspec.json.encode(data))
+    data = position(new_game("cardgame", 2, 1))
+    data["deck_out"] = True
+    with pytest.raises(PositionError, match="deck_out: the deck's last card was drawn"):
         get_variant("cardgame").from_position(msgspec.json.encode(data))
 
 

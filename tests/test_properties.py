@@ -186,6 +186,13 @@ def test_every_playable_variant_keeps_the_invariants(variant, players, seed):
 ALL_VARIANTS = every_playable_variant()
 
 
+def unset_fields(state):
+    """The state's fields (``__slots__`` of its classes) that hold no value: one a game's
+    ``_copy_into`` or ``_load_position`` forgot."""
+    slots = [s for cls in type(state).__mro__ for s in vars(cls).get("__slots__", ())]
+    return [name for name in slots if not hasattr(state, name)]
+
+
 @pytest.mark.parametrize("variant", ALL_VARIANTS, ids=variant_id)
 @settings(max_examples=15, deadline=None)
 @given(players=st.integers(2, 5), seed=st.integers(0, 2**63), every=st.integers(1, 9))
@@ -203,6 +210,9 @@ def test_every_reachable_position_reads_back_into_the_same_state(variant, player
             twin = variant.from_position(text)
             assert twin.to_position() == text
             assert twin.legal_actions() == state.legal_actions()
+            for seat in range(players):
+                assert twin.observation(seat) == state.observation(seat)
+            assert unset_fields(twin) == unset_fields(state.copy()) == []
             if state.is_over:
                 assert twin.result() == state.result()
                 break

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena.engine import BoardState
 from arena.engine.actions import DRAW_DECK, DRAW_TICKETS, ClaimRoute
 from arena.engine.scoring import components, connected
 from arena.referee.faults import TimeControl
@@ -23,9 +24,10 @@ BOARDS = ["usa", "europe", "newyork"]
 def played(name: str, players: int, seed: int, steps: int):
     """A state ``steps`` planner moves into a game (or its end)."""
     state = new_game(name, players, seed)
+    assert isinstance(state, BoardState)
     planner = Planner(get_variant(name))
     for _ in range(steps):
-        if state.is_over:
+        if state.to_move is None:
             break
         state.apply(planner.move(state, planner.plan(state, state.to_move)))
     return state, planner

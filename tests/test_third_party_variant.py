@@ -101,3 +101,33 @@ def test_bots_play_it_through_the_referee_and_the_table_names_the_category(toll)
     console.print(result_table(outcome.result, list(names), "toll", labels=toll.score_labels))
     text = " ".join(console.export_text().split())
     assert " toll " in text and "toll tolls on owned routes" in text  # heading, legend
+
+
+# What only one edition has; ferries are not here: a map feature several editions share (Europe,
+# San Francisco), read from the map data by the base board like a route's colour and length.
+EDITION_PIECES = ("station", "tunnel", "merchandise", "tourist", "taxi", "attraction", "yard")
+
+
+def test_the_engine_folder_names_no_edition():
+    """The engine holds what every game shares: no edition's name, title or own piece."""
+    from importlib.metadata import entry_points
+    from pathlib import Path
+
+    import arena.engine
+
+    built_in = {entry.name for entry in entry_points(group="arena.variants")}
+    words = set(EDITION_PIECES)
+    for variant in all_variants().values():
+        if variant.name.split("-")[0] in built_in:
+            words.add(variant.name)
+            title = variant.title.removeprefix("Ticket to Ride").strip(" :")
+            words.add(title.removeprefix("The ").strip("()").lower())
+    assert {"usa", "europe", "card game", "new york", "san francisco"} <= words
+    found = [
+        f"{path.name}:{number}: {word}"
+        for path in sorted(Path(arena.engine.__file__).parent.glob("*.py"))
+        for number, line in enumerate(path.read_text().lower().splitlines(), start=1)
+        for word in words
+        if word in line
+    ]
+    assert found == []

@@ -18,6 +18,7 @@ from arena.engine import (
     Action,
     BoardObservation,
     BoardPosition,
+    BoardRules,
     BoardSeatView,
     BoardState,
     IllegalActionError,
@@ -32,7 +33,39 @@ from arena.engine import (
 from arena.engine.state import BASE_SCORE_LABELS
 from arena.plugins import hookimpl
 from arena.variants.mapdata import board_variant
-from tests.test_plugins_and_cli import TINY_MAP, TINY_RULES
+
+# The tiny map of the plugin tests; this module imports nothing from the tests, so that it can
+# be installed as a plugin of its own (tests/test_engine_journeys.py does).
+TINY_MAP = {
+    "title": "Tiny (test fixture)",
+    "cities": [{"id": c, "name": c.title()} for c in ("a", "b", "c", "d")],
+    "routes": [
+        {"id": 1, "a": "a", "b": "b", "length": 1, "color": "red"},
+        {"id": 2, "a": "a", "b": "b", "length": 1, "color": "blue"},
+        {"id": 3, "a": "b", "b": "c", "length": 2, "color": "gray"},
+        {"id": 4, "a": "c", "b": "d", "length": 3, "color": "blue"},
+        {"id": 5, "a": "a", "b": "d", "length": 2, "color": "gray"},
+    ],
+    "tickets": [
+        {"a": "a", "b": "c", "points": 3},
+        {"a": "b", "b": "d", "points": 5},
+        {"a": "a", "b": "d", "points": 2},
+        {"a": "c", "b": "d", "points": 3},
+    ],
+}
+TINY_RULES = BoardRules(
+    colours=("red", "blue"),
+    cards_per_colour=6,
+    wild_cards=4,
+    pieces_per_player=6,
+    starting_hand=2,
+    initial_tickets_dealt=1,
+    initial_tickets_keep=1,
+    draw_tickets=1,
+    route_points={1: 1, 2: 2, 3: 4},
+    min_players=2,
+    max_players=2,
+)
 
 TOLL_POINTS = 3
 

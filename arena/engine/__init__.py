@@ -2,7 +2,7 @@
 
 Public interface (the same for every variant, ``GameState`` is its contract)::
 
-    state = variant.new_game(num_players, seed)   # or arena.variants.new_game("usa", 4, 7)
+    state = variant.new_game(num_players, seed)   # or arena.variants.new_game(NAME, 4, 7)
     state.to_move          # seat that must decide next (None when over)
     state.legal_actions()  # list of Action values
     state.apply(action)    # validates; raises IllegalActionError naming the rule

@@ -15,7 +15,7 @@ Every action is an ``Action``; the base game's are defined here::
     pass                 the only action when nothing else is legal
 
 A variant brings its own actions and registers their verbs with ``verb``
-(for example ``@verb("play")`` in the Card Game), the way pytest plugins
+(for example ``@verb("toll")`` in tests/toll_variant.py), the way pytest plugins
 register hooks: ``parse_action`` then reads them too, and the variant's
 state plays them. A verb belongs to one parser; registering a taken verb
 with another parser is an error said at import time.
@@ -95,7 +95,7 @@ class Pass(Action):
         return "pass"
 
 
-# The base board game's actions: the type of every action a USA game plays.
+# The base board game's actions: the type of every action the base game plays.
 BoardAction: TypeAlias = DrawCard | ClaimRoute | DrawTickets | KeepTickets | Pass
 
 DRAW_DECK = DrawCard(None)

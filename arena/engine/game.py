@@ -2,7 +2,7 @@
 
 ``GameState`` is the contract (a ``typing.Protocol``, after OpenSpiel's State):
 the referee, the sampler, the bots and the tournaments use nothing else.
-``GameBase`` is what the Card Game and the board games share: seats and turn
+``GameBase`` is what every game shares (a board game or not): seats and turn
 order, phases, action dispatch, train cards and tickets in hands and piles,
 positions, the common part of the observation, result caching.
 
@@ -542,6 +542,36 @@ class GameBase:
             )
         if self._phase == KEEP and not self._offers[self._to_move]:
             raise PositionError("phase 'keep_tickets': the seat to move has no offered tickets")
+        self._check_turn_order()
+
+    def _check_turn_order(self) -> None:
+        """The counters and pending choices fit the phase: offered tickets only where a seat
+        is choosing, setup returns only during the setup, passes and the last round's turns
+        left within what play can reach (an edition's own phases check their own)."""
+        phase, n, seat = self._phase, self.num_players, self._to_move
+        if phase == SETUP:
+            chose = {(self.first_player + i) % n for i in range(n - self._setup_left)}
+            for p in range(n):
+                if p in chose and self._offers[p]:
+                    raise PositionError(f"offers[{p}]: seat {p} has already chosen its tickets")
+                if p not in chose and self._tickets[p]:
+                    raise PositionError(f"tickets[{p}]: seat {p} has not chosen its tickets yet")
+            if self.turn or self._passes or self._last_round >= 0:
+                raise PositionError("phase 'setup_tickets': turn and passes 0, turns_left null")
+            return
+        if self._setup_returns:
+            raise PositionError("setup_returns: only while seats choose their initial tickets")
+        if phase not in (TURN, SECOND_DRAW, KEEP, OVER):
+            return
+        for p in range(n):
+            if self._offers[p] and not (phase == KEEP and p == seat):
+                raise PositionError(f"offers[{p}]: only the seat choosing drawn tickets has some")
+        if phase == OVER:
+            return
+        if self._passes >= n:
+            raise PositionError(f"passes: {self._passes} in a row end a {n}-player game")
+        if self._last_round == 0 or self._last_round > n:
+            raise PositionError(f"turns_left: 1 to {n} while the game goes on, or null")
 
     def _card_supply(self) -> list[int]:
         """How many of each train card the game has."""

@@ -58,7 +58,7 @@ class SeatView(View, frozen=True):
 
 
 class Observation(View, frozen=True):
-    """What every game of the family shows a seat (the Card Game and every board)."""
+    """What every game of the family shows a seat (board games and others alike)."""
 
     variant: str
     seat: int

@@ -10,7 +10,7 @@ is ``W = len(rules.colours)``. A hand is a list of ``W + 1`` counts. The
 hot paths (``legal_actions`` and ``apply``) work only on such lists and on
 the board's precomputed tables.
 
-``BoardState`` plays the base game (USA's rules on any map). An edition is a
+``BoardState`` plays the base game (the original rulebook's rules, on any map). An edition is a
 subclass in its own module under ``arena/variants/`` that owns its extra state
 and overrides the named hooks below (python-chess's variant classes are the
 model); each hook's docstring says when it runs:

@@ -19,8 +19,8 @@ variant's rules (``rules``; a log without it was written under version 1).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from arena.engine.game import GameState
 from arena.engine.result import GameResult
 from arena.referee.matchlog import LogError, MatchLog, final_state
 from arena.variants import get_variant
@@ -110,7 +110,7 @@ class GameLog:
         return log
 
 
-def replay(log: GameLog) -> Any:
+def replay(log: GameLog) -> GameState:
     """Re-play ``log`` on the engine and return the final state.
 
     Raises ``LogError`` naming the line of the first action the engine

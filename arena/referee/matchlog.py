@@ -32,6 +32,7 @@ from typing import Any
 import msgspec
 
 from arena.engine.errors import RulesVersionError
+from arena.engine.game import GameState
 from arena.referee.faults import ranks_with_forfeits
 from arena.variants import get_variant
 
@@ -106,9 +107,18 @@ def check_rules(header: dict[str, Any]) -> None:
     try:
         get_variant(header["variant"]).check_rules(header.get("rules", 1))
     except KeyError as error:
-        raise LogError(f"cannot start the game: {error}") from None
+        raise cannot_start(error) from None
     except RulesVersionError as error:
         raise LogError(str(error)) from None
+
+
+def cannot_start(error: Exception) -> LogError:
+    """Why a log's header starts no game, in one line (a missing key, an unknown variant, a
+    player count or seed the variant refuses)."""
+    what = str(error.args[0]) if error.args else type(error).__name__
+    if isinstance(error, KeyError) and what in ("variant", "players", "seed"):
+        what = f"the header has no '{what}'"
+    return LogError(f"cannot start the game: {what}")
 
 
 def memory_figures() -> dict[str, float]:
@@ -125,7 +135,7 @@ def memory_figures() -> dict[str, float]:
     return figures
 
 
-def replay(log: MatchLog) -> Iterator[tuple[dict[str, Any] | None, Any]]:
+def replay(log: MatchLog) -> Iterator[tuple[dict[str, Any] | None, GameState]]:
     """Walk ``log`` on the engine: yield ``(None, state)`` at the deal, then
     ``(line, state)`` after each action line is applied.
 
@@ -138,8 +148,8 @@ def replay(log: MatchLog) -> Iterator[tuple[dict[str, Any] | None, Any]]:
     check_rules(header)
     try:
         state = get_variant(header["variant"]).new_game(header["players"], header["seed"])
-    except KeyError as error:
-        raise LogError(f"cannot start the game: {error}") from None
+    except (KeyError, ValueError, TypeError) as error:  # a header the game cannot start from
+        raise cannot_start(error) from None
     yield None, state
     for number, line in enumerate(log.actions, start=1):
         n = line.get("n", number)
@@ -156,7 +166,7 @@ def replay(log: MatchLog) -> Iterator[tuple[dict[str, Any] | None, Any]]:
         yield line, state
 
 
-def final_state(log: MatchLog) -> Any:
+def final_state(log: MatchLog) -> GameState:
     """The state after every action of ``log`` (see ``replay``)."""
     steps = replay(log)
     _, state = next(steps)
@@ -165,7 +175,7 @@ def final_state(log: MatchLog) -> Any:
     return state
 
 
-def verify(log: MatchLog) -> Any:
+def verify(log: MatchLog) -> GameState:
     """Re-simulate ``log``; raise ``LogError`` on any difference. Returns the final state."""
     state = final_state(log)
     if log.result is None:

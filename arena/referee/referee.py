@@ -19,10 +19,10 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from importlib.metadata import version as package_version
-from typing import Any
 
 from arena.engine.actions import Action, ClaimRoute, parse_action
 from arena.engine.errors import IllegalActionError, NotationError
+from arena.engine.game import GameState
 from arena.engine.result import GameResult
 from arena.engine.variant import Variant
 from arena.referee.faults import ILLEGAL, Fault, TimeControl, ranks_with_forfeits
@@ -67,7 +67,7 @@ def fallback_action(legal: Sequence[Action]) -> Action:
     return legal[0]
 
 
-def explain_illegal(state: Any, text: str | None) -> str:
+def explain_illegal(state: GameState, text: str | None) -> str:
     """Why ``text`` is not a legal action here, in the engine's words."""
     if text is None:
         return "no action"
@@ -94,7 +94,7 @@ class GameOutcome:
 class _Game:
     """One game in progress: what the helpers of ``play`` share."""
 
-    state: Any
+    state: GameState
     game_id: str
     log: MatchLog
     forfeits: dict[int, Fault]

@@ -5,7 +5,8 @@ itself and every process it starts. Just before a bot's program starts, the
 child process restricts itself to:
 
 - reading and executing the system (``/usr``, ``/lib``, ``/etc``, ...), the
-  Python installation, the arena's own packages, and the files and folders
+  Python installation, the arena's own packages, the installed plugins' packages
+  and metadata (wherever they are installed), and the files and folders
   named on the bot's command line (its script, its folder);
 - listing (not reading) the folders on Python's import path, so imports work;
 - reading and writing its own scratch folder (``TMPDIR``, also its ``HOME``), ``/dev/shm`` and
@@ -138,10 +139,12 @@ class SandboxPolicy:
         import arena
         import bots
         import protocols
+        from arena.plugins import plugin_files
 
         read = [*SYSTEM_ROOTS, *KERNEL_VIEWS]
         read += {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
         read += [str(Path(str(m.__file__)).resolve().parent) for m in (arena, bots, protocols)]
+        read += plugin_files()  # every bot process loads the installed plugins
         guarded = [Path(p).resolve() for p in protected]
         for arg in argv:
             path = Path(arg)

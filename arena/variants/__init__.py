@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import functools
-from typing import Any
 
+from arena.engine.game import GameState
 from arena.engine.variant import Variant
 from arena.plugins import collect, plugin_manager
 
@@ -35,6 +35,6 @@ def get_variant(name: str | Variant) -> Variant:
         ) from None
 
 
-def new_game(variant: str | Variant, num_players: int, seed: int) -> Any:
+def new_game(variant: str | Variant, num_players: int, seed: int) -> GameState:
     """The initial state of a game of ``variant`` (a name or a Variant)."""
     return get_variant(variant).new_game(num_players, seed)

@@ -651,6 +651,8 @@ class CardGameState(GameBase):
             raise PositionError(f"round: {position.round} is not a round of this game")
         self._round = position.round
         self._deck_out = position.deck_out
+        if self._deck_out and self._deck:
+            raise PositionError("deck_out: the deck's last card was drawn, yet the deck has some")
         tickets = self.board.tickets
         for p, choice in enumerate(self._chosen):
             if choice is not None and (

@@ -335,6 +335,16 @@ BAD_INPUTS = {
         "time_control.move_ms: must be a whole number >= 1",
     ),
     "toml: not toml": ((*RUN[:2], "{toml:games = [}"), 2, "not valid TOML"),
+    "toml: games beyond any plan": (  # was: 18 GB planning 2e8 matches, deaf to Ctrl-C
+        (*RUN[:2], "{toml:players = 2\ngames = 100000000}"),
+        2,
+        "games = 100000000: this round-robin would plan 200,000,000 matches, more than 100,000",
+    ),
+    "flags: a bot named twice": (
+        ("tournament", "run", "--bot", "random", "--bot", "random", "--players", "2"),
+        2,
+        "bots: random named twice",
+    ),
     "toml: a missing file": ((*RUN[:2], "nothere.toml"), 2, "nothere.toml: no such file"),
     "toml and flags": ((*RUN[:2], "{toml:players = 2}", "--bot", "x"), 2, "drop --bot"),
     "flags: a negative clock": ((*RUN, "--bank-ms", "-1"), 2, "--bank-ms"),
@@ -353,6 +363,16 @@ BAD_INPUTS = {
     "flags: an unknown bot": ((*RUN, "--bot", "nosuch"), 2, "no bot named 'nosuch'"),
     "flags: a bad version": ((*RUN, "--bot", "random@0"), 2, "whole number from 1"),
     "flags: a bad format": ((*RUN, "--format", "swiss"), 2, "format 'swiss' is not one of"),
+    "flags: an open pool in a round robin": (  # was: refused after storing the tournament
+        ("tournament", "run", "--bot", "*", "--bot", "random", "--players", "2"),
+        2,
+        "'*' (every registered bot) is for a ladder",
+    ),
+    "flags: an open pool too small": (  # was: 'unexpected IndexError', tournament stored
+        ("tournament", "run", "--bot", "*", "--bot", "random", "--format", "ladder"),
+        2,
+        "the ladder's pool ('*' and the bots named) holds 1 bots",
+    ),
     "flags: a bot of another game": (
         ("tournament", "run", "--bot", "cardgame-greedy", "--bot", "random", "--players", "2"),
         2,

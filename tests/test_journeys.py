@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import sys
 import time
@@ -166,6 +167,44 @@ def test_submit_validates_under_the_tournament_sandbox_with_the_data_folder_prot
     assert "rejected" in line and "PermissionError" in line, line
     assert arena.rows("SELECT * FROM bots") == []
     assert not (arena.data / "bots" / "nosy").exists(), "no copy of a rejected bot is kept"
+
+
+def test_a_submitted_folder_holds_plain_files_of_a_bounded_size_and_a_stopped_submit_keeps_none(
+    tmp_path,
+):
+    """A link in the folder was followed (``ln -s / root`` copied the file system into the
+    data folder without end), any size was copied, and SIGTERM left the half copy."""
+    arena = Journey(tmp_path / "work")
+    linked = tmp_path / "linked"
+    shutil.copytree(PYTHON_BOT, linked)
+    (linked / "root").symlink_to("/")
+    big = tmp_path / "big"
+    shutil.copytree(PYTHON_BOT, big)
+    with open(big / "model.bin", "wb") as sparse:  # 300 MiB on paper, no disk used
+        sparse.truncate(300 * 2**20)
+    for folder, message in ((linked, "root is a symbolic link"), (big, "more than 10,000 files")):
+        done = arena("submit", "mine", "--file", folder)
+        assert done.code == 2 and message in done.one_line_error(), done.text
+        assert arena.files() == set(), "nothing is written for a refused folder"
+
+    slow = write_bot(
+        tmp_path / "slow",
+        CRASHING_BOT.replace(
+            'raise ValueError("my bot is broken: no plan for this board")',
+            "import time\n        time.sleep(0.2)\n        return legal_actions[0]",
+        ),
+    )
+    submitting = arena.start("submit", "slow", "--file", slow)
+    deadline = time.monotonic() + 60
+    while not list((arena.data / "submissions").glob("slow/*/*stderr*")):
+        assert submitting.poll() is None and time.monotonic() < deadline, submitting.stderr
+        time.sleep(0.05)
+    assert (arena.data / "bots" / "slow").is_dir(), "its copy is there while it validates"
+    submitting.send_signal(signal.SIGTERM)
+    _, err = submitting.communicate(timeout=30)
+    assert submitting.returncode == 143 and "Traceback" not in err, err
+    assert not (arena.data / "bots").exists(), "a stopped submit keeps no copy"
+    assert arena.rows("SELECT * FROM bots") == []
 
 
 # ---------------------------------------------------------------- crashes, explained

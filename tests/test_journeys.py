@@ -12,9 +12,13 @@ import os
 import re
 import shutil
 import signal
+import socket
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -485,6 +489,49 @@ def test_a_damaged_store_is_one_line_and_debug_shows_the_traceback(tmp_path):
     assert done.code == 1 and "results store" in done.one_line_error()
     debug = arena("--debug", "leaderboard")
     assert debug.code == 1 and "Traceback" in debug.err
+
+
+@contextmanager
+def listener(reply: bytes | None) -> Iterator[int]:
+    """A loopback port where something that is not a Ray head answers: ``reply`` to whatever
+    it is sent (a web server), or nothing at all (``None``: a silent port)."""
+    server = socket.create_server(("127.0.0.1", 0))
+    connections: list[socket.socket] = []
+
+    def serve() -> None:
+        with suppress(OSError):
+            while True:
+                connection, _ = server.accept()
+                connections.append(connection)
+                if reply is not None:
+                    connection.recv(1024)
+                    connection.sendall(reply)
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield server.getsockname()[1]
+    finally:
+        server.close()
+        for connection in connections:
+            connection.close()
+
+
+def test_ray_address_where_something_else_answers_is_one_line_within_15_s(tmp_path):
+    """A wrong port is the commonest mistake: a web server or a silent port there kept
+    ``ray.init`` trying for 62 s, printing Ray's own warnings, before any error."""
+    http = b"HTTP/1.0 400 Bad Request\r\nContent-Length: 0\r\n\r\n"
+    arena = Journey(tmp_path)
+    with listener(http) as web, listener(None) as silent, ThreadPoolExecutor(2) as pool:
+        began = time.monotonic()
+        runs = pool.map(
+            lambda port: arena(*RUN, "--ray", f"127.0.0.1:{port}", timeout=120), (web, silent)
+        )
+        for port, done in zip((web, silent), list(runs), strict=True):
+            assert done.code == 1, done.text
+            line = done.one_line_error()
+            assert f"something answers at 127.0.0.1:{port} but not as a Ray head" in line
+        assert time.monotonic() - began < 15
+    assert arena.files() == set(), "nothing stored"
 
 
 # ---------------------------------------------------------------- managing what is stored

@@ -605,6 +605,28 @@ def test_output_fits_80_columns_and_the_standings_are_printed_once(tmp_path):
     lines = arena("variants").out.splitlines()
     for name in all_variants():
         assert sum(line.split()[:1] == [name] for line in lines) == 1, "one line per variant"
+    long = arena("bots", "--long").out
+    assert all(len(line) <= 80 for line in long.splitlines())
+    assert "cardgame, cardgame-peek" in long, "words are never broken (was 'cardgame-pe|ek')"
+
+    # A long ladder, stopped: the list keeps its counts and dates whole at 80 columns.
+    ladder = arena.start(
+        "tournament", "run", "--name", "weekly-ladder-of-every-bot", "--format", "ladder",
+        "--games", "100000", "--players", "2", "--bot", "ticket-collector",
+        "--bot", "ticket-by-ticket", "--in-process",
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while arena.rows("SELECT count(*) FROM matches")[0][0] < 7:
+        assert ladder.poll() is None and time.monotonic() < deadline, ladder.communicate()
+        time.sleep(0.05)
+    ladder.send_signal(signal.SIGINT)
+    assert ladder.wait(30) == 130
+    listed = arena("tournament", "list").out
+    assert all(len(line) <= 80 for line in listed.splitlines()), listed
+    created = r"\d{4}-\d\d-\d\d \d\d:\d\d"
+    assert re.search(
+        rf"weekly-\S*…\s+usa\s+ladder\s+2\s+\d+/100000\s+unfinished\s+{created}", listed
+    )
 
 
 def test_help_shows_the_defaults(tmp_path):

@@ -323,6 +323,10 @@ def replay_command(
     """Re-simulate a game log or match log and verify its recorded result."""
     try:
         data = path.read_bytes()
+    except OSError as error:  # missing, a folder, unreadable: the file named, the cause said
+        why = f"{path}: cannot be read ({error.strerror}): give a game or match log file"
+        raise fail(why) from None
+    try:
         if data.lstrip().startswith(b"{"):
             match = MatchLog.from_jsonl(data)
             state = verify_match(match)

@@ -447,6 +447,7 @@ BAD_INPUTS = {
         "no tournament named 'nosuch'",
     ),
     "replay a missing log": (("replay", "nothere.jsonl"), 2, "nothere.jsonl"),
+    "replay a folder": (("replay", "."), 2, ".: cannot be read (Is a directory)"),  # [Errno 21]
 }
 
 

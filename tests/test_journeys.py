@@ -569,6 +569,21 @@ def test_list_and_remove_bots_list_and_delete_tournaments(tmp_path):
     assert not (arena.data / "bot-logs" / "drop").exists()
     assert "drop" not in arena("tournament", "list").out
 
+    # A bot that a running tournament plays is not removed under it (it was: the run could
+    # start no new process of it and could not resume).
+    busy = arena.start("tournament", "run", "--name", "busy", "--bot", "mine", "--bot", "random",
+                       "--players", "2", "--games", "50")  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not arena.rows("SELECT count(*) FROM matches m JOIN tournaments t ON"
+                         " t.id = m.tournament_id WHERE t.name = 'busy'")[0][0]:  # fmt: skip
+        assert busy.poll() is None and time.monotonic() < deadline, busy.communicate()
+        time.sleep(0.05)
+    refused = arena("bots", "remove", "mine", "--yes")
+    busy.send_signal(signal.SIGINT)
+    assert busy.wait(30) == 130
+    assert refused.code == 1 and "'busy' is being run by" in refused.one_line_error()
+    assert "mine" in arena("bots").out and (arena.data / "bots" / "mine").is_dir()
+
     assert arena("bots", "remove", "rf@1", "--yes").code == 0
     assert re.search(r"rf\s+registered \(plugin\)\s+@2\b", arena("bots").out)
     assert arena("bots", "remove", "mine", "--yes").code == 0

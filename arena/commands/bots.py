@@ -154,13 +154,31 @@ def remove(
     if not chosen:
         hint = " (an installed plugin: uninstall its package)" if name in all_bots() else ""
         raise fail(f"no registered bot '{bot}'{hint}; see 'arena bots'")
+    assert store is not None
+    for running in store.tournaments():
+        driver = running.driver
+        if driver and not driver.is_gone() and _plays_in(name, running.spec.get("bots", [])):
+            raise fail(
+                f"tournament '{running.name}' is being run by {driver.describe()} with {name}: "
+                "stop it first, then remove the bot",
+                RUNTIME,
+            )
     labels = ", ".join(f"{r['name']}@{r['version']}" for r in chosen)
     confirm(f"Remove {labels} and its stored code?", yes)
-    assert store is not None
     store.remove_bot(name, version)
     _delete_code(store, chosen)
     store.close()
     console.print(f"removed {labels}")
+
+
+def _plays_in(name: str, bots: list[str]) -> bool:
+    """Whether registered bot ``name`` is among a tournament's bots (by name, any version,
+    or in an open pool '*'); command-line bots are never registered ones."""
+    for text in bots:
+        with contextlib.suppress(BadName):
+            if text == "*" or split_ref(text)[0] == name:
+                return True
+    return False
 
 
 def confirm(question: str, yes: bool) -> None:

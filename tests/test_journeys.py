@@ -281,6 +281,14 @@ def test_the_forfeit_reason_names_the_error_not_the_last_line(stderr, expected):
     assert reason("crash", "the bot process exited", stderr) == f"crash: {expected}"
 
 
+def test_a_crash_with_an_empty_stderr_ends_at_its_words():
+    """``arena submit echo --cmd "echo hello"`` said '...before the handshake:; its stderr'."""
+    detail = "the bot process exited with status 0 before the handshake: "
+    assert reason("crash", detail, "") == (
+        "crash: the bot process exited with status 0 before the handshake"
+    )
+
+
 def test_a_js_style_crash_is_explained_by_its_error_line(tmp_path):
     """The JavaScript example bot without its npm dependency: the user saw 'Node.js v20'."""
     arena = Journey(tmp_path)

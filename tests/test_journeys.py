@@ -29,6 +29,7 @@ from arena.variants import all_variants
 from leaderboards.standings import Standings
 from leaderboards.tables import leaderboard_frame
 from tests.journey import ARENA, PYTHON_BOT, Journey, run_in_terminal
+from tests.referee_helpers import processes_with
 
 CRASHING_BOT = """
 from bots.sdk import Bot
@@ -541,6 +542,43 @@ def test_ray_address_where_something_else_answers_is_one_line_within_15_s(tmp_pa
             assert f"something answers at 127.0.0.1:{port} but not as a Ray head" in line
         assert time.monotonic() - began < 15
     assert arena.files() == set(), "nothing stored"
+
+
+def test_ctrl_c_on_a_ray_cluster_restores_the_display_and_the_same_command_resumes(
+    tmp_path, ray_cluster
+):
+    """On Ray as locally: a tournament with its live display, stopped from its terminal by
+    Ctrl-C, stops within 5 s, starts nothing more, leaves the cursor shown and no process,
+    and the same command finishes it. (SIGTERM on a cluster and Ctrl-C on a local Ray:
+    tests/test_ray_journeys.py; both signals with the display locally: tests/test_store.py.)"""
+    arena = Journey(tmp_path)
+    marker = f"ray-display-{tmp_path.name}"
+    arena.env["ARENA_TEST_MARKER"] = marker
+    command = [*ARENA, *RUN, "--name", "shown", "--games", "3", "--ray", ray_cluster]
+    stored = "SELECT count(*) FROM matches"
+    driver, output = run_in_terminal(command, tmp_path, arena.env)
+    try:
+        deadline = time.monotonic() + 180
+        while not arena.rows(stored) or arena.rows(stored)[0][0] < 1:
+            assert driver.poll() is None and time.monotonic() < deadline, output
+            time.sleep(0.05)
+        begun = set(os.listdir(arena.data / "bot-logs" / "shown"))
+        signalled = time.monotonic()
+        os.killpg(driver.pid, signal.SIGINT)  # Ctrl-C, as the terminal sends it
+        driver.wait(30)
+        took = time.monotonic() - signalled
+    finally:
+        driver.kill()
+    driver.reader.join(10)
+    shown = b"".join(output).decode(errors="replace")
+    assert driver.returncode == 130 and took < 5, (took, shown[-2000:])
+    assert shown.rfind("\x1b[?25h") > shown.rfind("\x1b[?25l") >= 0, "cursor not restored"
+    assert "run the same command to resume" in shown.strip().splitlines()[-1]
+    assert len(set(os.listdir(arena.data / "bot-logs" / "shown")) - begun) <= 2
+    time.sleep(1)
+    assert not processes_with(marker, where="environ"), "processes left behind"
+    done = arena(*command[len(ARENA) :], "--no-progress")
+    assert done.code == 0 and arena.rows(stored) == [(6,)], done.text
 
 
 # ---------------------------------------------------------------- managing what is stored

@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import signal
 import sqlite3
 import sys
 from pathlib import Path
@@ -36,6 +35,7 @@ from arena.commands.common import (
     fail,
     fitted_table,
     reading_store,
+    unwind_on_sigterm,
     writable,
     writing_store,
 )
@@ -253,8 +253,7 @@ def play(
         if entry.spec is not None and not entry.spec.supports(chosen.name):
             raise fail(f"bot '{entry.name}' does not support variant '{chosen.name}'")
     names = [entry.name for entry in entries]
-    # SIGTERM unwinds like Ctrl-C, so every bot process is reaped on the way out.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    unwind_on_sigterm()
     tc = TimeControl(move_ms=move_ms, bank_ms=bank_ms, retries=retries)
     try:
         if in_process:
@@ -324,6 +323,10 @@ def replay_command(
     """Re-simulate a game log or match log and verify its recorded result."""
     try:
         data = path.read_bytes()
+    except OSError as error:  # missing, a folder, unreadable: the file named, the cause said
+        why = f"{path}: cannot be read ({error.strerror}): give a game or match log file"
+        raise fail(why) from None
+    try:
         if data.lstrip().startswith(b"{"):
             match = MatchLog.from_jsonl(data)
             state = verify_match(match)
@@ -436,7 +439,7 @@ def tournament_run(
     # Every check that needs no game runs before anything is stored.
     named = [b for b in spec.bots if b != "*"]
     check_startable(spec, named, bot_entries(named, data_dir, check_start=False), in_process)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # until the run takes it over
+    unwind_on_sigterm()  # until the run takes it over
     with writing_store(data_dir, check=True) as store:
         try:
             done = run_tournament(
@@ -535,6 +538,7 @@ def submit(
         check_name(name)  # before the data folder is touched
     except BadName as error:
         raise fail(str(error)) from None
+    unwind_on_sigterm()  # a stopped submit keeps no copy of the bot
     with writing_store(data_dir) as store:
         try:
             done = submit_bot(

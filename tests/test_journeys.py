@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
+import socket
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -24,6 +29,7 @@ from arena.variants import all_variants
 from leaderboards.standings import Standings
 from leaderboards.tables import leaderboard_frame
 from tests.journey import ARENA, PYTHON_BOT, Journey, run_in_terminal
+from tests.referee_helpers import processes_with
 
 CRASHING_BOT = """
 from bots.sdk import Bot
@@ -168,6 +174,44 @@ def test_submit_validates_under_the_tournament_sandbox_with_the_data_folder_prot
     assert not (arena.data / "bots" / "nosy").exists(), "no copy of a rejected bot is kept"
 
 
+def test_a_submitted_folder_holds_plain_files_of_a_bounded_size_and_a_stopped_submit_keeps_none(
+    tmp_path,
+):
+    """A link in the folder was followed (``ln -s / root`` copied the file system into the
+    data folder without end), any size was copied, and SIGTERM left the half copy."""
+    arena = Journey(tmp_path / "work")
+    linked = tmp_path / "linked"
+    shutil.copytree(PYTHON_BOT, linked)
+    (linked / "root").symlink_to("/")
+    big = tmp_path / "big"
+    shutil.copytree(PYTHON_BOT, big)
+    with open(big / "model.bin", "wb") as sparse:  # 300 MiB on paper, no disk used
+        sparse.truncate(300 * 2**20)
+    for folder, message in ((linked, "root is a symbolic link"), (big, "more than 10,000 files")):
+        done = arena("submit", "mine", "--file", folder)
+        assert done.code == 2 and message in done.one_line_error(), done.text
+        assert arena.files() == set(), "nothing is written for a refused folder"
+
+    slow = write_bot(
+        tmp_path / "slow",
+        CRASHING_BOT.replace(
+            'raise ValueError("my bot is broken: no plan for this board")',
+            "import time\n        time.sleep(0.2)\n        return legal_actions[0]",
+        ),
+    )
+    submitting = arena.start("submit", "slow", "--file", slow)
+    deadline = time.monotonic() + 60
+    while not list((arena.data / "submissions").glob("slow/*/*stderr*")):
+        assert submitting.poll() is None and time.monotonic() < deadline, submitting.stderr
+        time.sleep(0.05)
+    assert (arena.data / "bots" / "slow").is_dir(), "its copy is there while it validates"
+    submitting.send_signal(signal.SIGTERM)
+    _, err = submitting.communicate(timeout=30)
+    assert submitting.returncode == 143 and "Traceback" not in err, err
+    assert not (arena.data / "bots").exists(), "a stopped submit keeps no copy"
+    assert arena.rows("SELECT * FROM bots") == []
+
+
 # ---------------------------------------------------------------- crashes, explained
 
 
@@ -236,6 +280,14 @@ def test_a_crashing_bot_is_rejected_with_its_error_and_forfeits_with_it_on_the_s
 def test_the_forfeit_reason_names_the_error_not_the_last_line(stderr, expected):
     assert error_line(stderr) == expected
     assert reason("crash", "the bot process exited", stderr) == f"crash: {expected}"
+
+
+def test_a_crash_with_an_empty_stderr_ends_at_its_words():
+    """``arena submit echo --cmd "echo hello"`` said '...before the handshake:; its stderr'."""
+    detail = "the bot process exited with status 0 before the handshake: "
+    assert reason("crash", detail, "") == (
+        "crash: the bot process exited with status 0 before the handshake"
+    )
 
 
 def test_a_js_style_crash_is_explained_by_its_error_line(tmp_path):
@@ -335,6 +387,16 @@ BAD_INPUTS = {
         "time_control.move_ms: must be a whole number >= 1",
     ),
     "toml: not toml": ((*RUN[:2], "{toml:games = [}"), 2, "not valid TOML"),
+    "toml: games beyond any plan": (  # was: 18 GB planning 2e8 matches, deaf to Ctrl-C
+        (*RUN[:2], "{toml:players = 2\ngames = 100000000}"),
+        2,
+        "games = 100000000: this round-robin would plan 200,000,000 matches, more than 100,000",
+    ),
+    "flags: a bot named twice": (
+        ("tournament", "run", "--bot", "random", "--bot", "random", "--players", "2"),
+        2,
+        "bots: random named twice",
+    ),
     "toml: a missing file": ((*RUN[:2], "nothere.toml"), 2, "nothere.toml: no such file"),
     "toml and flags": ((*RUN[:2], "{toml:players = 2}", "--bot", "x"), 2, "drop --bot"),
     "flags: a negative clock": ((*RUN, "--bank-ms", "-1"), 2, "--bank-ms"),
@@ -353,6 +415,16 @@ BAD_INPUTS = {
     "flags: an unknown bot": ((*RUN, "--bot", "nosuch"), 2, "no bot named 'nosuch'"),
     "flags: a bad version": ((*RUN, "--bot", "random@0"), 2, "whole number from 1"),
     "flags: a bad format": ((*RUN, "--format", "swiss"), 2, "format 'swiss' is not one of"),
+    "flags: an open pool in a round robin": (  # was: refused after storing the tournament
+        ("tournament", "run", "--bot", "*", "--bot", "random", "--players", "2"),
+        2,
+        "'*' (every registered bot) is for a ladder",
+    ),
+    "flags: an open pool too small": (  # was: 'unexpected IndexError', tournament stored
+        ("tournament", "run", "--bot", "*", "--bot", "random", "--format", "ladder"),
+        2,
+        "the ladder's pool ('*' and the bots named) holds 1 bots",
+    ),
     "flags: a bot of another game": (
         ("tournament", "run", "--bot", "cardgame-greedy", "--bot", "random", "--players", "2"),
         2,
@@ -384,6 +456,7 @@ BAD_INPUTS = {
         "no tournament named 'nosuch'",
     ),
     "replay a missing log": (("replay", "nothere.jsonl"), 2, "nothere.jsonl"),
+    "replay a folder": (("replay", "."), 2, ".: cannot be read (Is a directory)"),  # [Errno 21]
 }
 
 
@@ -428,6 +501,86 @@ def test_a_damaged_store_is_one_line_and_debug_shows_the_traceback(tmp_path):
     assert debug.code == 1 and "Traceback" in debug.err
 
 
+@contextmanager
+def listener(reply: bytes | None) -> Iterator[int]:
+    """A loopback port where something that is not a Ray head answers: ``reply`` to whatever
+    it is sent (a web server), or nothing at all (``None``: a silent port)."""
+    server = socket.create_server(("127.0.0.1", 0))
+    connections: list[socket.socket] = []
+
+    def serve() -> None:
+        with suppress(OSError):
+            while True:
+                connection, _ = server.accept()
+                connections.append(connection)
+                if reply is not None:
+                    connection.recv(1024)
+                    connection.sendall(reply)
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield server.getsockname()[1]
+    finally:
+        server.close()
+        for connection in connections:
+            connection.close()
+
+
+def test_ray_address_where_something_else_answers_is_one_line_within_15_s(tmp_path):
+    """A wrong port is the commonest mistake: a web server or a silent port there kept
+    ``ray.init`` trying for 62 s, printing Ray's own warnings, before any error."""
+    http = b"HTTP/1.0 400 Bad Request\r\nContent-Length: 0\r\n\r\n"
+    arena = Journey(tmp_path)
+    with listener(http) as web, listener(None) as silent, ThreadPoolExecutor(2) as pool:
+        began = time.monotonic()
+        runs = pool.map(
+            lambda port: arena(*RUN, "--ray", f"127.0.0.1:{port}", timeout=120), (web, silent)
+        )
+        for port, done in zip((web, silent), list(runs), strict=True):
+            assert done.code == 1, done.text
+            line = done.one_line_error()
+            assert f"something answers at 127.0.0.1:{port} but not as a Ray head" in line
+        assert time.monotonic() - began < 15
+    assert arena.files() == set(), "nothing stored"
+
+
+def test_ctrl_c_on_a_ray_cluster_restores_the_display_and_the_same_command_resumes(
+    tmp_path, ray_cluster
+):
+    """On Ray as locally: a tournament with its live display, stopped from its terminal by
+    Ctrl-C, stops within 5 s, starts nothing more, leaves the cursor shown and no process,
+    and the same command finishes it. (SIGTERM on a cluster and Ctrl-C on a local Ray:
+    tests/test_ray_journeys.py; both signals with the display locally: tests/test_store.py.)"""
+    arena = Journey(tmp_path)
+    marker = f"ray-display-{tmp_path.name}"
+    arena.env["ARENA_TEST_MARKER"] = marker
+    command = [*ARENA, *RUN, "--name", "shown", "--games", "3", "--ray", ray_cluster]
+    stored = "SELECT count(*) FROM matches"
+    driver, output = run_in_terminal(command, tmp_path, arena.env)
+    try:
+        deadline = time.monotonic() + 180
+        while not arena.rows(stored) or arena.rows(stored)[0][0] < 1:
+            assert driver.poll() is None and time.monotonic() < deadline, output
+            time.sleep(0.05)
+        begun = set(os.listdir(arena.data / "bot-logs" / "shown"))
+        signalled = time.monotonic()
+        os.killpg(driver.pid, signal.SIGINT)  # Ctrl-C, as the terminal sends it
+        driver.wait(30)
+        took = time.monotonic() - signalled
+    finally:
+        driver.kill()
+    driver.reader.join(10)
+    shown = b"".join(output).decode(errors="replace")
+    assert driver.returncode == 130 and took < 5, (took, shown[-2000:])
+    assert shown.rfind("\x1b[?25h") > shown.rfind("\x1b[?25l") >= 0, "cursor not restored"
+    assert "run the same command to resume" in shown.strip().splitlines()[-1]
+    assert len(set(os.listdir(arena.data / "bot-logs" / "shown")) - begun) <= 2
+    time.sleep(1)
+    assert not processes_with(marker, where="environ"), "processes left behind"
+    done = arena(*command[len(ARENA) :], "--no-progress")
+    assert done.code == 0 and arena.rows(stored) == [(6,)], done.text
+
+
 # ---------------------------------------------------------------- managing what is stored
 
 
@@ -461,6 +614,21 @@ def test_list_and_remove_bots_list_and_delete_tournaments(tmp_path):
     assert "mine@1" not in board and "rf@2" in board, "the leaderboard is recomputed"
     assert not (arena.data / "bot-logs" / "drop").exists()
     assert "drop" not in arena("tournament", "list").out
+
+    # A bot that a running tournament plays is not removed under it (it was: the run could
+    # start no new process of it and could not resume).
+    busy = arena.start("tournament", "run", "--name", "busy", "--bot", "mine", "--bot", "random",
+                       "--players", "2", "--games", "50")  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not arena.rows("SELECT count(*) FROM matches m JOIN tournaments t ON"
+                         " t.id = m.tournament_id WHERE t.name = 'busy'")[0][0]:  # fmt: skip
+        assert busy.poll() is None and time.monotonic() < deadline, busy.communicate()
+        time.sleep(0.05)
+    refused = arena("bots", "remove", "mine", "--yes")
+    busy.send_signal(signal.SIGINT)
+    assert busy.wait(30) == 130
+    assert refused.code == 1 and "'busy' is being run by" in refused.one_line_error()
+    assert "mine" in arena("bots").out and (arena.data / "bots" / "mine").is_dir()
 
     assert arena("bots", "remove", "rf@1", "--yes").code == 0
     assert re.search(r"rf\s+registered \(plugin\)\s+@2\b", arena("bots").out)
@@ -499,6 +667,28 @@ def test_output_fits_80_columns_and_the_standings_are_printed_once(tmp_path):
     lines = arena("variants").out.splitlines()
     for name in all_variants():
         assert sum(line.split()[:1] == [name] for line in lines) == 1, "one line per variant"
+    long = arena("bots", "--long").out
+    assert all(len(line) <= 80 for line in long.splitlines())
+    assert "cardgame, cardgame-peek" in long, "words are never broken (was 'cardgame-pe|ek')"
+
+    # A long ladder, stopped: the list keeps its counts and dates whole at 80 columns.
+    ladder = arena.start(
+        "tournament", "run", "--name", "weekly-ladder-of-every-bot", "--format", "ladder",
+        "--games", "100000", "--players", "2", "--bot", "ticket-collector",
+        "--bot", "ticket-by-ticket", "--in-process",
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while arena.rows("SELECT count(*) FROM matches")[0][0] < 7:
+        assert ladder.poll() is None and time.monotonic() < deadline, ladder.communicate()
+        time.sleep(0.05)
+    ladder.send_signal(signal.SIGINT)
+    assert ladder.wait(30) == 130
+    listed = arena("tournament", "list").out
+    assert all(len(line) <= 80 for line in listed.splitlines()), listed
+    created = r"\d{4}-\d\d-\d\d \d\d:\d\d"
+    assert re.search(
+        rf"weekly-\S*…\s+usa\s+ladder\s+2\s+\d+/100000\s+unfinished\s+{created}", listed
+    )
 
 
 def test_help_shows_the_defaults(tmp_path):

@@ -2,21 +2,27 @@
 
 The repository's files (what a clone holds: tracked and not ignored) are copied
 to a fresh folder; ``make run`` runs there with this test run's environment (so
-nothing is installed again: ``-o`` tells make the install is done), then every
-command of the README's list, in order, then its Python example.
+nothing is installed again: ``-o`` tells make the install is done) but with only
+what ``make run`` installs importable (every other installed package is blocked,
+so a command needing pytest, pyarrow or Playwright fails here as after ``make run``),
+and with its JavaScript step (npm) for real; then every command of the README's
+list, in order, then its Python example.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
 import shutil
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = Path(sys.prefix)
@@ -49,6 +55,60 @@ def fresh_copy(target: Path) -> None:
             shutil.copy2(source, target / name)
 
 
+# What only `make test` may bring: test and browser tools, Parquet, Ray's dashboard extras.
+NOT_FOR_RUNNING = {
+    "pytest", "pytest-xdist", "hypothesis", "ruff", "mypy", "playwright", "pyarrow",
+    "aiohttp", "grpcio", "opencensus", "prometheus-client", "py-spy", "smart-open", "virtualenv",
+}  # fmt: skip
+VENV_BASE = {"pip", "setuptools", "wheel"}  # what `python -m venv` itself installs
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def run_closure(root: str = "ttr-arena") -> set[str]:
+    """The distributions ``pip install -e .`` brings: the project's requirements without
+    extras, and theirs, as the installed metadata states them."""
+    seen: set[str] = set()
+    todo = [root]
+    while todo:
+        name = canonical(todo.pop())
+        if name in seen:
+            continue
+        seen.add(name)
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            for text in metadata.distribution(name).requires or []:
+                wanted = Requirement(text)
+                if wanted.marker is None or wanted.marker.evaluate({"extra": ""}):
+                    todo.append(wanted.name)
+    return seen
+
+
+def block_all_but(allowed: set[str], folder: Path) -> Path:
+    """A folder for PYTHONPATH that makes every installed module outside ``allowed``
+    distributions fail to import, as it would after ``make run`` alone."""
+    for module, dists in metadata.packages_distributions().items():
+        if module.isidentifier() and not {canonical(d) for d in dists} & allowed:
+            (folder / module).mkdir(parents=True, exist_ok=True)
+            (folder / module / "__init__.py").write_text(
+                f"raise ImportError('{module} is not installed by make run')\n"
+            )
+    return folder
+
+
+def test_make_run_installs_only_what_running_needs(tmp_path):
+    """`make run` installs the project without extras; that brings no test, browser or
+    Parquet tool and Ray without its dashboard (it brought Playwright, 1.1 GB, before)."""
+    dry = subprocess.run(
+        ["make", "-n", "run", f"VENV={tmp_path / 'venv'}"], cwd=ROOT, capture_output=True,
+        text=True,
+    )  # fmt: skip
+    installs = [line for line in dry.stdout.splitlines() if "pip install" in line]
+    assert installs and all(line.rstrip().endswith(" -e .") for line in installs), dry.stdout
+    assert "ray" in run_closure() and not run_closure() & NOT_FOR_RUNNING
+
+
 @pytest.mark.skipif(
     shutil.which("git") is None or shutil.which("make") is None or not (ROOT / ".git").exists(),
     reason="needs git, make and a git checkout",
@@ -59,12 +119,10 @@ def test_the_readme_commands_run_in_order_on_a_fresh_clone_after_make_run(tmp_pa
         pytest.skip("the tests do not run in the project's virtual environment")
     clone = tmp_path / "clone"
     fresh_copy(clone)
-    node_modules = Path("examples/js-bot/node_modules")
-    if (ROOT / node_modules).is_dir():  # a copy: the sandbox does not follow a symlink out
-        shutil.copytree(ROOT / node_modules, clone / node_modules, symlinks=True)
-    env = {**os.environ, "COLUMNS": "80"}
+    blocked = block_all_but(run_closure() | VENV_BASE, tmp_path / "not-installed")
+    env = {**os.environ, "COLUMNS": "80", "PYTHONPATH": str(blocked)}
     done = subprocess.run(
-        ["make", "-o", f"{VENV}/.installed-run", "-o", str(node_modules), "run", f"VENV={VENV}"],
+        ["make", "-o", f"{VENV}/.installed-run", "run", f"VENV={VENV}"],
         cwd=clone,
         env=env,
         capture_output=True,
@@ -77,10 +135,14 @@ def test_the_readme_commands_run_in_order_on_a_fresh_clone_after_make_run(tmp_pa
     text = (clone / "README.md").read_text()
     commands = readme_commands(text)
     assert len(commands) >= 15 and all(words[0] == "arena" for words in commands)
-    js_ready = shutil.which("node") is not None and (clone / node_modules).is_dir()
+    # `make run` prepares the JavaScript bot when npm is there, else says how; only then
+    # are the README's node commands left out.
+    js_ready = shutil.which("npm") is not None and shutil.which("node") is not None
+    if not js_ready:
+        assert "npm not found: the JavaScript example bot needs Node.js" in done.stdout
     for words in commands:
         if "node" in " ".join(words) and not js_ready:
-            continue  # the JavaScript bot needs Node.js and its npm package
+            continue
         ran = subprocess.run(
             [str(arena), *words[1:]], cwd=clone, env=env, capture_output=True, text=True,
             timeout=600,

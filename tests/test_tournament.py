@@ -105,6 +105,14 @@ def test_duplicate_plays_each_deal_once_per_rotation():
         assert len(seatings) == 3 and len({s[0] for s in seatings}) == 3
 
 
+@pytest.mark.parametrize("format", ["round-robin", "duplicate"])
+@pytest.mark.parametrize("players", [(2,), (3,), (2, 4), (2, 3, 4, 5)])
+def test_the_planned_count_is_the_schedule_length_without_building_it(format, players):
+    """What the size limit, the progress bar and 'tournament list' count, unplanned."""
+    s = spec(bots=("a", "b", "c", "d", "e", "f"), players=players, games=3, format=format)
+    assert s.planned_matches() == len(fixed_schedule(s))
+
+
 def test_schedules_are_fixed_by_the_seed():
     assert fixed_schedule(spec()) == fixed_schedule(spec())
     assert fixed_schedule(spec()) != fixed_schedule(spec(seed=6))

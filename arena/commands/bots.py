@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich import box
-from rich.table import Table
+from rich.padding import Padding
+from rich.text import Text
 
 from arena.commands.common import (
     DATA_DIR,
@@ -82,7 +82,7 @@ def bots(
         print(json.dumps({"installed": plugins, "registered": registered}, indent=1))
         return
     if long:
-        console.print(_long_table(plugins, registered))
+        _print_long(plugins, registered)
         return
     rows = [[p["name"], "plugin", p["version"], _variants(p["variants"])] for p in plugins]
     by_name: dict[str, list[dict[str, Any]]] = {}
@@ -109,21 +109,29 @@ def _when(stamp: float) -> str:
     return datetime.datetime.fromtimestamp(stamp).strftime("%Y-%m-%d %H:%M")
 
 
-def _long_table(plugins: list[dict], registered: list[dict]) -> Table:
-    table = Table(box=box.SIMPLE_HEAD, title="Bots")
-    for column in ("bot", "version", "source", "variants", "details"):
-        table.add_column(column, overflow="fold", no_wrap=column in ("bot", "version"))
-    for p in plugins:
-        table.add_row(p["name"], p["version"], "plugin", _variants(p["variants"]), p["description"])
-    for r in registered:
-        table.add_row(
+def _print_long(plugins: list[dict], registered: list[dict]) -> None:
+    """One block per bot: name, version, source kind and variants on one line, then its
+    details indented below, wrapped between words at the terminal's width (a table of
+    five columns broke words at 80 columns)."""
+    blocks = [
+        (p["name"], f"{p['version']}", "plugin", p["variants"], [p["description"]]) for p in plugins
+    ]
+    blocks += [
+        (
             r["name"],
             f"@{r['version']}",
-            f"{r['kind']}: {r['target']}",
-            _variants(r["variants"]),
-            f"registered {_when(r['created_at'])}, content {r['content_hash'][:12]}",
+            r["kind"],
+            r["variants"],
+            [r["target"], f"registered {_when(r['created_at'])}, content {r['content_hash'][:12]}"],
         )
-    return table
+        for r in registered
+    ]
+    for name, version, source, variants, details in blocks:
+        console.print(
+            Text.assemble((name, "bold"), f"  {version}  {source}  ·  ", _variants(variants))
+        )
+        for detail in details:
+            console.print(Padding(Text(detail), (0, 0, 0, 4)))
 
 
 @app.command()
@@ -146,13 +154,31 @@ def remove(
     if not chosen:
         hint = " (an installed plugin: uninstall its package)" if name in all_bots() else ""
         raise fail(f"no registered bot '{bot}'{hint}; see 'arena bots'")
+    assert store is not None
+    for running in store.tournaments():
+        driver = running.driver
+        if driver and not driver.is_gone() and _plays_in(name, running.spec.get("bots", [])):
+            raise fail(
+                f"tournament '{running.name}' is being run by {driver.describe()} with {name}: "
+                "stop it first, then remove the bot",
+                RUNTIME,
+            )
     labels = ", ".join(f"{r['name']}@{r['version']}" for r in chosen)
     confirm(f"Remove {labels} and its stored code?", yes)
-    assert store is not None
     store.remove_bot(name, version)
     _delete_code(store, chosen)
     store.close()
     console.print(f"removed {labels}")
+
+
+def _plays_in(name: str, bots: list[str]) -> bool:
+    """Whether registered bot ``name`` is among a tournament's bots (by name, any version,
+    or in an open pool '*'); command-line bots are never registered ones."""
+    for text in bots:
+        with contextlib.suppress(BadName):
+            if text == "*" or split_ref(text)[0] == name:
+                return True
+    return False
 
 
 def confirm(question: str, yes: bool) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Annotated
@@ -31,6 +33,12 @@ DATA_DIR = Path("arena-data")
 USAGE, RUNTIME = 2, 1
 
 DataDir = Annotated[Path, typer.Option(help="the data folder: results store, bots, logs")]
+
+
+def unwind_on_sigterm() -> None:
+    """SIGTERM unwinds like Ctrl-C (exit status 143), so what a command started is reaped
+    and what it half-wrote is removed on the way out, instead of the process just ending."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
 
 def fail(message: str, code: int = USAGE) -> typer.Exit:

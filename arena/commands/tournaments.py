@@ -23,7 +23,6 @@ from arena.commands.common import (
 )
 from arena.tournament.matchrun import tournament_folder
 from arena.tournament.names import BadName, check_name
-from arena.tournament.schedule import fixed_schedule
 from arena.tournament.spec import SpecError, TournamentSpec
 from arena.tournament.store import TournamentBusy, TournamentInfo
 
@@ -34,7 +33,7 @@ def _planned(spec: dict[str, Any]) -> str:
     if spec.get("format") == "ladder":
         return str(spec.get("games", "?"))
     try:
-        return str(len(fixed_schedule(TournamentSpec.from_json(spec))))
+        return str(TournamentSpec.from_json(spec).planned_matches())
     except (SpecError, TypeError, KeyError, ValueError):
         return "?"
 
@@ -70,7 +69,8 @@ def list_tournaments(data_dir: DataDir = DATA_DIR) -> None:
         ]
         for t in stored
     ]
-    headers = ("tournament", "variant", "format", "bots", "matches", "state", "created")
+    # "name", not "tournament": at 80 columns every other column (counts, dates) stays whole.
+    headers = ("name", "variant", "format", "bots", "matches", "state", "created")
     console.print(fitted_table(headers, rows, shrink=0, right=(3, 4)))
 
 

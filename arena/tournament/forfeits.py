@@ -75,7 +75,9 @@ def reason(code: str, detail: str, stderr: str = "") -> str:
     every other fault (timeout, illegal, malformed, ...) the referee's own words,
     which say exactly what the bot did."""
     detail = detail.strip()
-    headline = detail.splitlines()[0].strip() if detail else ""
+    # A detail that announced output which never came ("...before the handshake: ") ends
+    # at its words, not at a dangling colon.
+    headline = detail.splitlines()[0].strip().rstrip(":").rstrip() if detail else ""
     if code in ("crash", "no-show"):
         found = error_line(stderr, fallback=False) or error_line(detail, fallback=False)
         if found:

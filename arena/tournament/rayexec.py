@@ -3,8 +3,9 @@
 What the arena adds to Ray, and why:
 
 - **Fails fast on a wrong address.** ``ray.init`` waits for ever for a cluster
-  that is not there; the address is tried first (a TCP connection), so nothing
-  listening gives one line naming the address within seconds.
+  that is not there; the address is tried first (a TCP connection, then the
+  HTTP/2 greeting a Ray head's gRPC server answers), so nothing listening, or
+  something else listening, gives one line naming the address within seconds.
 - **Imports the arena's own packages.** Ray puts the driver's working folder
   first on every worker's ``sys.path``; a user's folder holding ``bots/`` or
   ``arena/`` would then shadow ours. The driver joins Ray from the folder that
@@ -90,6 +91,24 @@ def answers(host: str, port: int, timeout: float = CONNECT_TIMEOUT) -> str | Non
     except OSError as error:
         return error.strerror or type(error).__name__
     return None
+
+
+# An HTTP/2 client's greeting (its preface and an empty SETTINGS frame): a Ray head's GCS,
+# a gRPC server, answers with its own SETTINGS frame (frame type 4) at once.
+HTTP2_GREETING = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+
+
+def greets_like_grpc(host: str, port: int, timeout: float = CONNECT_TIMEOUT) -> bool:
+    """Whether host:port answers an HTTP/2 greeting as a gRPC server (a Ray head) does;
+    something else there (a web server, a silent port) would keep ``ray.init`` trying for a
+    minute, printing Ray's warnings."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as connection:
+            connection.sendall(HTTP2_GREETING)
+            reply = connection.recv(9)
+    except OSError:
+        return False
+    return len(reply) >= 4 and reply[3] == 4
 
 
 @contextlib.contextmanager
@@ -228,6 +247,11 @@ class RayExecutor:
                 raise ClusterUnreachable(
                     f"no Ray cluster answers at {address} ({why}): start one there "
                     f"('ray start --head --port {port}') or check the address"
+                )
+            if not greets_like_grpc(host, port):
+                raise ClusterUnreachable(
+                    f"something answers at {address} but not as a Ray head: check the port "
+                    "(the one 'ray start --head' printed; 6379 unless --port changed it)"
                 )
         import ray
 

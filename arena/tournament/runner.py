@@ -39,7 +39,7 @@ from arena.tournament.matchrun import MatchTask, tournament_folder
 from arena.tournament.ratings import rate
 from arena.tournament.results import MatchResult
 from arena.tournament.schedule import MatchSpec, fixed_schedule
-from arena.tournament.spec import SpecError, TournamentSpec
+from arena.tournament.spec import OPEN_POOL, SpecError, TournamentSpec
 from arena.tournament.store import ResultsStore, StoreError, TournamentBusy
 from arena.variants import get_variant
 
@@ -120,6 +120,12 @@ class TournamentRunner:
             entry = self._entry(name)
             if entry.spec is not None and not entry.spec.supports(spec.variant):
                 raise SpecError(f"bot '{name}' does not play variant '{spec.variant}'")
+        if OPEN_POOL in spec.bots and len(self._ladder_pool()) < max(spec.players):
+            raise SpecError(
+                f"the ladder's pool ('{OPEN_POOL}' and the bots named) holds "
+                f"{len(self._ladder_pool())} bots; {max(spec.players)}-player games need at "
+                f"least {max(spec.players)}: register more with 'arena submit' or name them"
+            )
         self.tournament_id = store.tournament(spec.name, spec.fingerprint, spec.to_json())
         fresh = MatchKey.fresh(f"tournament:{spec.name}").secret
         self.secret = store.tournament_secret(self.tournament_id, fresh)
@@ -167,7 +173,7 @@ class TournamentRunner:
     @property
     def total(self) -> int:
         """How many matches the whole tournament has."""
-        return self.spec.games if self.spec.format == "ladder" else len(fixed_schedule(self.spec))
+        return self.spec.games if self.spec.format == "ladder" else self.spec.planned_matches()
 
     def run(self) -> int:
         """Play every missing match; returns how many were stored by this run."""

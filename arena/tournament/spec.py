@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import tomllib
 import typing
@@ -43,6 +44,9 @@ from arena.tournament.names import BadName, check_name, split_ref
 FORMATS = ("round-robin", "duplicate", "ladder")
 Format = Literal["round-robin", "duplicate", "ladder"]
 OPEN_POOL = "*"  # in a ladder: every registered bot
+# A round robin or duplicate is planned whole before it plays (schedule.py): beyond this it
+# would take minutes and gigabytes before the first match (a ladder plans wave by wave).
+MAX_PLANNED_MATCHES = 100_000
 RUN_SETTINGS = ("matches_per_process", "fresh_process")  # how it runs: no part of its identity
 
 
@@ -116,7 +120,13 @@ class TournamentSpec:
         for bot in self.bots:
             check_bot_text(bot)
         if len(set(self.bots)) != len(self.bots):
-            raise SpecError("a bot is named twice")
+            twice = sorted({b for b in self.bots if self.bots.count(b) > 1})
+            raise SpecError(f"bots: {', '.join(twice)} named twice: name each bot once")
+        if OPEN_POOL in self.bots and self.format != "ladder":
+            raise SpecError(
+                f"'{OPEN_POOL}' (every registered bot) is for a ladder: name the bots of a "
+                f"{self.format}, or use format 'ladder'"
+            )
         if OPEN_POOL not in self.bots:  # an open pool's size is known only when it runs
             for count in self.players:
                 if count > len(self.bots):
@@ -128,6 +138,12 @@ class TournamentSpec:
             raise SpecError("games must be at least 1")
         if self.ladder_wave < 1:
             raise SpecError("ladder_wave must be at least 1")
+        if self.format != "ladder" and self.planned_matches() > MAX_PLANNED_MATCHES:
+            raise SpecError(
+                f"games = {self.games}: this {self.format} would plan "
+                f"{self.planned_matches():,} matches, more than {MAX_PLANNED_MATCHES:,} in one "
+                "tournament: give fewer games, bots or player counts, or use format 'ladder'"
+            )
         if self.matches_per_process < 1:
             raise SpecError("matches_per_process must be at least 1 (1: a new process each match)")
         for bot in self.fresh_process:
@@ -136,6 +152,12 @@ class TournamentSpec:
         for index, item in enumerate(self.bot_env):
             if not item.partition("=")[0].isidentifier():
                 raise SpecError(f"bot_env[{index}]: {item!r} is not NAME or NAME=VALUE")
+
+    def planned_matches(self) -> int:
+        """How many matches a round robin or duplicate plays: each group of bots of each
+        player count, in each seat rotation, ``games`` times (schedule.fixed_schedule)."""
+        groups = sum(math.comb(len(self.bots), count) * count for count in self.players)
+        return groups * self.games
 
     def _check_players(self) -> None:
         from arena.variants import get_variant  # the registry loads every variant plugin

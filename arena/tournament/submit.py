@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import inspect
+import os
 import shlex
 import shutil
 from collections.abc import Callable
@@ -47,9 +48,39 @@ class Submission:
     validation_games: int
 
 
+# What a submitted folder may hold: the bot, its data and models, not a home folder.
+MAX_FOLDER_BYTES = 256 * 2**20
+MAX_FOLDER_FILES = 10_000
+
+
+def _folder_files(root: Path) -> list[Path]:
+    """The files of a submitted folder, checked before anything is read or copied: plain
+    files only (a symbolic link could lead out of the folder, even to ``/``, and the bot's
+    sandbox reads only its own copy), within MAX_FOLDER_FILES and MAX_FOLDER_BYTES."""
+    files: list[Path] = []
+    size = 0
+    for folder, subfolders, names in os.walk(root):  # never follows a link
+        for name in sorted(subfolders + names):
+            path = Path(folder) / name
+            if path.is_symlink():
+                raise ValueError(
+                    f"{path} is a symbolic link: a submitted folder holds plain files only "
+                    "(copy what it points to into the folder)"
+                )
+        files += [Path(folder) / name for name in names]
+        size += sum((Path(folder) / name).stat().st_size for name in names)
+        if len(files) > MAX_FOLDER_FILES or size > MAX_FOLDER_BYTES:
+            raise ValueError(
+                f"{root} holds more than {MAX_FOLDER_FILES:,} files or "
+                f"{MAX_FOLDER_BYTES // 2**20} MiB: submit the bot's own folder (its bot.py and "
+                "what it reads)"
+            )
+    return sorted(files)
+
+
 def _hash_files(root: Path) -> str:
     digest = hashlib.sha256()
-    files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+    files = [root] if root.is_file() else _folder_files(root)
     for path in files:
         digest.update(str(path.relative_to(root.parent if root.is_file() else root)).encode())
         digest.update(path.read_bytes())

@@ -21,9 +21,11 @@ What the arena adds to Ray, and why:
   their workers and so their referees and bots.
 - **Keeps Ray's own messages out of the user's output.** Ray's driver prints
   what its cluster reports ("A worker died...", "Task failed... retried") on
-  standard output whatever ``log_to_driver`` says; the arena reports those
-  faults itself (``arena tournament show``), so Ray's lines go to
-  ``ray-messages.log`` in the data folder instead.
+  standard output whatever ``log_to_driver`` says, and its C++ core writes
+  its own lines straight to file descriptor 2 (when its node is stopped under
+  it, say); the arena reports those faults itself (``arena tournament show``,
+  one line for a lost cluster), so Ray's lines go to ``ray-messages.log`` in
+  the data folder instead.
 """
 
 from __future__ import annotations
@@ -198,6 +200,39 @@ def route_ray_messages(ray: object, data_dir: Path | None) -> None:
     worker_module.print_to_stdstream = print_to_log
 
 
+class NativeStderr:
+    """While Ray runs in this process, file descriptor 2 (where Ray's C++ core writes) goes
+    to ``log``, and Python's ``sys.stderr`` (the arena's own one-line errors) keeps the
+    terminal. ``restore`` puts both back."""
+
+    def __init__(self, log: Path) -> None:
+        self.previous = sys.stderr
+        self.saved: int | None = None
+        try:
+            target = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        except OSError:  # no log can be written there: Ray's lines stay where they were
+            return
+        sys.stderr.flush()
+        self.saved = os.dup(2)
+        os.dup2(target, 2)
+        os.close(target)
+        encoding = getattr(self.previous, "encoding", None) or "utf-8"
+        sys.stderr = open(  # noqa: SIM115 (closed by restore)
+            self.saved, "w", buffering=1, encoding=encoding, errors="backslashreplace",
+            closefd=False,
+        )  # fmt: skip
+
+    def restore(self) -> None:
+        if self.saved is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.flush()
+        os.dup2(self.saved, 2)
+        os.close(self.saved)
+        self.saved = None
+        sys.stderr = self.previous
+
+
 def failure_reason(error: Exception) -> str:
     """One line on why a Ray task failed: the exception raised in the match, else Ray's
     first line (a worker that died, a node that was lost)."""
@@ -233,11 +268,14 @@ class RayExecutor:
 
         self.ray = ray
         self.session: LocalSession | None = None
+        self.stderr: NativeStderr | None = None
         self.started_here = not ray.is_initialized()
         if self.started_here:
             if address is None and data_dir is not None:
                 sweep_sessions(data_dir)
                 self.session = LocalSession(data_dir)
+            if data_dir is not None:
+                self.stderr = NativeStderr(data_dir / RAY_MESSAGES)
             self._init(workers)
         # A task whose worker dies, or that raises, is retried by Ray itself.
         self.remote = ray.remote(num_cpus=1, max_retries=MAX_ATTEMPTS - 1, retry_exceptions=True)(
@@ -291,14 +329,21 @@ class RayExecutor:
         """Whether the cluster's head still answers."""
         return answers(*self.gcs, timeout=2.0) is None
 
-    def lost_message(self) -> str:
+    def lost_message(self, why: str = "its head stopped answering") -> str:
         where = self.address or "the local Ray"
         return (
-            f"lost {where} (its head stopped answering): every match finished before this "
-            "is stored; run the same command again once the cluster is back"
+            f"lost {where} ({why}): every match finished before this is stored; run the "
+            "same command again once the cluster is back"
         )
 
-    def _check_alive(self) -> None:
+    def _check_alive(self, error: Exception) -> None:
+        """Raise ClusterLost if ``error`` (a failed task) came from losing the cluster rather
+        than from its match: this driver's own raylet died (``ray stop``, a dead node), Ray
+        itself failed, or the head no longer answers."""
+        exceptions = self.ray.exceptions
+        if isinstance(error, exceptions.LocalRayletDiedError | exceptions.RaySystemError):
+            self.lost.set()
+            raise ClusterLost(self.lost_message("this machine's Ray node stopped"))
         if self.lost.is_set() or (not self.alive() and not self.alive()):
             self.lost.set()
             raise ClusterLost(self.lost_message())
@@ -318,8 +363,9 @@ class RayExecutor:
                 return
             if sys.stdout.isatty():
                 sys.stdout.write("\x1b[?25h\n")  # the progress display hid the cursor
-            sys.stdout.write(f"error: {self.lost_message()}\n")
-            sys.stdout.flush()
+                sys.stdout.flush()
+            sys.stderr.write(f"error: {self.lost_message()}\n")  # where every error goes
+            sys.stderr.flush()
             if self.session is not None:
                 self.session.end()
             os._exit(1)
@@ -334,7 +380,7 @@ class RayExecutor:
                     try:
                         result = self.ray.get(ref)
                     except self.ray.exceptions.RayError as error:
-                        self._check_alive()  # a lost cluster fails tasks too: not their fault
+                        self._check_alive(error)  # a lost cluster fails tasks: not their fault
                         reason = failure_reason(error)
                         sink.failed(
                             task,
@@ -373,3 +419,5 @@ class RayExecutor:
             thread.join(10)
         if self.session is not None:
             self.session.end()
+        if self.stderr is not None:
+            self.stderr.restore()

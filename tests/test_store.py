@@ -247,6 +247,32 @@ def test_damaged_pages_are_refused_and_recover_saves_every_intact_match(tmp_path
     assert seats_csv(data, tmp_path / "seats.csv") == calm_csv
 
 
+def test_a_lost_key_is_said_and_means_new_deals_for_the_missing_matches_only(tmp_path, calm):
+    """The README's promise, both ways: with the tournament's key kept (or ARENA_SECRET
+    pinned) the missing matches replay as they were; with the key lost they get new deals,
+    and the user is told so."""
+    calm_dir, calm_csv = calm
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "results.sqlite").write_bytes((calm_dir / "results.sqlite").read_bytes())
+    db = sqlite3.connect(data / "results.sqlite", isolation_level=None)
+    lost = "SELECT id FROM matches WHERE idx >= 4"
+    for table, column in (("seats", "match_id"), ("logs", "match_id"), ("matches", "id")):
+        db.execute(f"DELETE FROM {table} WHERE {column} IN ({lost})")
+    db.execute("DELETE FROM tournament_keys")
+    db.close()
+    unpinned = {"ARENA_SECRET": ""}  # (the test suite pins one; a user usually does not)
+    out = arena(*tournament("t", 3), data_dir=data, env=unpinned)
+    assert out.code == 0, out.text
+    assert "had lost its secret key" in out.out and "ARENA_SECRET" in out.out
+    calm_rows = calm_csv.decode().splitlines()
+    rows = seats_csv(data, tmp_path / "seats.csv").decode().splitlines()
+    assert rows[:9] == calm_rows[:9], "the stored matches stay as they were"
+    assert rows[9:] != calm_rows[9:], "the missing matches got new deals"
+    again = arena(*tournament("t", 3), data_dir=data, env=unpinned)
+    assert "lost its secret key" not in again.out, "the new key is kept"
+
+
 def test_foreign_newer_and_non_sqlite_files_are_refused(tmp_path):
     cases = {
         "foreign": ("CREATE TABLE x (y)", "not a ttr-arena results store"),

@@ -406,16 +406,26 @@ def test_creating_the_same_tournament_at_the_same_instant_gives_one(tmp_path):
 
 def _kill_worker_of_match(logs: Path, index: int, times: int, stop: threading.Event) -> list:
     """Kill -9 the worker process playing match ``index`` each time it (re)starts it."""
+    return _kill_workers(logs, {index: times}, stop)
+
+
+def _kill_workers(logs: Path, deaths: dict[int, int], stop: threading.Event) -> list:
+    """Kill -9 the worker playing match ``index`` (each time it is (re)started) until it has
+    died ``deaths[index]`` times, for every index of ``deaths``."""
     killed: list[int] = []
+    count = dict.fromkeys(deaths, 0)
     children: set[int] = set()  # a bot between fork and exec holds the worker's files too
-    marker = f"{logs}{os.sep}{index}{os.sep}"
-    while len(killed) < times and not stop.is_set():
-        holders = writing_into(marker) - {os.getpid()}
-        children |= {pid for pid in holders if parent_of(pid) in holders}
-        for pid in holders - children - set(killed):
-            with suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-                killed.append(pid)
+    while any(count[i] < deaths[i] for i in deaths) and not stop.is_set():
+        for index in deaths:
+            if count[index] >= deaths[index]:
+                continue
+            holders = writing_into(f"{logs}{os.sep}{index}{os.sep}") - {os.getpid()}
+            children |= {pid for pid in holders if parent_of(pid) in holders}
+            for pid in holders - children - set(killed):
+                with suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(pid)
+                    count[index] += 1
         time.sleep(0.02)
     return killed
 
@@ -432,8 +442,10 @@ def test_a_match_whose_worker_keeps_dying_is_an_arena_fault_and_the_rest_is_play
     )  # fmt: skip
     stop = threading.Event()
     killed: list = []
+    # Four deaths in all: match 1's worker on each of its three attempts, match 0's once.
+    # Deaths are counted per match: match 0 is played on its second attempt.
     killer = threading.Thread(
-        target=lambda: killed.extend(_kill_worker_of_match(data / "bot-logs" / name, 1, 3, stop)),
+        target=lambda: killed.extend(_kill_workers(data / "bot-logs" / name, {0: 1, 1: 3}, stop)),
         daemon=True,
     )
     killer.start()
@@ -442,10 +454,13 @@ def test_a_match_whose_worker_keeps_dying_is_an_arena_fault_and_the_rest_is_play
     finally:
         stop.set()
         killer.join(10)
-    assert len(killed) == 3, "match 1's worker was killed on every attempt"
+    assert len(killed) == 4, "match 1's worker was killed on every attempt, match 0's once"
     assert out.code == 1, out.out + out.err
     assert "1 match(es) could not be played" in one_line(out)
     assert "3 matches played now" in out.out, "the tournament went on"
+    with ResultsStore.reader(data) as store:
+        attempts = {r.idx: r.attempts for r in store.results(name, details=False)}
+    assert attempts == {0: 2, 2: 1, 3: 1}, attempts
     shown = arena("tournament", "show", name, data_dir=data)
     assert "3 of 4 planned matches played, 1 failed" in shown.out
     assert "match 1 (" in shown.out and "3 attempts failed" in shown.out

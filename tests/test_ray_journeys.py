@@ -236,9 +236,11 @@ def test_ray_stop_during_a_run_gives_one_line_charges_no_match_and_the_store_res
     assert namespace.returncode == 0, namespace.stdout + namespace.stderr
     seen = json.loads(namespace.stdout.strip().splitlines()[-1])
     assert seen["stop"] == 0, seen
+    messages = data / "ray-messages.log"
+    seen["ray"] = messages.read_text()[-3000:] if messages.exists() else ""
     assert seen["code"] == 1, seen
     assert seen["err"].strip().count("\n") == 0, f"more than one line: {seen['err']}"
-    assert "lost the local Ray" in seen["err"] and "run the same command again" in seen["err"]
+    assert "lost the local Ray" in seen["err"] and "run the same command again" in seen["err"], seen
     shown = arena("tournament", "show", "stopped", data_dir=data)
     assert ", 0 failed;" in shown.out, "a lost cluster is not the matches' fault"
     assert arena("store", "check", data_dir=data).code == 0

@@ -165,19 +165,27 @@ def db_fingerprint(data_dir: Path) -> str:
         return store.db.execute("SELECT fingerprint FROM tournaments").fetchone()[0]
 
 
-def serve_page(data: Path, folder: Path, path: str) -> int:
-    """The status of one page of ``arena serve`` on ``data`` (the server stopped after)."""
+def serve_pages(data: Path, folder: Path, paths: list[str]) -> dict[str, tuple[int, str]]:
+    """The status and text of pages of ``arena serve`` on ``data`` (the server stopped after)."""
     server = Journey(folder).start("serve", "--port", "0", "--data-dir", data)
     try:
         line = server.stdout.readline()
         port = int(re.search(r"127\.0\.0\.1:(\d+)/", line).group(1))
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        connection.request("GET", path)
-        return connection.getresponse().status
+        pages = {}
+        for path in paths:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            connection.request("GET", path)
+            response = connection.getresponse()
+            pages[path] = (response.status, response.read().decode(errors="replace"))
+        return pages
     finally:
         server.terminate()
         _, err = server.communicate(timeout=30)
         assert server.returncode == 0 and "Traceback" not in err, err
+
+
+def serve_page(data: Path, folder: Path, path: str) -> int:
+    return serve_pages(data, folder, [path])[path][0]
 
 
 def test_readers_work_on_a_read_only_archive_and_a_run_there_says_why_it_cannot(tmp_path, calm):
@@ -236,6 +244,11 @@ def test_damaged_pages_are_refused_and_recover_saves_every_intact_match(tmp_path
     assert "is damaged" in one_line(run) and "arena store recover" in one_line(run)
     check = arena("store", "check", data_dir=data)
     assert check.code == 1 and "is damaged" in one_line(check)
+    if where == "end":  # (the last page holds a match log): its page says so, in one line
+        pages = serve_pages(data, tmp_path, [f"/matches/{match_id(1, i)}.js" for i in range(6)])
+        failed = [text for status, text in pages.values() if status != 200]
+        assert failed and all("is damaged" in text for text in failed), pages
+        assert all(text.count("\n") == 1 for text in failed), failed
     recovered = arena("store", "recover", "--replace", data_dir=data)
     assert recovered.code == 0, recovered.out + recovered.err
     assert "intact match" in recovered.out

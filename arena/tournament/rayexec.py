@@ -13,7 +13,10 @@ What the arena adds to Ray, and why:
 - **Notices a lost cluster.** A watchdog probes the head (GCS) every two
   seconds; when it stops answering, the run ends with one line, every finished
   match stored, well before Ray itself would end the process without a word
-  (it does after 60 s without its head, from inside a blocked call).
+  (it does after 60 s without its head, from inside a blocked call). When this
+  machine's Ray node stops under the driver (``ray stop``), Ray's core may end
+  the driver at once, from C++ and without a word: a small watcher process
+  (``DriverWatch``) then says so in the driver's place.
 - **Cleans up the Ray it started**, also after its own crash: a local Ray lives
   in a temporary folder recorded under the data folder, and the next driver
   ends every process still using the folder of a driver that is gone.
@@ -30,6 +33,7 @@ What the arena adds to Ray, and why:
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import logging
@@ -37,6 +41,7 @@ import os
 import shutil
 import signal
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
@@ -233,6 +238,55 @@ class NativeStderr:
         sys.stderr = self.previous
 
 
+WATCH_LOGS = "ARENA_RAY_DRIVER_LOGS"
+WATCH_SCRIPT = r"""
+import glob, os, sys
+if os.fork():  # not a child of the driver: Ray's core ends the driver's children with it
+    os._exit(0)
+pipe, pid, message, logs = int(sys.argv[1]), sys.argv[2], sys.argv[3], os.environ[sys.argv[4]]
+while (chunk := os.read(pipe, 1)) not in (b"", b"x"):
+    pass
+if chunk == b"":  # the driver ended without saying it ended in order
+    said = ""
+    for path in glob.glob(os.path.join(logs, f"python-core-driver-*_{pid}.log")):
+        with open(path, errors="replace") as log:
+            said += log.read()[-65536:]
+    if "Raylet is dead" in said:  # Ray's core ended it, its node gone
+        if sys.stdout.isatty():
+            sys.stdout.write("\x1b[?25h\n")  # the progress display hid the cursor
+            sys.stdout.flush()
+        sys.stderr.write(f"error: {message}\n")
+"""
+
+
+class DriverWatch:
+    """A watcher process that outlives this driver for one reason: Ray's core ends the driver
+    at once, from C++ and without a word, when this machine's Ray node dies (``ray stop``);
+    the watcher then prints the driver's one line. ``ended`` (at the driver's exit, once its
+    own last line is out) tells it the driver ended in order: it then exits silently, as it
+    does after a kill -9 of the driver."""
+
+    def __init__(self, logs_dir: str, message: str) -> None:
+        read, self.pipe = os.pipe()  # (not inherited by anything else this driver starts)
+        try:
+            # The session's folder is not on its command line: ending the session ends every
+            # process naming it (end_session), and the watcher must outlive that.
+            subprocess.run(  # returns at once: the watcher goes on in a process of its own
+                [sys.executable, "-c", WATCH_SCRIPT, str(read), str(os.getpid()), message,
+                 WATCH_LOGS],
+                pass_fds=(read,), stdin=subprocess.DEVNULL, stderr=sys.stderr,
+                env={**os.environ, WATCH_LOGS: logs_dir}, start_new_session=True, check=False,
+            )  # fmt: skip
+        finally:
+            os.close(read)
+        atexit.register(self.ended)
+
+    def ended(self) -> None:
+        with contextlib.suppress(OSError):
+            os.write(self.pipe, b"x")
+            os.close(self.pipe)
+
+
 def failure_reason(error: Exception) -> str:
     """One line on why a Ray task failed: the exception raised in the match, else Ray's
     first line (a worker that died, a node that was lost)."""
@@ -269,6 +323,7 @@ class RayExecutor:
         self.ray = ray
         self.session: LocalSession | None = None
         self.stderr: NativeStderr | None = None
+        self.watch: DriverWatch | None = None
         self.started_here = not ray.is_initialized()
         if self.started_here:
             if address is None and data_dir is not None:
@@ -282,6 +337,13 @@ class RayExecutor:
             play_match
         )
         self.gcs = split_address(ray.get_runtime_context().gcs_address)
+        node = getattr(getattr(ray, "_private", None), "worker", None)
+        node = getattr(node, "_global_node", None)  # (Ray's own; if it moves, no watcher)
+        if self.started_here and hasattr(node, "get_logs_dir_path"):
+            self.watch = DriverWatch(
+                node.get_logs_dir_path(),
+                self.lost_message("this machine's Ray node stopped and Ray ended the driver"),
+            )
         threading.Thread(target=self._watch, name="arena-ray-watchdog", daemon=True).start()
 
     def _init(self, workers: int | None) -> None:
@@ -366,6 +428,8 @@ class RayExecutor:
                 sys.stdout.flush()
             sys.stderr.write(f"error: {self.lost_message()}\n")  # where every error goes
             sys.stderr.flush()
+            if self.watch is not None:
+                self.watch.ended()  # (said here already)
             if self.session is not None:
                 self.session.end()
             os._exit(1)
@@ -419,5 +483,5 @@ class RayExecutor:
             thread.join(10)
         if self.session is not None:
             self.session.end()
-        if self.stderr is not None:
+        if self.stderr is not None and not self.lost.is_set():  # (Ray's threads still write)
             self.stderr.restore()

@@ -338,10 +338,10 @@ class RayExecutor:
         )
         self.gcs = split_address(ray.get_runtime_context().gcs_address)
         node = getattr(getattr(ray, "_private", None), "worker", None)
-        node = getattr(node, "_global_node", None)  # (Ray's own; if it moves, no watcher)
-        if self.started_here and hasattr(node, "get_logs_dir_path"):
+        logs_dir = getattr(getattr(node, "_global_node", None), "get_logs_dir_path", None)
+        if self.started_here and logs_dir is not None:  # (Ray's own; if it moves, no watcher)
             self.watch = DriverWatch(
-                node.get_logs_dir_path(),
+                logs_dir(),
                 self.lost_message("this machine's Ray node stopped and Ray ended the driver"),
             )
         threading.Thread(target=self._watch, name="arena-ray-watchdog", daemon=True).start()

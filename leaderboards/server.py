@@ -29,7 +29,7 @@ from arena.human import HumanGame
 from arena.referee.process import ProcessLimits
 from arena.tournament.bots import resolve
 from arena.tournament.results import MatchResult
-from arena.tournament.store import FILE_NAME, ResultsStore
+from arena.tournament.store import FILE_NAME, ResultsStore, StoreError
 from arena.variants import all_variants, get_variant
 from leaderboards.data import stored_matches
 from leaderboards.replay import board_drawing
@@ -273,7 +273,11 @@ class Handler(BaseHTTPRequestHandler):
         relative = path.lstrip("/") or "index.html"
         if relative.endswith("/"):
             relative += "index.html"
-        data = self.server.render(relative)
+        try:
+            data = self.server.render(relative)
+        except StoreError as error:  # damaged, say: the line on stderr and on the page
+            print(f"arena serve: {error}", file=sys.stderr)
+            return self.send(500, f"{error}\n".encode(), "text/plain; charset=utf-8")
         if data is None:
             return self.not_found()
         suffix = Path(relative).suffix

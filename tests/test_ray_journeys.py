@@ -10,10 +10,13 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
+
+import pytest
 
 from arena.tournament.rayexec import SESSIONS, processes_using
 from arena.tournament.store import ResultsStore
@@ -193,6 +196,57 @@ def test_a_lost_cluster_gives_one_line_and_the_store_resumes_elsewhere(tmp_path,
     out = arena(*two_bots("lost", 6, "--ray", ray_cluster), data_dir=data)
     assert out.code == 0, out.out + out.err
     assert stored_matches(data) == 12 and f"{12 - kept} matches played now" in out.out
+
+
+# Run inside a PID namespace of its own, so that `ray stop` (which stops every Ray process it
+# can see) sees only the local Ray this driver starts, never the session's cluster.
+RAY_STOP_SCRIPT = """
+import json, subprocess, sys, time
+from pathlib import Path
+from tests.test_store import stored_matches
+
+arena, args, data = json.loads(sys.argv[1]), json.loads(sys.argv[2]), Path(sys.argv[3])
+driver = subprocess.Popen([*arena, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True)
+deadline = time.monotonic() + 240
+while not (data / "results.sqlite").exists() or stored_matches(data) < 2:
+    assert driver.poll() is None and time.monotonic() < deadline, driver.communicate()
+    time.sleep(0.1)
+stopped = subprocess.run([sys.argv[4], "stop"], capture_output=True, text=True, timeout=120)
+out, err = driver.communicate(timeout=60)
+print(json.dumps({"code": driver.returncode, "out": out, "err": err, "stop": stopped.returncode}))
+"""
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("unshare") is None,
+    reason="a PID namespace of its own (so that `ray stop` sees only this test's Ray) needs root",
+)
+def test_ray_stop_during_a_run_gives_one_line_charges_no_match_and_the_store_resumes(tmp_path):
+    data = tmp_path / "data"
+    args = [*two_bots("stopped", 6, "--ray", "--workers", "2"), "--data-dir", str(data)]
+    namespace = subprocess.run(
+        [
+            "unshare", "--pid", "--fork", "--mount-proc", "--kill-child", sys.executable, "-c",
+            RAY_STOP_SCRIPT, json.dumps(ARENA), json.dumps([*args, "--no-progress"]), str(data),
+            RAY,
+        ],
+        capture_output=True, text=True, timeout=600, cwd=Path(__file__).parent.parent,
+    )  # fmt: skip
+    assert namespace.returncode == 0, namespace.stdout + namespace.stderr
+    seen = json.loads(namespace.stdout.strip().splitlines()[-1])
+    assert seen["stop"] == 0, seen
+    messages = data / "ray-messages.log"
+    seen["ray"] = messages.read_text()[-3000:] if messages.exists() else ""
+    assert seen["code"] == 1, seen
+    assert seen["err"].strip().count("\n") == 0, f"more than one line: {seen['err']}"
+    assert "lost the local Ray" in seen["err"] and "run the same command again" in seen["err"], seen
+    shown = arena("tournament", "show", "stopped", data_dir=data)
+    assert ", 0 failed;" in shown.out, "a lost cluster is not the matches' fault"
+    assert arena("store", "check", data_dir=data).code == 0
+    kept = stored_matches(data)
+    resumed = arena(*two_bots("stopped", 6), data_dir=data)  # resumable, here locally
+    assert resumed.code == 0 and f"{12 - kept} matches played now" in resumed.out, resumed.text
 
 
 def test_a_match_whose_ray_worker_keeps_dying_is_an_arena_fault(tmp_path, ray_cluster):

@@ -165,19 +165,27 @@ def db_fingerprint(data_dir: Path) -> str:
         return store.db.execute("SELECT fingerprint FROM tournaments").fetchone()[0]
 
 
-def serve_page(data: Path, folder: Path, path: str) -> int:
-    """The status of one page of ``arena serve`` on ``data`` (the server stopped after)."""
+def serve_pages(data: Path, folder: Path, paths: list[str]) -> dict[str, tuple[int, str]]:
+    """The status and text of pages of ``arena serve`` on ``data`` (the server stopped after)."""
     server = Journey(folder).start("serve", "--port", "0", "--data-dir", data)
     try:
         line = server.stdout.readline()
         port = int(re.search(r"127\.0\.0\.1:(\d+)/", line).group(1))
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        connection.request("GET", path)
-        return connection.getresponse().status
+        pages = {}
+        for path in paths:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            connection.request("GET", path)
+            response = connection.getresponse()
+            pages[path] = (response.status, response.read().decode(errors="replace"))
+        return pages
     finally:
         server.terminate()
         _, err = server.communicate(timeout=30)
         assert server.returncode == 0 and "Traceback" not in err, err
+
+
+def serve_page(data: Path, folder: Path, path: str) -> int:
+    return serve_pages(data, folder, [path])[path][0]
 
 
 def test_readers_work_on_a_read_only_archive_and_a_run_there_says_why_it_cannot(tmp_path, calm):
@@ -236,6 +244,11 @@ def test_damaged_pages_are_refused_and_recover_saves_every_intact_match(tmp_path
     assert "is damaged" in one_line(run) and "arena store recover" in one_line(run)
     check = arena("store", "check", data_dir=data)
     assert check.code == 1 and "is damaged" in one_line(check)
+    if where == "end":  # (the last page holds a match log): its page says so, in one line
+        pages = serve_pages(data, tmp_path, [f"/matches/{match_id(1, i)}.js" for i in range(6)])
+        failed = [text for status, text in pages.values() if status != 200]
+        assert failed and all("is damaged" in text for text in failed), pages
+        assert all(text.count("\n") == 1 for text in failed), failed
     recovered = arena("store", "recover", "--replace", data_dir=data)
     assert recovered.code == 0, recovered.out + recovered.err
     assert "intact match" in recovered.out
@@ -245,6 +258,32 @@ def test_damaged_pages_are_refused_and_recover_saves_every_intact_match(tmp_path
     resumed = arena(*tournament("t", 3), data_dir=data)
     assert resumed.code == 0, resumed.out + resumed.err
     assert seats_csv(data, tmp_path / "seats.csv") == calm_csv
+
+
+def test_a_lost_key_is_said_and_means_new_deals_for_the_missing_matches_only(tmp_path, calm):
+    """The README's promise, both ways: with the tournament's key kept (or ARENA_SECRET
+    pinned) the missing matches replay as they were; with the key lost they get new deals,
+    and the user is told so."""
+    calm_dir, calm_csv = calm
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "results.sqlite").write_bytes((calm_dir / "results.sqlite").read_bytes())
+    db = sqlite3.connect(data / "results.sqlite", isolation_level=None)
+    lost = "SELECT id FROM matches WHERE idx >= 4"
+    for table, column in (("seats", "match_id"), ("logs", "match_id"), ("matches", "id")):
+        db.execute(f"DELETE FROM {table} WHERE {column} IN ({lost})")
+    db.execute("DELETE FROM tournament_keys")
+    db.close()
+    unpinned = {"ARENA_SECRET": ""}  # (the test suite pins one; a user usually does not)
+    out = arena(*tournament("t", 3), data_dir=data, env=unpinned)
+    assert out.code == 0, out.text
+    assert "had lost its secret key" in out.out and "ARENA_SECRET" in out.out
+    calm_rows = calm_csv.decode().splitlines()
+    rows = seats_csv(data, tmp_path / "seats.csv").decode().splitlines()
+    assert rows[:9] == calm_rows[:9], "the stored matches stay as they were"
+    assert rows[9:] != calm_rows[9:], "the missing matches got new deals"
+    again = arena(*tournament("t", 3), data_dir=data, env=unpinned)
+    assert "lost its secret key" not in again.out, "the new key is kept"
 
 
 def test_foreign_newer_and_non_sqlite_files_are_refused(tmp_path):
@@ -348,8 +387,8 @@ def test_a_second_driver_refuses_naming_the_first_and_takes_over_once_it_is_dead
         first.wait(30)
     finally:
         first.kill()
-    shown = arena("tournament", "show", "busy", data_dir=data)
-    assert f"being run by pid {first.pid}" in shown.out  # its lease is left behind ...
+    shown = arena("tournament", "show", "busy", data_dir=data)  # its lease is left behind ...
+    assert f"interrupted (pid {first.pid} on" in shown.out and "is gone" in shown.out
     taken = arena(*tournament("busy", 40), data_dir=data)  # ... and taken over: it is dead
     assert taken.code == 0, taken.out + taken.err
     assert stored_matches(data) == 80
@@ -380,16 +419,26 @@ def test_creating_the_same_tournament_at_the_same_instant_gives_one(tmp_path):
 
 def _kill_worker_of_match(logs: Path, index: int, times: int, stop: threading.Event) -> list:
     """Kill -9 the worker process playing match ``index`` each time it (re)starts it."""
+    return _kill_workers(logs, {index: times}, stop)
+
+
+def _kill_workers(logs: Path, deaths: dict[int, int], stop: threading.Event) -> list:
+    """Kill -9 the worker playing match ``index`` (each time it is (re)started) until it has
+    died ``deaths[index]`` times, for every index of ``deaths``."""
     killed: list[int] = []
+    count = dict.fromkeys(deaths, 0)
     children: set[int] = set()  # a bot between fork and exec holds the worker's files too
-    marker = f"{logs}{os.sep}{index}{os.sep}"
-    while len(killed) < times and not stop.is_set():
-        holders = writing_into(marker) - {os.getpid()}
-        children |= {pid for pid in holders if parent_of(pid) in holders}
-        for pid in holders - children - set(killed):
-            with suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-                killed.append(pid)
+    while any(count[i] < deaths[i] for i in deaths) and not stop.is_set():
+        for index in deaths:
+            if count[index] >= deaths[index]:
+                continue
+            holders = writing_into(f"{logs}{os.sep}{index}{os.sep}") - {os.getpid()}
+            children |= {pid for pid in holders if parent_of(pid) in holders}
+            for pid in holders - children - set(killed):
+                with suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(pid)
+                    count[index] += 1
         time.sleep(0.02)
     return killed
 
@@ -406,8 +455,10 @@ def test_a_match_whose_worker_keeps_dying_is_an_arena_fault_and_the_rest_is_play
     )  # fmt: skip
     stop = threading.Event()
     killed: list = []
+    # Four deaths in all: match 1's worker on each of its three attempts, match 0's once.
+    # Deaths are counted per match: match 0 is played on its second attempt.
     killer = threading.Thread(
-        target=lambda: killed.extend(_kill_worker_of_match(data / "bot-logs" / name, 1, 3, stop)),
+        target=lambda: killed.extend(_kill_workers(data / "bot-logs" / name, {0: 1, 1: 3}, stop)),
         daemon=True,
     )
     killer.start()
@@ -416,10 +467,13 @@ def test_a_match_whose_worker_keeps_dying_is_an_arena_fault_and_the_rest_is_play
     finally:
         stop.set()
         killer.join(10)
-    assert len(killed) == 3, "match 1's worker was killed on every attempt"
+    assert len(killed) == 4, "match 1's worker was killed on every attempt, match 0's once"
     assert out.code == 1, out.out + out.err
     assert "1 match(es) could not be played" in one_line(out)
     assert "3 matches played now" in out.out, "the tournament went on"
+    with ResultsStore.reader(data) as store:
+        attempts = {r.idx: r.attempts for r in store.results(name, details=False)}
+    assert attempts == {0: 2, 2: 1, 3: 1}, attempts
     shown = arena("tournament", "show", name, data_dir=data)
     assert "3 of 4 planned matches played, 1 failed" in shown.out
     assert "match 1 (" in shown.out and "3 attempts failed" in shown.out

@@ -129,7 +129,9 @@ def show_tournament(
     )
     console.print(f"bots: {', '.join(spec.get('bots', []))}", soft_wrap=True)
     state = "finished " + _when(info.finished_at) if info.finished_at else "not finished"
-    if info.driver is not None:
+    if info.driver is not None and info.driver.is_gone():
+        state = f"interrupted ({info.driver.describe()} is gone): the same command resumes it"
+    elif info.driver is not None:
         state = f"being run by {info.driver.describe()}"
     console.print(
         f"created {_when(info.created_at)}; {info.played} of {info.planned} planned matches "

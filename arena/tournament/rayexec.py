@@ -14,7 +14,10 @@ What the arena adds to Ray, and why:
 - **Notices a lost cluster.** A watchdog probes the head (GCS) every two
   seconds; when it stops answering, the run ends with one line, every finished
   match stored, well before Ray itself would end the process without a word
-  (it does after 60 s without its head, from inside a blocked call).
+  (it does after 60 s without its head, from inside a blocked call). When this
+  machine's Ray node stops under the driver (``ray stop``), Ray's core may end
+  the driver at once, from C++ and without a word: a small watcher process
+  (``DriverWatch``) then says so in the driver's place.
 - **Cleans up the Ray it started**, also after its own crash: a local Ray lives
   in a temporary folder recorded under the data folder, and the next driver
   ends every process still using the folder of a driver that is gone.
@@ -22,13 +25,16 @@ What the arena adds to Ray, and why:
   their workers and so their referees and bots.
 - **Keeps Ray's own messages out of the user's output.** Ray's driver prints
   what its cluster reports ("A worker died...", "Task failed... retried") on
-  standard output whatever ``log_to_driver`` says; the arena reports those
-  faults itself (``arena tournament show``), so Ray's lines go to
-  ``ray-messages.log`` in the data folder instead.
+  standard output whatever ``log_to_driver`` says, and its C++ core writes
+  its own lines straight to file descriptor 2 (when its node is stopped under
+  it, say); the arena reports those faults itself (``arena tournament show``,
+  one line for a lost cluster), so Ray's lines go to ``ray-messages.log`` in
+  the data folder instead.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import logging
@@ -36,6 +42,7 @@ import os
 import shutil
 import signal
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
@@ -217,6 +224,88 @@ def route_ray_messages(ray: object, data_dir: Path | None) -> None:
     worker_module.print_to_stdstream = print_to_log
 
 
+class NativeStderr:
+    """While Ray runs in this process, file descriptor 2 (where Ray's C++ core writes) goes
+    to ``log``, and Python's ``sys.stderr`` (the arena's own one-line errors) keeps the
+    terminal. ``restore`` puts both back."""
+
+    def __init__(self, log: Path) -> None:
+        self.previous = sys.stderr
+        self.saved: int | None = None
+        try:
+            target = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        except OSError:  # no log can be written there: Ray's lines stay where they were
+            return
+        sys.stderr.flush()
+        self.saved = os.dup(2)
+        os.dup2(target, 2)
+        os.close(target)
+        encoding = getattr(self.previous, "encoding", None) or "utf-8"
+        sys.stderr = open(  # noqa: SIM115 (closed by restore)
+            self.saved, "w", buffering=1, encoding=encoding, errors="backslashreplace",
+            closefd=False,
+        )  # fmt: skip
+
+    def restore(self) -> None:
+        if self.saved is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.flush()
+        os.dup2(self.saved, 2)
+        os.close(self.saved)
+        self.saved = None
+        sys.stderr = self.previous
+
+
+WATCH_LOGS = "ARENA_RAY_DRIVER_LOGS"
+WATCH_SCRIPT = r"""
+import glob, os, sys
+if os.fork():  # not a child of the driver: Ray's core ends the driver's children with it
+    os._exit(0)
+pipe, pid, message, logs = int(sys.argv[1]), sys.argv[2], sys.argv[3], os.environ[sys.argv[4]]
+while (chunk := os.read(pipe, 1)) not in (b"", b"x"):
+    pass
+if chunk == b"":  # the driver ended without saying it ended in order
+    said = ""
+    for path in glob.glob(os.path.join(logs, f"python-core-driver-*_{pid}.log")):
+        with open(path, errors="replace") as log:
+            said += log.read()[-65536:]
+    if "Raylet is dead" in said:  # Ray's core ended it, its node gone
+        if sys.stdout.isatty():
+            sys.stdout.write("\x1b[?25h\n")  # the progress display hid the cursor
+            sys.stdout.flush()
+        sys.stderr.write(f"error: {message}\n")
+"""
+
+
+class DriverWatch:
+    """A watcher process that outlives this driver for one reason: Ray's core ends the driver
+    at once, from C++ and without a word, when this machine's Ray node dies (``ray stop``);
+    the watcher then prints the driver's one line. ``ended`` (at the driver's exit, once its
+    own last line is out) tells it the driver ended in order: it then exits silently, as it
+    does after a kill -9 of the driver."""
+
+    def __init__(self, logs_dir: str, message: str) -> None:
+        read, self.pipe = os.pipe()  # (not inherited by anything else this driver starts)
+        try:
+            # The session's folder is not on its command line: ending the session ends every
+            # process naming it (end_session), and the watcher must outlive that.
+            subprocess.run(  # returns at once: the watcher goes on in a process of its own
+                [sys.executable, "-c", WATCH_SCRIPT, str(read), str(os.getpid()), message,
+                 WATCH_LOGS],
+                pass_fds=(read,), stdin=subprocess.DEVNULL, stderr=sys.stderr,
+                env={**os.environ, WATCH_LOGS: logs_dir}, start_new_session=True, check=False,
+            )  # fmt: skip
+        finally:
+            os.close(read)
+        atexit.register(self.ended)
+
+    def ended(self) -> None:
+        with contextlib.suppress(OSError):
+            os.write(self.pipe, b"x")
+            os.close(self.pipe)
+
+
 def failure_reason(error: Exception) -> str:
     """One line on why a Ray task failed: the exception raised in the match, else Ray's
     first line (a worker that died, a node that was lost)."""
@@ -257,17 +346,28 @@ class RayExecutor:
 
         self.ray = ray
         self.session: LocalSession | None = None
+        self.stderr: NativeStderr | None = None
+        self.watch: DriverWatch | None = None
         self.started_here = not ray.is_initialized()
         if self.started_here:
             if address is None and data_dir is not None:
                 sweep_sessions(data_dir)
                 self.session = LocalSession(data_dir)
+            if data_dir is not None:
+                self.stderr = NativeStderr(data_dir / RAY_MESSAGES)
             self._init(workers)
         # A task whose worker dies, or that raises, is retried by Ray itself.
         self.remote = ray.remote(num_cpus=1, max_retries=MAX_ATTEMPTS - 1, retry_exceptions=True)(
             play_match
         )
         self.gcs = split_address(ray.get_runtime_context().gcs_address)
+        node = getattr(getattr(ray, "_private", None), "worker", None)
+        logs_dir = getattr(getattr(node, "_global_node", None), "get_logs_dir_path", None)
+        if self.started_here and logs_dir is not None:  # (Ray's own; if it moves, no watcher)
+            self.watch = DriverWatch(
+                logs_dir(),
+                self.lost_message("this machine's Ray node stopped and Ray ended the driver"),
+            )
         threading.Thread(target=self._watch, name="arena-ray-watchdog", daemon=True).start()
 
     def _init(self, workers: int | None) -> None:
@@ -315,14 +415,21 @@ class RayExecutor:
         """Whether the cluster's head still answers."""
         return answers(*self.gcs, timeout=2.0) is None
 
-    def lost_message(self) -> str:
+    def lost_message(self, why: str = "its head stopped answering") -> str:
         where = self.address or "the local Ray"
         return (
-            f"lost {where} (its head stopped answering): every match finished before this "
-            "is stored; run the same command again once the cluster is back"
+            f"lost {where} ({why}): every match finished before this is stored; run the "
+            "same command again once the cluster is back"
         )
 
-    def _check_alive(self) -> None:
+    def _check_alive(self, error: Exception) -> None:
+        """Raise ClusterLost if ``error`` (a failed task) came from losing the cluster rather
+        than from its match: this driver's own raylet died (``ray stop``, a dead node), Ray
+        itself failed, or the head no longer answers."""
+        exceptions = self.ray.exceptions
+        if isinstance(error, exceptions.LocalRayletDiedError | exceptions.RaySystemError):
+            self.lost.set()
+            raise ClusterLost(self.lost_message("this machine's Ray node stopped"))
         if self.lost.is_set() or (not self.alive() and not self.alive()):
             self.lost.set()
             raise ClusterLost(self.lost_message())
@@ -342,8 +449,11 @@ class RayExecutor:
                 return
             if sys.stdout.isatty():
                 sys.stdout.write("\x1b[?25h\n")  # the progress display hid the cursor
-            sys.stdout.write(f"error: {self.lost_message()}\n")
-            sys.stdout.flush()
+                sys.stdout.flush()
+            sys.stderr.write(f"error: {self.lost_message()}\n")  # where every error goes
+            sys.stderr.flush()
+            if self.watch is not None:
+                self.watch.ended()  # (said here already)
             if self.session is not None:
                 self.session.end()
             os._exit(1)
@@ -358,7 +468,7 @@ class RayExecutor:
                     try:
                         result = self.ray.get(ref)
                     except self.ray.exceptions.RayError as error:
-                        self._check_alive()  # a lost cluster fails tasks too: not their fault
+                        self._check_alive(error)  # a lost cluster fails tasks: not their fault
                         reason = failure_reason(error)
                         sink.failed(
                             task,
@@ -397,3 +507,5 @@ class RayExecutor:
             thread.join(10)
         if self.session is not None:
             self.session.end()
+        if self.stderr is not None and not self.lost.is_set():  # (Ray's threads still write)
+            self.stderr.restore()

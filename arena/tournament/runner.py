@@ -29,7 +29,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from arena.referee.keys import MatchKey
+from arena.referee.keys import SECRET_ENV, MatchKey
 from arena.referee.launch import BotEntry
 from arena.referee.process import ProcessLimits
 from arena.tournament import ladder
@@ -127,8 +127,12 @@ class TournamentRunner:
                 f"least {max(spec.players)}: register more with 'arena submit' or name them"
             )
         self.tournament_id = store.tournament(spec.name, spec.fingerprint, spec.to_json())
+        stored = len(store.done_indices(self.tournament_id))
         fresh = MatchKey.fresh(f"tournament:{spec.name}").secret
         self.secret = store.tournament_secret(self.tournament_id, fresh)
+        # A tournament with stored matches but no key (a damage took it, or its store predates
+        # keys) is keyed anew: its missing matches get new deals. Pinned, it is the same key.
+        self.new_key = bool(stored) and self.secret == fresh and not os.environ.get(SECRET_ENV)
         self.standings = Standings()
         self.stored = 0  # matches stored by this run
         self.failed_count = 0  # matches this run could not play
@@ -179,6 +183,14 @@ class TournamentRunner:
         """Play every missing match; returns how many were stored by this run."""
         self.holder = self.store.take_lease(self.tournament_id, self.spec.name)
         self.renewed = time.monotonic()
+        if self.new_key:
+            self.console.print(
+                f"note: tournament '{self.spec.name}' had lost its secret key (a damaged or "
+                "old store): the matches still missing get new deals, unlike the stored ones "
+                f"(set {SECRET_ENV} to pin a key and reproduce a run)",
+                style="yellow",
+                soft_wrap=True,
+            )
         try:
             stored = self.store.results(self.tournament_id, details=False)
             for result in stored:

@@ -100,9 +100,11 @@ def test_every_step_holds_every_seats_observation_exactly(variant):
     players = min(4, all_variants()[variant].max_players)
     log, seen = random_log(variant, players, seed=11)
     data = replay_steps(log)
-    assert len(data["steps"]) == len(seen)
+    *played, over = data["steps"]
+    assert len(played) == len(seen) and "over" not in played[-1], "the last action is a step"
+    assert over["over"] and over["text"].startswith("game over: "), "then the game over"
     observations: list = [None] * players
-    for step, expected in zip(data["steps"], seen, strict=True):
+    for step, expected in zip([*played, over], [*seen, seen[-1]], strict=True):
         observations = [apply_patch(o, p) for o, p in zip(observations, step["obs"], strict=True)]
         assert observations == expected
     final = data["final"]
@@ -122,7 +124,22 @@ def test_steps_are_named_in_words_with_city_names():
     assert texts[0] == "the deal"
     claims = [t for t in texts if " claims " in t]
     assert claims and all(re.search(r"claims \S.*–.* \(\w+, \d\) with ", t) for t in claims)
-    assert all(t.startswith(("bot0 ", "bot1 ")) for t in texts[1:])
+    assert all(t.startswith(("bot0 ", "bot1 ")) for t in texts[1:-1])
+    winner = log.result["ranks"].index(1)
+    assert texts[-1].startswith(f"game over: bot{winner} wins (bot0 ")
+
+
+def test_card_game_steps_say_which_ticket_a_pile_completes():
+    log, _ = random_log("cardgame", 3, seed=4)
+    steps = replay_steps(log)["steps"]
+    pairs = zip(log.actions, steps[1:-1], strict=True)
+    texts = {line["action"]: step["text"] for line, step in pairs}
+    completes = [t for a, t in texts.items() if a.startswith("complete ")]
+    assert completes and all(re.search(r" completes \w.*–.* \(\d+\) with the On-the-Track", t)
+                             for t in completes)  # fmt: skip
+    assert not [t for t in texts.values() if ": " in t], "every Card Game step in words"
+    tracks = [step["org"] for step in steps]
+    assert "tracks" in tracks[0]["$v"], "the organiser sees the On-the-Track piles"
 
 
 def test_what_a_newer_referee_records_is_shown_and_what_is_missing_is_tolerated():
@@ -333,6 +350,28 @@ def test_leaderboard_cli_shows_every_player_count(tmp_path):
               cwd=tmp_path).stdout
     )  # fmt: skip
     assert {r["bot"]: r["games"] for r in rows} == {"a": 2, "b": 2}
+
+
+def test_a_bots_rating_plot_counts_its_own_games_in_whole_numbers(tmp_path):
+    """The plot's x-axis is the bot's own games (1, 2, 3 for a bot in 3 of 9 matches, not
+    the variant's match numbers), with whole-number ticks and the legend beside the lines."""
+    from leaderboards.site import Site
+
+    store = ResultsStore(tmp_path)
+    tid = store.tournament("t", "t", {})
+    for index in range(9):
+        store.record(tid, record(index, ("a", "b", "c") if index in (2, 5, 7) else ("a", "b")))
+    figure = Site(store).rating_figure("c", "usa")
+    figure.canvas.draw()
+    axes = figure.axes[0]
+    assert [list(line.get_xdata()) for line in axes.lines] == [[1, 2, 3], [1, 2, 3]]
+    low, high = axes.get_xlim()
+    ticks = [t for t in axes.get_xticks() if low <= t <= high]
+    assert ticks and all(float(t).is_integer() for t in ticks), ticks
+    legend, inside = axes.get_legend().get_window_extent(), axes.get_window_extent()
+    assert legend.x0 >= inside.x1, "the legend stands beside the axes, over no line"
+    assert len(axes.collections) == 1, "the μ ± 3σ band"
+    store.close()
 
 
 @pytest.fixture(scope="module")

@@ -232,6 +232,8 @@
         row.score = organiser.score[p];
         row.done = organiser.done[p];
       }
+      // The Card Game's On-the-Track piles: in no observation, shown to the organiser only.
+      if (organiser && seat === null && organiser.tracks && !row.track) row.track = organiser.tracks[p];
       return row;
     });
     return view;
@@ -282,7 +284,9 @@
       return h("label", { class: "ticket offered" },
         h("input", { type: "checkbox", "data-offer": index, onchange: handlers.offered }), ` ${text}`);
     }
-    return h("span", { class: "ticket" + (status === true ? " done" : status === false ? " failed" : "") }, mark + text);
+    const clickable = handlers && handlers.ticket && t.id !== undefined;
+    return h("span", Object.assign({ class: "ticket" + (status === true ? " done" : status === false ? " failed" : "") },
+      clickable ? { "data-ticket": t.id, role: "button", tabindex: 0, onclick: () => handlers.ticket(t) } : {}), mark + text);
   }
 
   function renderPlayers(container, view, categories, handlers) {
@@ -325,7 +329,7 @@
             .map((t) => ticketItem(t, t.completed))));
       } else if (p.ticketList) {
         rows.push(h("div", { class: "tickets", "data-ticket-seat": seat }, h("span", { class: "label" }, "tickets "),
-          p.ticketList.map((t, i) => ticketItem(t, p.done ? (p.done[i] || "open") : undefined))));
+          p.ticketList.map((t, i) => ticketItem(t, p.done ? (p.done[i] || "open") : undefined, handlers))));
       }
       if (p.offeredList && p.offeredList.length) {
         rows.push(h("div", { class: "tickets offered-tickets" }, h("span", { class: "label" }, "offered "),
@@ -349,5 +353,5 @@
     container.replaceChildren(...panels);
   }
 
-  window.TTR = { Board, viewOf, renderTable, renderPlayers, PLAYER, SYMBOL, h, cardChip, playerSwatch };
+  window.TTR = { Board, viewOf, renderTable, renderPlayers, PLAYER, SYMBOL, h, cardChip, playerSwatch, cityName };
 })();

@@ -15,6 +15,10 @@
     card: (slot) => send(`draw ${slot}`),
     deck: () => send("draw deck"),
     tickets: () => send("tickets"),
+    ticket: (t) => {  // the Card Game's scoring: a held ticket clicked is one to complete
+      if (state.legal.includes(`complete ${t.id}`)) send(`complete ${t.id}`);
+      else if (state.legal.some((a) => a.startsWith("complete "))) say("Your On-the-Track pile cannot complete that ticket too.");
+    },
     offered: (e) => {
       const i = Number(e.target.dataset.offer);
       if (e.target.checked) offered.add(i); else offered.delete(i);
@@ -108,14 +112,25 @@
     say(`Nothing to do at ${id} now.`);
   }
 
+  // The Card Game's scoring: "complete 12" completes held ticket 12 with the On-the-Track pile.
+  function ticketWords(action) {
+    const id = Number(action.split(" ")[1]);
+    const t = ((state.observation && state.observation.tickets) || []).find((x) => x.id === id);
+    return t ? `complete ${window.TTR.cityName(t.a)}–${window.TTR.cityName(t.b)} (${t.points})` : action;
+  }
+
   // Actions with nothing to click on the map or the cards get buttons.
   function otherChoices() {
-    const others = state.legal.filter((a) => /^(pay|withdraw|pass|token|place)\b/.test(a));
+    const others = state.legal.filter((a) => /^(complete|pay|withdraw|pass|token|place)\b/.test(a));
     const plays = state.legal.some((a) => a.startsWith("play "));
+    const completing = others.some((a) => a.startsWith("complete "));
     if (!others.length && !plays) { $("choices").replaceChildren(); return; }
-    $("choices").replaceChildren(h("strong", {}, others.length ? "You may: " : ""),
+    $("choices").replaceChildren(...[h("strong", {}, others.length ? "You may: " : ""),
       plays ? h("span", { class: "muted" }, "Click a card of your hand to play it into your Train Yard. ") : null,
-      ...others.map((a) => h("button", { type: "button", class: "choice", "data-action": a, onclick: () => send(a) }, a)));
+      completing ? h("span", { class: "muted" }, "Your On-the-Track pile can complete these tickets (or click one in your panel); " +
+        "pass when done. ") : null].filter(Boolean),
+      ...others.map((a) => h("button", { type: "button", class: "choice", "data-action": a, onclick: () => send(a) },
+        a.startsWith("complete ") ? ticketWords(a) : a)));
   }
 
   function render() {

@@ -319,8 +319,8 @@ def play_by_clicking(page) -> dict[str, object]:
             pass
         elif page.locator("button.choice").count():
             page.locator("button.choice").first.click()
-        elif page.inner_text(".deck") == "deck 0":  # the Card Game's end: tickets only
-            page.click(".ticket-deck")
+        elif page.inner_text(".deck") == "deck 0":  # what can still be drawn is outlined
+            page.locator("#table .legal").first.click()
         else:
             page.click(".deck")
         said["clicks"] = int(said["clicks"]) + 1  # type: ignore[call-overload]

@@ -153,6 +153,12 @@
     const legalRoutes = new Set(state.legal.filter((a) => a.startsWith("claim ")).map((a) => a.split(" ")[1]));
     map.highlight([...legalRoutes], "legal");
     renderTable($("table"), view, handlers);
+    // Outline what can be drawn now (the deck, the ticket pile, each face-up card).
+    const legal = new Set(state.legal);
+    const mark = (node, ok) => node && node.classList.toggle("legal", ok);
+    mark(document.querySelector("#table .deck"), legal.has("draw deck"));
+    mark(document.querySelector("#table .ticket-deck"), legal.has("tickets"));
+    document.querySelectorAll("#table [data-slot]").forEach((n) => mark(n, legal.has(`draw ${n.dataset.slot}`)));
     offered = new Set();
     renderPlayers($("players"), view, null, state.status === "to-move" ? handlers : {});
     if (state.status === "to-move") otherChoices(); else $("choices").replaceChildren();

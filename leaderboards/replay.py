@@ -435,6 +435,18 @@ def game_over_words(names: list[str], stored: dict[str, Any], scores: list[int])
     return f"game over: {' and '.join(winners)} {verb} ({board})"
 
 
+def whole_number(value: Any) -> int:
+    """A step or seat a fault or event line names; 0 when a hand-edited or foreign log
+    gives none that is a whole number, so the line still shows (at the deal, seat 0)."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return max(value, 0)
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return 0
+
+
 def seat_names(header: dict[str, Any]) -> list[str]:
     """Each seat's bot name, made unique with the seat number where names repeat."""
     names = [seat.get("bot", f"seat {i}") for i, seat in enumerate(header.get("seats", []))]
@@ -450,11 +462,11 @@ def replay_steps(log: MatchLog) -> dict[str, Any]:
     names = seat_names(header)
     faults_at: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for fault in log.faults:
-        faults_at[int(fault.get("decision", 0))].append(fault)
+        faults_at[whole_number(fault.get("decision"))].append(fault)
     events_at: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for event in getattr(log, "events", None) or []:  # protocol events, where logged
         if isinstance(event, dict):
-            events_at[int(event.get("decision", event.get("n", 0)) or 0)].append(event)
+            events_at[whole_number(event.get("decision", event.get("n")))].append(event)
     steps: list[dict[str, Any]] = []
     previous_obs: list[Any] = []
     previous_org: Any = {}

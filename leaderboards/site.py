@@ -37,7 +37,7 @@ from arena.tournament.store import ResultsStore
 from arena.variants import get_variant
 from leaderboards.checkpoints import newest_sound, resumed
 from leaderboards.data import StoredMatch, stored_matches
-from leaderboards.replay import board_drawing, replay_steps, seat_names
+from leaderboards.replay import board_drawing, replay_steps, seat_names, whole_number
 from leaderboards.standings import Standings
 from leaderboards.tables import RatingHistory, frames, head_to_head_from
 
@@ -135,7 +135,7 @@ def fault_rows(
     rows = []
     seats = log.header.get("seats", [])
     for fault in log.faults:
-        seat = int(fault.get("seat", 0))
+        seat = whole_number(fault.get("seat"))
         own = links[seat] if seat < len(links) else {}
         stderr = seat_log_paths(seats[seat], base).get("stderr") if seat < len(seats) else None
         why = reason(str(fault.get("code", "")), str(fault.get("detail") or ""), read_tail(stderr))

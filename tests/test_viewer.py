@@ -28,6 +28,10 @@ from leaderboards.replay import MISSING, apply_patch, json_patch, replay_steps
 
 ARENA = Path(sys.executable).with_name("arena")
 PLAYABLE = [name for name, v in all_variants().items() if v.playable]
+USA_HEADER = (
+    b'{"type": "header", "variant": "usa", "players": 2, "seed": 1, "rules": %d}\n'
+    % all_variants()["usa"].rules_version
+)
 
 
 def random_log(variant: str, players: int, seed: int) -> tuple[MatchLog, list[list[dict]]]:
@@ -154,6 +158,19 @@ def test_what_a_newer_referee_records_is_shown_and_what_is_missing_is_tolerated(
     assert data["final"]["scores"] == log.result["scores"]
 
 
+def test_a_hand_edited_fault_line_still_shows_at_the_deal():
+    """A fault naming no whole-number step or seat (a foreign or edited log) is shown, not
+    a crash of the page or of ``arena view``."""
+    from leaderboards.site import fault_rows
+
+    log, _ = random_log("usa", 2, seed=2)
+    log.faults.append({"type": "fault", "seat": "x", "code": "crash", "decision": "soon"})
+    log.faults.append({"type": "fault", "seat": 7, "code": "hang", "decision": -3})
+    steps = replay_steps(log)["steps"]
+    assert [f["code"] for f in steps[0]["faults"]] == ["crash", "hang"]
+    assert [row["seat"] for row in fault_rows(log, None, [])] == [0, 7]
+
+
 def test_a_repeated_bot_name_is_told_apart_by_seat():
     log, _ = random_log("newyork", 2, seed=1)
     for seat in log.header["seats"]:
@@ -196,6 +213,8 @@ def test_arena_view_writes_one_self_contained_page(tmp_path):
         (None, "cannot read"),
         (b"{not json\n", "is not a match log"),
         (b'{"type": "header", "variant": "nope", "players": 2, "seed": 1}\n', "cannot start"),
+        (USA_HEADER.replace(b'"players": 2', b'"players": -1'), "2-5 players"),
+        (USA_HEADER.replace(b'"seed": 1', b'"seed": "x"'), "seed must be"),
     ],
 )
 def test_arena_view_refuses_what_is_not_a_match_log_in_one_line(tmp_path, content, message):

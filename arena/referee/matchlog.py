@@ -138,7 +138,7 @@ def replay(log: MatchLog) -> Iterator[tuple[dict[str, Any] | None, Any]]:
     check_rules(header)
     try:
         state = get_variant(header["variant"]).new_game(header["players"], header["seed"])
-    except KeyError as error:
+    except (KeyError, ValueError, TypeError) as error:  # a header no game starts from
         raise LogError(f"cannot start the game: {error}") from None
     yield None, state
     for number, line in enumerate(log.actions, start=1):

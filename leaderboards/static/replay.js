@@ -69,7 +69,7 @@
       const links = Object.entries(seatInfo).map(([kind, href]) => h("a", { href, class: "log-link" }, `${kind} log`));
       if (match.download) links.push(h("a", { href: match.download, class: "log-link" }, "match log"));
       parts.push(h("div", { class: "fault" },
-        h("strong", {}, `${match.seats[f.seat]} forfeited: ${f.code}`),
+        h("strong", {}, `${match.seats[f.seat] || `seat ${f.seat}`} forfeited: ${f.code}`),
         h("pre", { class: "reason" }, f.detail || "(no detail)"), h("div", {}, links)));
     }
     const noted = Object.entries(current.notes || {}).map(([k, v]) => `${k.replace(/_/g, " ")}: ${typeof v === "string" ? v : JSON.stringify(v)}`);

@@ -28,6 +28,7 @@ from urllib.parse import parse_qs, urlsplit
 from arena.human import HumanGame
 from arena.referee.process import ProcessLimits
 from arena.tournament.bots import resolve
+from arena.tournament.names import check_name
 from arena.tournament.results import MatchResult
 from arena.tournament.store import FILE_NAME, ResultsStore
 from arena.variants import all_variants, get_variant
@@ -134,8 +135,13 @@ class ArenaServer(ThreadingHTTPServer):
         chosen = get_variant(variant)
         if not chosen.playable:
             raise ValueError(f"{variant} cannot be played: {'; '.join(chosen.missing)}")
+        person = check_name(person.strip() or "you", "your name")
         store = self.open_store()
         try:
+            # A person's games are stored under the person's name: a bot's name would put
+            # them on that bot's record.
+            if person in installed_bots() or store.bot(person) is not None:
+                raise ValueError(f"'{person}' is a bot's name: choose another name for yourself")
             entries = [resolve(name, store) for name in bots]
         finally:
             store.close()

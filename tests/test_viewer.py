@@ -302,6 +302,10 @@ def test_serve_refuses_a_bad_play_request_with_its_reason(served):
     assert status == 400 and "choose at least one bot" in body
     status, body = get(port, "/play", "POST", b"variant=usa&bot=random&seat=7", form)
     assert status == 400 and "seat" in body
+    status, body = get(port, "/play", "POST", b"variant=usa&bot=random&name=random", form)
+    assert status == 400 and "is a bot&#39;s name" in body, "a person never plays as a bot"
+    status, body = get(port, "/play", "POST", b"variant=usa&bot=random&name=%3Cb%3Ex", form)
+    assert status == 400 and "your name" in body and "<b>x" not in body
     json_headers = {"Content-Type": "application/json"}
     assert get(port, "/play", "POST", b"[1, 2", json_headers)[0] == 400
     assert get(port, "/play/none/action", "POST", b'{"action": "x"}', json_headers)[0] == 404

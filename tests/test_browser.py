@@ -272,10 +272,21 @@ def play_a_card(page) -> bool:
     return False
 
 
+def station_city(page) -> str | None:
+    """A city where the person may build a station now (the legal actions the page holds)."""
+    legal = page.evaluate(
+        "fetch(location.pathname + '/state?version=-2').then((r) => r.json())"
+        ".then((s) => s.legal || [])"
+    )
+    return next((a.split()[1] for a in legal if a.startswith("station ")), None)
+
+
 def play_by_clicking(page) -> dict[str, object]:
     """Click through a person's game until it is over: the message of the one illegal click
     made on purpose, the number of clicks and of tickets completed by a click."""
-    said: dict[str, object] = {"illegal": None, "clicks": 0, "completed": 0}
+    said: dict[str, object] = {
+        "illegal": None, "clicks": 0, "completed": 0, "station": None, "tunnel": 0
+    }  # fmt: skip
     # A click the page answers itself (a stale route, "not your turn yet" while the bots
     # move on a loaded machine) costs a turn of this loop without a move: room for many.
     for _ in range(1500):
@@ -302,6 +313,17 @@ def play_by_clicking(page) -> dict[str, object]:
             page.wait_for_selector("#message:not([hidden])", timeout=60_000)
             said["illegal"] = page.inner_text("#message")
             page.screenshot(path=str(ARTIFACTS / "play-illegal.png"), full_page=True)
+        elif said["station"] is None and (city := station_city(page)):  # Europe: a city
+            page.locator(f".city[data-city='{city}'] circle").click(force=True)
+            if page.locator("button.choice[data-action^='station ']").count():
+                page.locator("button.choice[data-action^='station ']").first.click()
+            said["station"] = city
+        elif not said["tunnel"] and page.locator(".route.legal:has(.casing.tunnel)").count():
+            # (dispatched to the route itself: routes crossing at a midpoint overlap there)
+            page.locator(".route.legal:has(.casing.tunnel) .hit").first.dispatch_event("click")
+            if page.locator("button.choice").count():
+                page.locator("button.choice").first.click()
+            said["tunnel"] = int(said["tunnel"]) + 1  # type: ignore[call-overload]
         elif page.locator("button.choice[data-action^='complete ']").count():
             page.locator("button.choice[data-action^='complete ']").first.click()
             said["completed"] = int(said["completed"]) + 1  # type: ignore[call-overload]
@@ -309,8 +331,11 @@ def play_by_clicking(page) -> dict[str, object]:
             offers.first.check()
             offers.last.check()
             page.click("button.keep")
-        elif page.locator(".route.legal").count():
-            page.locator(".route.legal .hit").first.click(force=True)
+        elif page.locator(".route.legal").count():  # not a tunnel again: it may cost a turn
+            plain = page.locator(".route.legal:not(:has(.casing.tunnel)) .hit")
+            (plain if plain.count() else page.locator(".route.legal .hit")).first.dispatch_event(
+                "click"
+            )
             if page.locator("button.choice").count():
                 page.locator("button.choice").first.click()
         elif page.locator("#choices", has_text="Click a card of your hand").count() and play_a_card(
@@ -387,6 +412,18 @@ def test_a_person_plays_a_game_to_the_end_by_clicking(tmp_path, page):
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert page.evaluate(CUT_OFF) == [], "the play page fits a phone"
     page.screenshot(path=str(ARTIFACTS / "mobile-play.png"), full_page=True)
+
+
+def test_a_person_builds_a_station_and_digs_tunnels_in_europe_by_clicking(tmp_path, page):
+    """Europe by clicks: a station by clicking its city, tunnels claimed (and their extra
+    cards paid or withdrawn by a button), to the end of the game."""
+    said, _, match = person_game(tmp_path, page, "europe", ["random"], 3)
+    assert said["station"] and int(said["tunnel"]) >= 1, said  # type: ignore[call-overload]
+    log = MatchLog.from_jsonl(ResultsStore(tmp_path / "arena-data").match_log(match.match_id))
+    mine = [line["action"] for line in log.actions if line["seat"] == 0]
+    assert f"station {said['station']} " in " ".join(mine) + " ", mine[:10]
+    assert any(a.startswith("claim ") for a in mine)
+    page.screenshot(path=str(ARTIFACTS / "play-europe.png"), full_page=True)
 
 
 def test_a_person_completes_tickets_in_the_card_game_by_clicking(tmp_path, page):

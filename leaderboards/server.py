@@ -255,10 +255,26 @@ class Handler(BaseHTTPRequestHandler):
 
     # ---------------------------------------------------------------- routes
 
+    def refused(self) -> bool:
+        """Answer 403 to a request another site makes through the person's browser: a
+        ``Host`` that is not this server (DNS rebinding), or a POST from another origin (a
+        page elsewhere submitting the play form, which starts bot commands here)."""
+        port = self.server.server_address[1]
+        hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
+        origin = self.headers.get("Origin")
+        if self.headers.get("Host", "") in hosts and (
+            self.command != "POST" or origin is None or origin in {f"http://{h}" for h in hosts}
+        ):
+            return False
+        self.send(HTTPStatus.FORBIDDEN, b"<h1>Forbidden</h1><p>Open the page from this server.</p>")
+        return True
+
     def do_HEAD(self) -> None:
         self.do_GET()
 
     def do_GET(self) -> None:
+        if self.refused():
+            return
         url = urlsplit(self.path)
         path = url.path
         if path == "/events":
@@ -286,6 +302,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send(HTTPStatus.OK, data, CONTENT_TYPES.get(suffix, "application/octet-stream"))
 
     def do_POST(self) -> None:
+        if self.refused():
+            return
         parts = urlsplit(self.path).path.strip("/").split("/")
         form = self.body()
         if form is None:
@@ -354,8 +372,10 @@ class Handler(BaseHTTPRequestHandler):
         bots = [bots] if isinstance(bots, str) else list(bots)
         bots = [b.strip() for b in bots if b.strip()]
         try:
-            seat = int(form.get("seat", 0))
-            seed = int(form.get("seed") or uuid.uuid4().int % 10**6)
+            seat, seed = form.get("seat") or "0", form.get("seed") or uuid.uuid4().int % 10**6
+            if not str(seat).isdigit() or not str(seed).lstrip("-").isdigit():
+                raise ValueError("the seat and the seed are whole numbers")
+            seat, seed = int(seat), int(seed)
             if not bots:
                 raise ValueError("choose at least one bot to play against")
             game = self.server.new_game(

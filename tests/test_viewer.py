@@ -302,6 +302,8 @@ def test_serve_refuses_a_bad_play_request_with_its_reason(served):
     assert status == 400 and "choose at least one bot" in body
     status, body = get(port, "/play", "POST", b"variant=usa&bot=random&seat=7", form)
     assert status == 400 and "seat" in body
+    status, body = get(port, "/play", "POST", b"variant=usa&bot=random&seat=abc", form)
+    assert status == 400 and "whole numbers" in body and "int()" not in body
     status, body = get(port, "/play", "POST", b"variant=usa&bot=random&name=random", form)
     assert status == 400 and "is a bot&#39;s name" in body, "a person never plays as a bot"
     status, body = get(port, "/play", "POST", b"variant=usa&bot=random&name=%3Cb%3Ex", form)
@@ -311,6 +313,22 @@ def test_serve_refuses_a_bad_play_request_with_its_reason(served):
     assert get(port, "/play/none/action", "POST", b'{"action": "x"}', json_headers)[0] == 404
     status, body = get(port, "/play")
     assert status == 200 and 'name="variant"' in body
+
+
+def test_serve_refuses_what_another_site_asks_through_the_browser(served):
+    """A page elsewhere may post the play form to localhost (it would start bot commands
+    here) or reach the server under its own host name (DNS rebinding): both are refused."""
+    port, _, _ = served
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    evil = dict(form, Origin="http://evil.example")
+    status, _ = get(port, "/play", "POST", b"variant=usa&bot=cmd:/bin/true", evil)
+    assert status == 403, "a cross-site form post starts nothing"
+    assert get(port, "/play", "POST", b"x", dict(form, Origin="null"))[0] == 403
+    assert get(port, "/", headers={"Host": f"evil.example:{port}"})[0] == 403
+    assert get(port, "/", headers={"Host": f"localhost:{port}"})[0] == 200
+    own = dict(form, Origin=f"http://127.0.0.1:{port}")
+    status, body = get(port, "/play", "POST", b"variant=usa&bot=", own)
+    assert status == 400 and "choose at least one bot" in body, "the page's own post is served"
 
 
 def test_serve_says_change_when_a_match_lands(served):

@@ -319,8 +319,8 @@ def play_by_clicking(page) -> dict[str, object]:
                 page.locator("button.choice[data-action^='station ']").first.click()
             said["station"] = city
         elif not said["tunnel"] and page.locator(".route.legal:has(.casing.tunnel)").count():
-            # (dispatched to the route itself: routes crossing at a midpoint overlap there)
-            page.locator(".route.legal:has(.casing.tunnel) .hit").first.dispatch_event("click")
+            # (a real click in its middle: where routes cross, the claimable one is taken)
+            page.locator(".route.legal:has(.casing.tunnel) .hit").first.click(force=True)
             if page.locator("button.choice").count():
                 page.locator("button.choice").first.click()
             said["tunnel"] = int(said["tunnel"]) + 1  # type: ignore[call-overload]
@@ -333,9 +333,7 @@ def play_by_clicking(page) -> dict[str, object]:
             page.click("button.keep")
         elif page.locator(".route.legal").count():  # not a tunnel again: it may cost a turn
             plain = page.locator(".route.legal:not(:has(.casing.tunnel)) .hit")
-            (plain if plain.count() else page.locator(".route.legal .hit")).first.dispatch_event(
-                "click"
-            )
+            (plain if plain.count() else page.locator(".route.legal .hit")).first.click(force=True)
             if page.locator("button.choice").count():
                 page.locator("button.choice").first.click()
         elif page.locator("#choices", has_text="Click a card of your hand").count() and play_a_card(

@@ -126,7 +126,7 @@
       group.appendChild(el("title", {}, `${a.name}–${b.name}: ${r.length} ${r.color}${kind} (route ${r.id})`));
       // A wide invisible line makes short routes easy to hit on a phone.
       group.appendChild(el("line", Object.assign({}, line, { class: "hit" })));
-      group.addEventListener("click", () => this.handlers.route && this.handlers.route(r.id));
+      group.addEventListener("click", (e) => this.handlers.route && this.handlers.route(r.id, e));
       this.routeNodes[r.id] = group;
     }
 

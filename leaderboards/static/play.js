@@ -10,7 +10,7 @@
   let state = { status: "connecting", legal: [] }, version = -1, offered = new Set();
 
   const handlers = {
-    route: (id) => clickRoute(id),
+    route: (id, event) => clickRoute(id, event),
     city: (id) => clickCity(id),
     card: (slot) => send(`draw ${slot}`),
     deck: () => send("draw deck"),
@@ -89,13 +89,22 @@
     return state.legal.filter((a) => a.startsWith(`claim ${id} `));
   }
 
-  function clickRoute(id) {
+  // Routes that cross overlap where they cross: the claimable one under the pointer.
+  function claimableUnder(event) {
+    if (!event || event.clientX === undefined) return [];
+    return document.elementsFromPoint(event.clientX, event.clientY)
+      .map((node) => node.closest && node.closest(".route.legal"))
+      .filter(Boolean).map((node) => Number(node.dataset.route));
+  }
+
+  function clickRoute(id, event) {
     // The two tracks of a double route lie close together: a click on either offers the
     // track that can be claimed.
     const route = board.routes.find((r) => r.id === id);
     const twins = board.routes.filter((r) => r.a === route.a && r.b === route.b && r.id !== id);
     let options = claimsOf(id);
     if (!options.length) options = twins.flatMap((r) => claimsOf(r.id));
+    if (!options.length) options = claimableUnder(event).flatMap((other) => claimsOf(other));
     if (options.length === 1) return send(options[0]);
     if (options.length > 1) return choose(`Claim route ${id}:`, options);
     // Not claimable now: ask the referee anyway, so the person reads the rule that forbids it.

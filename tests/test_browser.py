@@ -289,6 +289,7 @@ def play_by_clicking(page) -> dict[str, object]:
     }  # fmt: skip
     # A click the page answers itself (a stale route, "not your turn yet" while the bots
     # move on a loaded machine) costs a turn of this loop without a move: room for many.
+    last_message, repeated = "", 0
     for _ in range(1500):
         page.wait_for_function(
             "['to-move', 'over'].includes(document.getElementById('status').dataset.status)",
@@ -352,6 +353,10 @@ def play_by_clicking(page) -> dict[str, object]:
             " || !document.getElementById('message').hidden",
             timeout=120_000,
         )
+        message = page.inner_text("#message") if page.is_visible("#message") else ""
+        repeated = repeated + 1 if message and message == last_message else 0
+        last_message = message
+        assert repeated < 5, f"the same answer to five clicks in a row: {message}"
     return said
 
 

@@ -159,7 +159,7 @@
         group.appendChild(el("text", { x: g.mx, y: g.my + 3.5, class: "claim-mark", "text-anchor": "middle" },
           SYMBOL[seat % SYMBOL.length]));
         group.appendChild(el("title", {}, `${view.names[seat]} claimed ${this.cities[r.a].name}–${this.cities[r.b].name}`));
-        group.addEventListener("click", () => this.handlers.route && this.handlers.route(r.id));
+        group.addEventListener("click", (e) => this.handlers.route && this.handlers.route(r.id, e));
       }
       borrowed.forEach((id) => this.routeNodes[id] && this.routeNodes[id].classList.add("borrowed"));
       view.players.forEach((p) => (p.stations || []).forEach((city, i) => {

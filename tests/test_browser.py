@@ -452,6 +452,7 @@ def test_the_live_page_shows_a_match_appearing_while_a_tournament_runs(tmp_path,
         url = re.search(r"http://127\.0\.0\.1:\d+/", server.stdout.readline()).group(0)
         page.goto(url)
         assert page.locator("#matches tr[data-match]").count() == 0
+        page.evaluate("window.sameDocument = true")
         tournament = subprocess.Popen(
             [str(ARENA), "tournament", "run", "--name", "live", "--bot", "random",
              "--bot", "greedy-claims", "--players", "2", "--games", "2", "--no-progress"],
@@ -468,6 +469,9 @@ def test_the_live_page_shows_a_match_appearing_while_a_tournament_runs(tmp_path,
             timeout=30_000,
         )
         assert 1 <= first <= stored
+        assert page.evaluate("window.sameDocument") is True, "swapped in, never reloaded"
+        counts = page.locator("#variants td.num").first.inner_text()
+        assert int(counts) == stored, "the leaderboards' summary refreshed too, with no reload"
         page.click("#matches a >> nth=0")
         page.wait_for_selector("#map", timeout=30_000)  # a live match opens in the viewer
         assert page.inner_text("#step").startswith("step 0 / ")

@@ -10,6 +10,7 @@ The walk itself is the match log's one replay loop (``matchlog.replay``).
 
 from __future__ import annotations
 
+import json
 import math
 from collections import defaultdict
 from itertools import product
@@ -351,8 +352,10 @@ def describe(
     facts: BoardFacts,
     before: dict[str, Any],
     after: dict[str, Any],
+    own: dict[str, Any] | None = None,
 ) -> str:
-    """The step in words, from what every player saw (``before``/``after``: a public view)."""
+    """The step in words, from what every player saw (``before``/``after``: a public view)
+    and, for the tickets it names, what the mover held (``own``: its observation before)."""
     words = action.split()
     verb, args = words[0], words[1:]
     wild_count = next((int(w[1:]) for w in args if w[:1] == "w" and w[1:].isdigit()), 0)
@@ -398,12 +401,50 @@ def describe(
         numbers = [int(w) for w in args if w.isdigit()]
         paid = _payment(colours[0], numbers[0], wild_count) if numbers else " + ".join(colours)
         return f"{who} plays {paid} into the Train Yard"
+    if verb == "complete":
+        held = {t.get("id"): t for t in (own or {}).get("tickets", [])}
+        ticket = held.get(int(args[0])) if args and args[0].isdigit() else None
+        named = (
+            f"{facts.name(ticket['a'])}–{facts.name(ticket['b'])} ({ticket['points']})"
+            if ticket
+            else f"ticket {args[0] if args else '?'}"
+        )
+        return f"{who} completes {named} with the On-the-Track pile"
     if verb == "pass":
+        phase = before.get("phase")
+        if phase == "second_draw":
+            return f"{who} takes no second card"
+        if phase == "complete_tickets":
+            return f"{who} completes no more tickets"
         return f"{who} passes (no legal action but passing)"
     return f"{who}: {action}"
 
 
 # ---------------------------------------------------------------------------- the whole game
+
+
+def game_over_words(names: list[str], stored: dict[str, Any], scores: list[int]) -> str:
+    """The game-over step in words: the winners (by the stored ranks, which rank forfeits
+    last, else the engine's scores) and every final score."""
+    ranks = stored.get("ranks")
+    if not isinstance(ranks, list) or len(ranks) != len(scores):
+        ranks = [1 + sum(other > mine for other in scores) for mine in scores]
+    winners = [names[seat] for seat, rank in enumerate(ranks) if rank == 1]
+    verb = "wins" if len(winners) == 1 else "tie for first"
+    board = ", ".join(f"{names[seat]} {score}" for seat, score in enumerate(scores))
+    return f"game over: {' and '.join(winners)} {verb} ({board})"
+
+
+def whole_number(value: Any) -> int:
+    """A step or seat a fault or event line names; 0 when a hand-edited or foreign log
+    gives none that is a whole number, so the line still shows (at the deal, seat 0)."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return max(value, 0)
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return 0
 
 
 def seat_names(header: dict[str, Any]) -> list[str]:
@@ -421,11 +462,11 @@ def replay_steps(log: MatchLog) -> dict[str, Any]:
     names = seat_names(header)
     faults_at: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for fault in log.faults:
-        faults_at[int(fault.get("decision", 0))].append(fault)
+        faults_at[whole_number(fault.get("decision"))].append(fault)
     events_at: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for event in getattr(log, "events", None) or []:  # protocol events, where logged
         if isinstance(event, dict):
-            events_at[int(event.get("decision", event.get("n", 0)) or 0)].append(event)
+            events_at[whole_number(event.get("decision", event.get("n")))].append(event)
     steps: list[dict[str, Any]] = []
     previous_obs: list[Any] = []
     previous_org: Any = {}
@@ -437,6 +478,12 @@ def replay_steps(log: MatchLog) -> dict[str, Any]:
             facts = BoardFacts(state.board.public_json())
         observations = [state.observation(seat).to_json() for seat in range(header["players"])]
         org = organiser_extras(facts, observations, known)
+        if not facts.has_map:
+            # The Card Game's On-the-Track piles are in no seat's observation (only their
+            # sizes): the organiser sees them from the whole state's position.
+            tracks = json.loads(state.to_position()).get("tracks")
+            if isinstance(tracks, list):
+                org["tracks"] = tracks
         step: dict[str, Any] = {"n": len(steps)}
         if line is None:
             step["text"] = "the deal"
@@ -447,7 +494,15 @@ def replay_steps(log: MatchLog) -> dict[str, Any]:
             step.update(
                 seat=seat,
                 action=line["action"],
-                text=describe(line["action"], seat, names[seat], facts, before, observations[0]),
+                text=describe(
+                    line["action"],
+                    seat,
+                    names[seat],
+                    facts,
+                    before,
+                    observations[0],
+                    previous_obs[seat] if seat < len(previous_obs) else None,
+                ),
                 by=line.get("by", "bot"),
             )
             for key in ("ms", "stderr"):
@@ -479,7 +534,23 @@ def replay_steps(log: MatchLog) -> dict[str, Any]:
             "engine_ranks": list(result.ranks),
             "breakdown": [dict(row) for row in result.breakdown],
             "categories": list(result.categories),
+            # Short column headings and their meaning (the CLI's), so the table fits a phone.
+            "labels": {
+                name: [label.heading, label.legend]
+                for name, label in get_variant(header["variant"]).score_labels.items()
+            },
         }
+        # The game over is a step of its own after the last action: the scoring breakdown,
+        # tickets completed and failed, the longest trails (nothing else changes).
+        steps.append(
+            {
+                "n": len(steps),
+                "text": game_over_words(names, log.result or {}, list(result.scores)),
+                "over": True,
+                "obs": [{"$d": {}} for _ in previous_obs],
+                "org": {"$d": {}},
+            }
+        )
     return {
         "game_id": header.get("game_id", ""),
         "match_id": header.get("match_id", ""),

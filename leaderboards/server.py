@@ -28,6 +28,7 @@ from urllib.parse import parse_qs, urlsplit
 from arena.human import HumanGame
 from arena.referee.process import ProcessLimits
 from arena.tournament.bots import resolve
+from arena.tournament.names import check_name
 from arena.tournament.results import MatchResult
 from arena.tournament.store import FILE_NAME, ResultsStore, StoreError
 from arena.variants import all_variants, get_variant
@@ -134,8 +135,13 @@ class ArenaServer(ThreadingHTTPServer):
         chosen = get_variant(variant)
         if not chosen.playable:
             raise ValueError(f"{variant} cannot be played: {'; '.join(chosen.missing)}")
+        person = check_name(person.strip() or "you", "your name")
         store = self.open_store()
         try:
+            # A person's games are stored under the person's name: a bot's name would put
+            # them on that bot's record.
+            if person in installed_bots() or store.bot(person) is not None:
+                raise ValueError(f"'{person}' is a bot's name: choose another name for yourself")
             entries = [resolve(name, store) for name in bots]
         finally:
             store.close()
@@ -249,10 +255,26 @@ class Handler(BaseHTTPRequestHandler):
 
     # ---------------------------------------------------------------- routes
 
+    def refused(self) -> bool:
+        """Answer 403 to a request another site makes through the person's browser: a
+        ``Host`` that is not this server (DNS rebinding), or a POST from another origin (a
+        page elsewhere submitting the play form, which starts bot commands here)."""
+        port = self.server.server_address[1]
+        hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
+        origin = self.headers.get("Origin")
+        if self.headers.get("Host", "") in hosts and (
+            self.command != "POST" or origin is None or origin in {f"http://{h}" for h in hosts}
+        ):
+            return False
+        self.send(HTTPStatus.FORBIDDEN, b"<h1>Forbidden</h1><p>Open the page from this server.</p>")
+        return True
+
     def do_HEAD(self) -> None:
         self.do_GET()
 
     def do_GET(self) -> None:
+        if self.refused():
+            return
         url = urlsplit(self.path)
         path = url.path
         if path == "/events":
@@ -284,6 +306,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send(HTTPStatus.OK, data, CONTENT_TYPES.get(suffix, "application/octet-stream"))
 
     def do_POST(self) -> None:
+        if self.refused():
+            return
         parts = urlsplit(self.path).path.strip("/").split("/")
         form = self.body()
         if form is None:
@@ -352,8 +376,10 @@ class Handler(BaseHTTPRequestHandler):
         bots = [bots] if isinstance(bots, str) else list(bots)
         bots = [b.strip() for b in bots if b.strip()]
         try:
-            seat = int(form.get("seat", 0))
-            seed = int(form.get("seed") or uuid.uuid4().int % 10**6)
+            seat, seed = form.get("seat") or "0", form.get("seed") or uuid.uuid4().int % 10**6
+            if not str(seat).isdigit() or not str(seed).lstrip("-").isdigit():
+                raise ValueError("the seat and the seed are whole numbers")
+            seat, seed = int(seat), int(seed)
             if not bots:
                 raise ValueError("choose at least one bot to play against")
             game = self.server.new_game(

@@ -28,6 +28,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from arena.referee.matchlog import LogError, MatchLog, check_rules
@@ -36,7 +37,7 @@ from arena.tournament.store import ResultsStore
 from arena.variants import get_variant
 from leaderboards.checkpoints import newest_sound, resumed
 from leaderboards.data import StoredMatch, stored_matches
-from leaderboards.replay import board_drawing, replay_steps, seat_names
+from leaderboards.replay import board_drawing, replay_steps, seat_names, whole_number
 from leaderboards.standings import Standings
 from leaderboards.tables import RatingHistory, frames, head_to_head_from
 
@@ -134,7 +135,7 @@ def fault_rows(
     rows = []
     seats = log.header.get("seats", [])
     for fault in log.faults:
-        seat = int(fault.get("seat", 0))
+        seat = whole_number(fault.get("seat"))
         own = links[seat] if seat < len(links) else {}
         stderr = seat_log_paths(seats[seat], base).get("stderr") if seat < len(seats) else None
         why = reason(str(fault.get("code", "")), str(fault.get("detail") or ""), read_tail(stderr))
@@ -380,10 +381,11 @@ class Site:
                 continue
             table = self.snapshot.boards(variant)[None]
             row = table[table.bot == bot].iloc[0]
-            by_seat: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+            # Seat 0 of a 2-player game is not seat 0 of a 4-player one: per count.
+            by_seat: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0])
             for m, seat in played:
-                by_seat[seat][0] += 1
-                by_seat[seat][1] += m.ranks[seat] == 1
+                by_seat[len(m.bots), seat][0] += 1
+                by_seat[len(m.bots), seat][1] += m.ranks[seat] == 1
             losses = [
                 (max(m.scores) - m.scores[seat], m, seat) for m, seat in played if m.ranks[seat] > 1
             ]
@@ -401,8 +403,8 @@ class Site:
                     "wins": int(row["wins"]),
                     "plot": f"{slug(bot)}-{variant}.png",
                     "seats": [
-                        {"seat": s, "games": g, "wins": w, "rate": w / g}
-                        for s, (g, w) in sorted(by_seat.items())
+                        {"players": n, "seat": s, "games": g, "wins": w, "rate": w / g}
+                        for (n, s), (g, w) in sorted(by_seat.items())
                     ],
                     "worst": [
                         dict(self._game_row(m, seat), margin=margin)
@@ -436,28 +438,13 @@ class Site:
         rows = [row for row in fault_rows(log, self.store.data_dir, []) if row["seat"] == seat]
         return rows[-1]["reason"] if rows else "(no detail recorded)"
 
-    def _plot(self, bot: str, variant: str) -> bytes:
-        """μ with its ±3σ band and the rating μ − 3σ, against the bot's own games."""
+    def rating_figure(self, bot: str, variant: str) -> Figure:
+        """The bot page's rating plot of ``bot`` in ``variant`` (``rating_figure``)."""
         history = self.snapshot.history(variant).frame()
-        mine = history[history.bot == bot]
-        games = list(range(1, len(mine) + 1))
-        figure, axes = plt.subplots(figsize=(7, 3.2), dpi=100)
-        axes.fill_between(
-            games,
-            mine.mu - 3 * mine.sigma,
-            mine.mu + 3 * mine.sigma,
-            color="#1f77b4",
-            alpha=0.15,
-            label="μ ± 3σ",
-        )
-        axes.plot(games, mine.mu, label="μ", color="#1f77b4", marker="." if len(games) < 40 else "")
-        axes.plot(games, mine.rating, label="rating μ − 3σ", color="#d62728")
-        axes.xaxis.set_major_locator(MaxNLocator(integer=True))
-        axes.set_xlabel(f"{bot}'s games of {get_variant(variant).title}")
-        axes.set_ylabel("TrueSkill")
-        axes.set_title(bot, fontsize=10)
-        axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8, frameon=False)
-        figure.tight_layout()
+        return rating_figure(history[history.bot == bot], bot, get_variant(variant).title)
+
+    def _plot(self, bot: str, variant: str) -> bytes:
+        figure = self.rating_figure(bot, variant)
         buffer = io.BytesIO()
         figure.savefig(buffer, format="png")
         plt.close(figure)
@@ -532,6 +519,31 @@ class Site:
             data_script=f"{match_id}.js",
             refused=refused,
         )
+
+
+def rating_figure(mine: Any, bot: str, title: str) -> Figure:
+    """μ with its ±3σ band and the rating μ − 3σ, against the bot's own games (1, 2, …:
+    integer ticks), the legend beside the axes so it covers no line. ``mine``: the bot's
+    rows of a rating history (columns ``mu``, ``sigma``, ``rating``)."""
+    games = list(range(1, len(mine) + 1))
+    figure, axes = plt.subplots(figsize=(7, 3.2), dpi=100)
+    axes.fill_between(
+        games,
+        mine.mu - 3 * mine.sigma,
+        mine.mu + 3 * mine.sigma,
+        color="#1f77b4",
+        alpha=0.15,
+        label="μ ± 3σ",
+    )
+    axes.plot(games, mine.mu, label="μ", color="#1f77b4", marker="." if len(games) < 40 else "")
+    axes.plot(games, mine.rating, label="rating μ − 3σ", color="#d62728")
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes.set_xlabel(f"{bot}'s games of {title}")
+    axes.set_ylabel("TrueSkill")
+    axes.set_title(bot, fontsize=10)
+    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8, frameon=False)
+    figure.tight_layout()
+    return figure
 
 
 def build_site(store: ResultsStore, out: Path, max_replays: int | None = None) -> Path:

@@ -36,6 +36,11 @@ LAUNCH = [
     "--disable-component-update",
     "--disable-sync",
 ]
+# Elements wider than a 390 px screen, or than their own box (a table cut off inside a box
+# that scrolls sideways passes a check of the page's width alone).
+CUT_OFF = """[...document.querySelectorAll('.scroll, table, pre, svg, img, section')]
+  .filter((e) => e.scrollWidth > e.clientWidth + 1 || e.getBoundingClientRect().right > 391)
+  .map((e) => `${e.tagName}#${e.id}.${e.className.baseVal ?? e.className} ${e.scrollWidth}px`)"""
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="Debian's chromium is not installed (make test does)"
 )
@@ -116,6 +121,7 @@ def test_a_replay_steps_and_autoplays_to_the_stored_final_scores(site, page):
     assert page.inner_text("#step").startswith(f"step 10 / {last}: ")
     words = page.inner_text("#step").split(": ", 1)[1]
     assert words.split()[0] in ("random", "claim-first"), "each step says who did what"
+    assert re.search(r"decided in [\d.]+ ms", page.inner_text("#events")), "the bot's time"
     page.click("#prev")
     assert page.inner_text("#step").startswith(f"step 9 / {last}")
     page.select_option("#speed", "25")
@@ -124,13 +130,54 @@ def test_a_replay_steps_and_autoplays_to_the_stored_final_scores(site, page):
         f"document.getElementById('step').textContent.startsWith('step {last} / {last}')",
         timeout=60_000,
     )
-    assert "game over" in page.inner_text("#step")
+    assert page.inner_text("#step").startswith(f"step {last} / {last}: game over: ")
     finals = [int(x) for x in page.locator("#scores .final-score").all_inner_texts()]
     assert finals == stored_scores(store, match.match_id), "the last step shows the stored scores"
+    winner = match.bots[list(match.ranks).index(1)]
+    assert f"{winner} wins" in page.inner_text("#step") or "tie for first" in page.inner_text(
+        "#step"
+    )
     assert page.locator(".claimed").count() > 0
     assert page.locator(".claimed.longest").count() > 0, "the longest trail is highlighted"
     assert page.locator(".ticket.done, .ticket.failed").count() > 0, "tickets are scored"
     page.screenshot(path=str(ARTIFACTS / "replay.png"), full_page=True)
+    page.click("#prev")  # the last action is a step of its own, before the game over
+    assert "game over" not in page.inner_text("#step")
+    assert page.locator("#scores").count() == 0 and page.locator(".claimed.longest").count() == 0
+
+
+def test_each_editions_pieces_are_drawn_in_its_replay(tmp_path, page):
+    """Europe's tunnels, ferries and stations, New York's attractions, and the Card Game's
+    own view (Train Yards, On-the-Track piles: the organiser's alone) in ``arena view``."""
+    for variant in ("europe", "newyork", "cardgame"):
+        arena("play", "--variant", variant, "--players", "3", "--seed", "4", "--in-process",
+              "--match-log", f"{variant}.jsonl", cwd=tmp_path)  # fmt: skip
+        arena("view", f"{variant}.jsonl", "--out", f"{variant}.html", "--no-open", cwd=tmp_path)
+    page.goto((tmp_path / "europe.html").as_uri() + "#step=100000")
+    assert (
+        page.locator(".route .casing.tunnel").count() > 0
+        and page.locator(".mark.ferry").count() > 0
+    )
+    assert page.locator(".station").count() > 0, "the stations built, in their owners' colours"
+    texts = page.evaluate("window.MATCH.steps.map((s) => s.text)")
+    assert any(re.search(r" builds a station in [A-Z]\w+ with ", t) for t in texts)
+    page.screenshot(path=str(ARTIFACTS / "replay-europe.png"), full_page=True)
+    page.goto((tmp_path / "newyork.html").as_uri())
+    assert page.locator(".city .attraction").count() > 0
+    page.goto((tmp_path / "cardgame.html").as_uri())
+    texts = page.evaluate("window.MATCH.steps.map((s) => s.text)")
+    assert not [t for t in texts if ": " in t and not t.startswith("game over")], "all in words"
+    completed = [t for t in texts if " completes " in t and "On-the-Track pile" in t]
+    assert completed and all(re.search(r"completes \w.*–.* \(\d+\)", t) for t in completed)
+    page.evaluate(f"window.REPLAY.show({texts.index(completed[0]) - 1})")  # just before scoring
+    assert page.locator("#map").count() == 0, "the Card Game has no map"
+    assert page.locator("[data-seat] .track").count() == 3, "the organiser sees every pile"
+    assert page.locator("[data-seat] .track .card").count() > 0
+    assert page.locator("[data-seat] .yard").count() >= 1
+    page.screenshot(path=str(ARTIFACTS / "replay-cardgame.png"), full_page=True)
+    page.select_option("#view", "1")
+    others = page.locator("[data-seat]:not([data-seat='1']) .track")
+    assert others.count() == 0, "a seat sees no other seat's pile"
 
 
 def test_a_seats_view_shows_no_other_seats_hand(site, page):
@@ -181,13 +228,68 @@ def test_a_forfeit_shows_its_reason_and_links_to_the_logs(site, page):
     page.screenshot(path=str(ARTIFACTS / "forfeit.png"), full_page=True)
 
 
-def play_by_clicking(page) -> tuple[str | None, int]:
-    """Click through a person's game until it is over; returns the message of the one
-    illegal click made on purpose and the number of clicks."""
-    illegal = None
-    clicks = 0
+def test_a_bot_page_shows_its_seats_worst_losses_and_faults(site, page):
+    """Reached from the leaderboard: the rating plot, wins by player count and seat, the
+    matches it lost by the most, its faults with the error its stderr names."""
+    store, index, _, _ = site
+    played = [(m, m.bots.index("talker")) for m in stored_matches(store) if "talker" in m.bots]
+    page.goto((index.parent / "usa" / "index.html").as_uri())
+    page.click("#leaderboard td.bot a >> text=talker")
+    assert page.locator("h1").inner_text() == "talker"
+    assert page.locator("img.plot").evaluate("img => img.complete && img.naturalWidth") > 0
+    seats: dict[tuple[int, int], list[int]] = {}
+    for m, seat in played:
+        row = seats.setdefault((len(m.bots), seat), [0, 0])
+        row[0] += 1
+        row[1] += m.ranks[seat] == 1
+    shown = {
+        (int(tr.get_attribute("data-players")), int(tr.get_attribute("data-seat"))): [
+            int(x) for x in tr.locator("td").all_inner_texts()[2:4]
+        ]
+        for tr in page.locator("table.by-seat tr[data-players]").all()
+    }
+    assert shown == seats, "wins by seat, each player count on its own"
+    margins = sorted((max(m.scores) - m.scores[seat] for m, seat in played if m.ranks[seat] > 1),
+                     reverse=True)  # fmt: skip
+    behind = [
+        int(tr.locator("td").nth(3).inner_text())
+        for tr in page.locator("table.worst tr:has(td)").all()
+    ]
+    assert behind == margins[: len(behind)] and len(behind) == min(5, len(margins))
+    faults = page.locator("ul.faults li")
+    assert faults.count() == sum(bool(m.faults[seat]) for m, seat in played) > 0
+    assert "RuntimeError: talker gives up" in faults.first.inner_text()
+    page.screenshot(path=str(ARTIFACTS / "bot-page.png"), full_page=True)
+
+
+def play_a_card(page) -> bool:
+    """The Card Game: click the cards of the hand until one offers a play; play it."""
+    for card in page.locator("[data-hand-seat] [data-colour]").all():
+        card.click()
+        if page.locator("button.choice[data-action^='play ']").count():
+            page.locator("button.choice[data-action^='play ']").first.click()
+            return True
+    return False
+
+
+def station_city(page) -> str | None:
+    """A city where the person may build a station now (the legal actions the page holds)."""
+    legal = page.evaluate(
+        "fetch(location.pathname + '/state?version=-2').then((r) => r.json())"
+        ".then((s) => s.legal || [])"
+    )
+    return next((a.split()[1] for a in legal if a.startswith("station ")), None)
+
+
+def play_by_clicking(page) -> dict[str, object]:
+    """Click through a person's game until it is over: the message of the one illegal click
+    made on purpose, the number of clicks and of tickets completed by a click."""
+    said: dict[str, object] = {
+        "illegal": None, "clicks": 0, "completed": 0, "station": None, "tunnel": 0
+    }  # fmt: skip
     # A click the page answers itself (a stale route, "not your turn yet" while the bots
     # move on a loaded machine) costs a turn of this loop without a move: room for many.
+    last_message, repeated = "", 0
     for _ in range(1500):
         page.wait_for_function(
             "['to-move', 'over'].includes(document.getElementById('status').dataset.status)",
@@ -195,64 +297,98 @@ def play_by_clicking(page) -> tuple[str | None, int]:
         )
         if page.get_attribute("#status", "data-status") == "over":
             break
+        page.evaluate("document.getElementById('message').hidden = true")
         version = page.get_attribute("#status", "data-version")
-        if illegal is None and page.locator(".route:not(.legal):not(.taken)").count():
-            page.locator(".layer-routes .route:not(.legal):not(.taken) .hit").first.click(
-                force=True
+        offers = page.locator("input[data-offer]")
+        has_map = page.locator("#map").count() > 0
+        if said["illegal"] is None and (
+            page.locator(".route:not(.legal):not(.taken)").count()
+            or (offers.count() and not has_map)
+        ):  # a route that cannot be claimed; or a face-up card while tickets are to be kept
+            target = (
+                ".layer-routes .route:not(.legal):not(.taken) .hit"
+                if has_map
+                else ".display .card[data-slot]"
             )
-            page.wait_for_selector("#message:not([hidden])")
-            illegal = page.inner_text("#message")
+            page.locator(target).first.click(force=True)
+            page.wait_for_selector("#message:not([hidden])", timeout=60_000)
+            said["illegal"] = page.inner_text("#message")
             page.screenshot(path=str(ARTIFACTS / "play-illegal.png"), full_page=True)
-        elif page.locator("input[data-offer]").count():
-            page.locator("input[data-offer]").first.check()
-            page.locator("input[data-offer]").last.check()
-            page.click("button.keep")
-        elif page.locator(".route.legal").count():
-            page.locator(".route.legal .hit").first.click(force=True)
+        elif said["station"] is None and (city := station_city(page)):  # Europe: a city
+            page.locator(f".city[data-city='{city}'] circle").click(force=True)
+            if page.locator("button.choice[data-action^='station ']").count():
+                page.locator("button.choice[data-action^='station ']").first.click()
+            said["station"] = city
+        elif not said["tunnel"] and page.locator(".route.legal:has(.casing.tunnel)").count():
+            # (a real click in its middle: where routes cross, the claimable one is taken)
+            page.locator(".route.legal:has(.casing.tunnel) .hit").first.click(force=True)
             if page.locator("button.choice").count():
                 page.locator("button.choice").first.click()
+            said["tunnel"] = int(said["tunnel"]) + 1  # type: ignore[call-overload]
+        elif page.locator("button.choice[data-action^='complete ']").count():
+            page.locator("button.choice[data-action^='complete ']").first.click()
+            said["completed"] = int(said["completed"]) + 1  # type: ignore[call-overload]
+        elif offers.count():
+            offers.first.check()
+            offers.last.check()
+            page.click("button.keep")
+        elif page.locator(".route.legal").count():  # not a tunnel again: it may cost a turn
+            plain = page.locator(".route.legal:not(:has(.casing.tunnel)) .hit")
+            (plain if plain.count() else page.locator(".route.legal .hit")).first.click(force=True)
+            if page.locator("button.choice").count():
+                page.locator("button.choice").first.click()
+        elif page.locator("#choices", has_text="Click a card of your hand").count() and play_a_card(
+            page
+        ):
+            pass
         elif page.locator("button.choice").count():
             page.locator("button.choice").first.click()
+        elif page.inner_text(".deck") == "deck 0":  # what can still be drawn is outlined
+            page.locator("#table .legal").first.click()
         else:
             page.click(".deck")
-        clicks += 1
+        said["clicks"] = int(said["clicks"]) + 1  # type: ignore[call-overload]
         page.wait_for_function(
             f"document.getElementById('status').dataset.version !== '{version}'"
             " || !document.getElementById('message').hidden",
             timeout=120_000,
         )
-    return illegal, clicks
+        message = page.inner_text("#message") if page.is_visible("#message") else ""
+        repeated = repeated + 1 if message and message == last_message else 0
+        last_message = message
+        assert repeated < 5, f"the same answer to five clicks in a row: {message}"
+    return said
 
 
-def test_a_person_plays_a_game_to_the_end_by_clicking(tmp_path, page):
-    """A person against two bots, every decision a click on the map or the cards; the
-    game ends, its result is printed and stored."""
+def person_game(tmp_path: Path, page, variant: str, bots: list[str], seed: int):
+    """``arena play --human`` in a fresh folder, played to the end by clicks in ``page``;
+    returns what ``play_by_clicking`` saw, the scores the page shows, the command's output
+    and the stored match."""
+    command = [str(ARENA), "play", "--human", "--variant", variant, "--seed", str(seed),
+               "--no-open", "--port", "0"]  # fmt: skip
+    for bot in bots:
+        command += ["--bot", bot]
     process = subprocess.Popen(
-        [str(ARENA), "play", "--human", "--variant", "newyork", "--bot", "random",
-         "--bot", "ticket-by-ticket", "--seed", "5", "--no-open", "--port", "0"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
+        command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
     try:
         line = process.stdout.readline()
         url = re.search(r"http://127\.0\.0\.1:\d+/play/\w+", line).group(0)
         page.goto(url)
         try:
-            illegal, clicks = play_by_clicking(page)
+            said = play_by_clicking(page)
         except Exception as error:  # say where it stopped: the page, the referee, the bots
             process.kill()
-            said = process.stdout.read()[-3000:]
+            told = process.stdout.read()[-3000:]
             logs = (tmp_path / "arena-data" / "bot-logs").rglob("*.stderr")
             tails = "\n".join(f"{p.name}: {p.read_text()[-800:]}" for p in logs)
             raise AssertionError(
                 f"{error}\nstatus: {page.inner_text('#status')}; message: "
-                f"{page.inner_text('#message')}\n--- arena play:\n{said}\n--- bots:\n{tails}"
+                f"{page.inner_text('#message')}\n--- arena play:\n{told}\n--- bots:\n{tails}"
             ) from error
         status = page.get_attribute("#status", "data-status")
-        assert status == "over", f"{status} after {clicks} clicks: {page.inner_text('#message')}"
+        assert status == "over", f"{status} after {said}: {page.inner_text('#message')}"
         page.wait_for_selector("#replay-link", timeout=30_000)
-        assert illegal and "illegal action" in illegal and "[rule " in illegal, illegal
-        assert clicks >= 5
-        page.screenshot(path=str(ARTIFACTS / "play.png"), full_page=True)
         shown = [int(x) for x in page.locator("#result .final-score").all_inner_texts()]
         out, _ = process.communicate(timeout=60)
     finally:
@@ -260,11 +396,50 @@ def test_a_person_plays_a_game_to_the_end_by_clicking(tmp_path, page):
             process.kill()
     assert process.returncode == 0, out
     assert "stored as match" in out
-    store = ResultsStore(tmp_path / "arena-data")
-    (match,) = stored_matches(store)
-    assert match.tournament == "human-play" and match.bots == ("you", "random", "ticket-by-ticket")
-    assert list(match.scores) == shown
+    (match,) = stored_matches(ResultsStore(tmp_path / "arena-data"))
+    assert match.tournament == "human-play" and list(match.scores) == shown
     assert not match.faults[0], "the person never forfeits for a slow or illegal click"
+    return said, out, match
+
+
+def test_a_person_plays_a_game_to_the_end_by_clicking(tmp_path, page):
+    """A person against two bots, every decision a click on the map or the cards; the
+    game ends, its result is printed and stored; the page fits a phone."""
+    said, _, match = person_game(tmp_path, page, "newyork", ["random", "ticket-by-ticket"], 5)
+    illegal = str(said["illegal"])
+    assert "illegal action" in illegal and "[rule " in illegal, illegal
+    assert int(said["clicks"]) >= 5  # type: ignore[call-overload]
+    assert match.bots == ("you", "random", "ticket-by-ticket")
+    page.screenshot(path=str(ARTIFACTS / "play.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert page.evaluate(CUT_OFF) == [], "the play page fits a phone"
+    page.screenshot(path=str(ARTIFACTS / "mobile-play.png"), full_page=True)
+
+
+def test_a_person_builds_a_station_and_digs_tunnels_in_europe_by_clicking(tmp_path, page):
+    """Europe by clicks: a station by clicking its city, tunnels claimed (and their extra
+    cards paid or withdrawn by a button), to the end of the game."""
+    said, _, match = person_game(tmp_path, page, "europe", ["random"], 3)
+    assert said["station"] and int(said["tunnel"]) >= 1, said  # type: ignore[call-overload]
+    log = MatchLog.from_jsonl(ResultsStore(tmp_path / "arena-data").match_log(match.match_id))
+    mine = [line["action"] for line in log.actions if line["seat"] == 0]
+    assert f"station {said['station']} " in " ".join(mine) + " ", mine[:10]
+    assert any(a.startswith("claim ") for a in mine)
+    page.screenshot(path=str(ARTIFACTS / "play-europe.png"), full_page=True)
+
+
+def test_a_person_completes_tickets_in_the_card_game_by_clicking(tmp_path, page):
+    """The Card Game has no map: cards are played by clicking them in the hand, and at a
+    scoring each ticket the On-the-Track pile completes is a click."""
+    said, _, match = person_game(tmp_path, page, "cardgame", ["cardgame-greedy"], 2)
+    assert match.bots == ("you", "cardgame-greedy")
+    assert "illegal action" in str(said["illegal"]), said
+    assert int(said["completed"]) >= 1, said  # type: ignore[call-overload]
+    store = ResultsStore(tmp_path / "arena-data")
+    (detailed,) = store.results(details=True)
+    assert detailed.breakdown[0]["tickets_completed"] > 0, detailed.breakdown[0]
+    page.screenshot(path=str(ARTIFACTS / "play-cardgame.png"), full_page=True)
 
 
 def test_the_live_page_shows_a_match_appearing_while_a_tournament_runs(tmp_path, page):
@@ -277,6 +452,7 @@ def test_the_live_page_shows_a_match_appearing_while_a_tournament_runs(tmp_path,
         url = re.search(r"http://127\.0\.0\.1:\d+/", server.stdout.readline()).group(0)
         page.goto(url)
         assert page.locator("#matches tr[data-match]").count() == 0
+        page.evaluate("window.sameDocument = true")
         tournament = subprocess.Popen(
             [str(ARENA), "tournament", "run", "--name", "live", "--bot", "random",
              "--bot", "greedy-claims", "--players", "2", "--games", "2", "--no-progress"],
@@ -293,6 +469,9 @@ def test_the_live_page_shows_a_match_appearing_while_a_tournament_runs(tmp_path,
             timeout=30_000,
         )
         assert 1 <= first <= stored
+        assert page.evaluate("window.sameDocument") is True, "swapped in, never reloaded"
+        counts = page.locator("#variants td.num").first.inner_text()
+        assert int(counts) == stored, "the leaderboards' summary refreshed too, with no reload"
         page.click("#matches a >> nth=0")
         page.wait_for_selector("#map", timeout=30_000)  # a live match opens in the viewer
         assert page.inner_text("#step").startswith("step 0 / ")
@@ -305,19 +484,28 @@ def test_the_live_page_shows_a_match_appearing_while_a_tournament_runs(tmp_path,
 
 
 def test_pages_fit_a_390_px_screen(site, browser):
+    """No sideways scrolling, and nothing cut off inside a scrolling box either: the
+    replay mid-game and at its game over (the scoring table), every leaderboard, the
+    head-to-head matrix and a bot page."""
     store, index, _, _ = site
     match = next(m for m in stored_matches(store) if len(m.bots) == 3)
     page = browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+    replay = (index.parent / "matches" / f"{match.match_id}.html").as_uri()
     pages = {
-        "mobile-replay.png": (index.parent / "matches" / f"{match.match_id}.html").as_uri()
-        + "#step=60",
+        "mobile-replay.png": replay + "#step=60",
+        "mobile-game-over.png": replay + "#step=100000",
         "mobile-leaderboard.png": (index.parent / "usa" / "index.html").as_uri(),
+        "mobile-h2h.png": (index.parent / "usa" / "h2h.html").as_uri(),
+        "mobile-bot.png": next((index.parent / "bots").glob("talker-*.html")).as_uri(),
     }
     for name, url in pages.items():
         page.goto(url)
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, f"{url} scrolls sideways ({width} px)"
+        assert page.evaluate(CUT_OFF) == [], f"{url}: cut off on a phone"
         page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+    page.goto(pages["mobile-game-over.png"])
+    assert page.locator("#scores .final-score").count() == 3
     page.goto(pages["mobile-replay.png"])
     map_width = page.evaluate("document.getElementById('map').getBoundingClientRect().width")
     assert map_width >= 360, "the map uses the screen's width"

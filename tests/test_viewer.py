@@ -28,6 +28,10 @@ from leaderboards.replay import MISSING, apply_patch, json_patch, replay_steps
 
 ARENA = Path(sys.executable).with_name("arena")
 PLAYABLE = [name for name, v in all_variants().items() if v.playable]
+USA_HEADER = (
+    b'{"type": "header", "variant": "usa", "players": 2, "seed": 1, "rules": %d}\n'
+    % all_variants()["usa"].rules_version
+)
 
 
 def random_log(variant: str, players: int, seed: int) -> tuple[MatchLog, list[list[dict]]]:
@@ -100,9 +104,11 @@ def test_every_step_holds_every_seats_observation_exactly(variant):
     players = min(4, all_variants()[variant].max_players)
     log, seen = random_log(variant, players, seed=11)
     data = replay_steps(log)
-    assert len(data["steps"]) == len(seen)
+    *played, over = data["steps"]
+    assert len(played) == len(seen) and "over" not in played[-1], "the last action is a step"
+    assert over["over"] and over["text"].startswith("game over: "), "then the game over"
     observations: list = [None] * players
-    for step, expected in zip(data["steps"], seen, strict=True):
+    for step, expected in zip([*played, over], [*seen, seen[-1]], strict=True):
         observations = [apply_patch(o, p) for o, p in zip(observations, step["obs"], strict=True)]
         assert observations == expected
     final = data["final"]
@@ -122,7 +128,22 @@ def test_steps_are_named_in_words_with_city_names():
     assert texts[0] == "the deal"
     claims = [t for t in texts if " claims " in t]
     assert claims and all(re.search(r"claims \S.*–.* \(\w+, \d\) with ", t) for t in claims)
-    assert all(t.startswith(("bot0 ", "bot1 ")) for t in texts[1:])
+    assert all(t.startswith(("bot0 ", "bot1 ")) for t in texts[1:-1])
+    winner = log.result["ranks"].index(1)
+    assert texts[-1].startswith(f"game over: bot{winner} wins (bot0 ")
+
+
+def test_card_game_steps_say_which_ticket_a_pile_completes():
+    log, _ = random_log("cardgame", 3, seed=4)
+    steps = replay_steps(log)["steps"]
+    pairs = zip(log.actions, steps[1:-1], strict=True)
+    texts = {line["action"]: step["text"] for line, step in pairs}
+    completes = [t for a, t in texts.items() if a.startswith("complete ")]
+    assert completes and all(re.search(r" completes \w.*–.* \(\d+\) with the On-the-Track", t)
+                             for t in completes)  # fmt: skip
+    assert not [t for t in texts.values() if ": " in t], "every Card Game step in words"
+    tracks = [step["org"] for step in steps]
+    assert "tracks" in tracks[0]["$v"], "the organiser sees the On-the-Track piles"
 
 
 def test_what_a_newer_referee_records_is_shown_and_what_is_missing_is_tolerated():
@@ -135,6 +156,19 @@ def test_what_a_newer_referee_records_is_shown_and_what_is_missing_is_tolerated(
     assert data["steps"][3]["notes"] == {"forgiven": ["claim 5 red: paying needs 2 red cards"]}
     assert all("notes" not in step for i, step in enumerate(data["steps"]) if i != 3)
     assert data["final"]["scores"] == log.result["scores"]
+
+
+def test_a_hand_edited_fault_line_still_shows_at_the_deal():
+    """A fault naming no whole-number step or seat (a foreign or edited log) is shown, not
+    a crash of the page or of ``arena view``."""
+    from leaderboards.site import fault_rows
+
+    log, _ = random_log("usa", 2, seed=2)
+    log.faults.append({"type": "fault", "seat": "x", "code": "crash", "decision": "soon"})
+    log.faults.append({"type": "fault", "seat": 7, "code": "hang", "decision": -3})
+    steps = replay_steps(log)["steps"]
+    assert [f["code"] for f in steps[0]["faults"]] == ["crash", "hang"]
+    assert [row["seat"] for row in fault_rows(log, None, [])] == [0, 7]
 
 
 def test_a_repeated_bot_name_is_told_apart_by_seat():
@@ -179,6 +213,8 @@ def test_arena_view_writes_one_self_contained_page(tmp_path):
         (None, "cannot read"),
         (b"{not json\n", "is not a match log"),
         (b'{"type": "header", "variant": "nope", "players": 2, "seed": 1}\n', "cannot start"),
+        (USA_HEADER.replace(b'"players": 2', b'"players": -1'), "2-5 players"),
+        (USA_HEADER.replace(b'"seed": 1', b'"seed": "x"'), "seed must be"),
     ],
 )
 def test_arena_view_refuses_what_is_not_a_match_log_in_one_line(tmp_path, content, message):
@@ -266,11 +302,33 @@ def test_serve_refuses_a_bad_play_request_with_its_reason(served):
     assert status == 400 and "choose at least one bot" in body
     status, body = get(port, "/play", "POST", b"variant=usa&bot=random&seat=7", form)
     assert status == 400 and "seat" in body
+    status, body = get(port, "/play", "POST", b"variant=usa&bot=random&seat=abc", form)
+    assert status == 400 and "whole numbers" in body and "int()" not in body
+    status, body = get(port, "/play", "POST", b"variant=usa&bot=random&name=random", form)
+    assert status == 400 and "is a bot&#39;s name" in body, "a person never plays as a bot"
+    status, body = get(port, "/play", "POST", b"variant=usa&bot=random&name=%3Cb%3Ex", form)
+    assert status == 400 and "your name" in body and "<b>x" not in body
     json_headers = {"Content-Type": "application/json"}
     assert get(port, "/play", "POST", b"[1, 2", json_headers)[0] == 400
     assert get(port, "/play/none/action", "POST", b'{"action": "x"}', json_headers)[0] == 404
     status, body = get(port, "/play")
     assert status == 200 and 'name="variant"' in body
+
+
+def test_serve_refuses_what_another_site_asks_through_the_browser(served):
+    """A page elsewhere may post the play form to localhost (it would start bot commands
+    here) or reach the server under its own host name (DNS rebinding): both are refused."""
+    port, _, _ = served
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    evil = dict(form, Origin="http://evil.example")
+    status, _ = get(port, "/play", "POST", b"variant=usa&bot=cmd:/bin/true", evil)
+    assert status == 403, "a cross-site form post starts nothing"
+    assert get(port, "/play", "POST", b"x", dict(form, Origin="null"))[0] == 403
+    assert get(port, "/", headers={"Host": f"evil.example:{port}"})[0] == 403
+    assert get(port, "/", headers={"Host": f"localhost:{port}"})[0] == 200
+    own = dict(form, Origin=f"http://127.0.0.1:{port}")
+    status, body = get(port, "/play", "POST", b"variant=usa&bot=", own)
+    assert status == 400 and "choose at least one bot" in body, "the page's own post is served"
 
 
 def test_serve_says_change_when_a_match_lands(served):
@@ -333,6 +391,28 @@ def test_leaderboard_cli_shows_every_player_count(tmp_path):
               cwd=tmp_path).stdout
     )  # fmt: skip
     assert {r["bot"]: r["games"] for r in rows} == {"a": 2, "b": 2}
+
+
+def test_a_bots_rating_plot_counts_its_own_games_in_whole_numbers(tmp_path):
+    """The plot's x-axis is the bot's own games (1, 2, 3 for a bot in 3 of 9 matches, not
+    the variant's match numbers), with whole-number ticks and the legend beside the lines."""
+    from leaderboards.site import Site
+
+    store = ResultsStore(tmp_path)
+    tid = store.tournament("t", "t", {})
+    for index in range(9):
+        store.record(tid, record(index, ("a", "b", "c") if index in (2, 5, 7) else ("a", "b")))
+    figure = Site(store).rating_figure("c", "usa")
+    figure.canvas.draw()
+    axes = figure.axes[0]
+    assert [list(line.get_xdata()) for line in axes.lines] == [[1, 2, 3], [1, 2, 3]]
+    low, high = axes.get_xlim()
+    ticks = [t for t in axes.get_xticks() if low <= t <= high]
+    assert ticks and all(float(t).is_integer() for t in ticks), ticks
+    legend, inside = axes.get_legend().get_window_extent(), axes.get_window_extent()
+    assert legend.x0 >= inside.x1, "the legend stands beside the axes, over no line"
+    assert len(axes.collections) == 1, "the μ ± 3σ band"
+    store.close()
 
 
 @pytest.fixture(scope="module")

@@ -126,7 +126,7 @@
       group.appendChild(el("title", {}, `${a.name}–${b.name}: ${r.length} ${r.color}${kind} (route ${r.id})`));
       // A wide invisible line makes short routes easy to hit on a phone.
       group.appendChild(el("line", Object.assign({}, line, { class: "hit" })));
-      group.addEventListener("click", () => this.handlers.route && this.handlers.route(r.id));
+      group.addEventListener("click", (e) => this.handlers.route && this.handlers.route(r.id, e));
       this.routeNodes[r.id] = group;
     }
 
@@ -159,7 +159,7 @@
         group.appendChild(el("text", { x: g.mx, y: g.my + 3.5, class: "claim-mark", "text-anchor": "middle" },
           SYMBOL[seat % SYMBOL.length]));
         group.appendChild(el("title", {}, `${view.names[seat]} claimed ${this.cities[r.a].name}–${this.cities[r.b].name}`));
-        group.addEventListener("click", () => this.handlers.route && this.handlers.route(r.id));
+        group.addEventListener("click", (e) => this.handlers.route && this.handlers.route(r.id, e));
       }
       borrowed.forEach((id) => this.routeNodes[id] && this.routeNodes[id].classList.add("borrowed"));
       view.players.forEach((p) => (p.stations || []).forEach((city, i) => {
@@ -232,6 +232,8 @@
         row.score = organiser.score[p];
         row.done = organiser.done[p];
       }
+      // The Card Game's On-the-Track piles: in no observation, shown to the organiser only.
+      if (organiser && seat === null && organiser.tracks && !row.track) row.track = organiser.tracks[p];
       return row;
     });
     return view;
@@ -282,7 +284,9 @@
       return h("label", { class: "ticket offered" },
         h("input", { type: "checkbox", "data-offer": index, onchange: handlers.offered }), ` ${text}`);
     }
-    return h("span", { class: "ticket" + (status === true ? " done" : status === false ? " failed" : "") }, mark + text);
+    const clickable = handlers && handlers.ticket && t.id !== undefined;
+    return h("span", Object.assign({ class: "ticket" + (status === true ? " done" : status === false ? " failed" : "") },
+      clickable ? { "data-ticket": t.id, role: "button", tabindex: 0, onclick: () => handlers.ticket(t) } : {}), mark + text);
   }
 
   function renderPlayers(container, view, categories, handlers) {
@@ -325,7 +329,7 @@
             .map((t) => ticketItem(t, t.completed))));
       } else if (p.ticketList) {
         rows.push(h("div", { class: "tickets", "data-ticket-seat": seat }, h("span", { class: "label" }, "tickets "),
-          p.ticketList.map((t, i) => ticketItem(t, p.done ? (p.done[i] || "open") : undefined))));
+          p.ticketList.map((t, i) => ticketItem(t, p.done ? (p.done[i] || "open") : undefined, handlers))));
       }
       if (p.offeredList && p.offeredList.length) {
         rows.push(h("div", { class: "tickets offered-tickets" }, h("span", { class: "label" }, "offered "),
@@ -349,5 +353,5 @@
     container.replaceChildren(...panels);
   }
 
-  window.TTR = { Board, viewOf, renderTable, renderPlayers, PLAYER, SYMBOL, h, cardChip, playerSwatch };
+  window.TTR = { Board, viewOf, renderTable, renderPlayers, PLAYER, SYMBOL, h, cardChip, playerSwatch, cityName };
 })();

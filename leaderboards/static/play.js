@@ -10,11 +10,15 @@
   let state = { status: "connecting", legal: [] }, version = -1, offered = new Set();
 
   const handlers = {
-    route: (id) => clickRoute(id),
+    route: (id, event) => clickRoute(id, event),
     city: (id) => clickCity(id),
     card: (slot) => send(`draw ${slot}`),
     deck: () => send("draw deck"),
     tickets: () => send("tickets"),
+    ticket: (t) => {  // the Card Game's scoring: a held ticket clicked is one to complete
+      if (state.legal.includes(`complete ${t.id}`)) send(`complete ${t.id}`);
+      else if (state.legal.some((a) => a.startsWith("complete "))) say("Your On-the-Track pile cannot complete that ticket too.");
+    },
     offered: (e) => {
       const i = Number(e.target.dataset.offer);
       if (e.target.checked) offered.add(i); else offered.delete(i);
@@ -85,13 +89,22 @@
     return state.legal.filter((a) => a.startsWith(`claim ${id} `));
   }
 
-  function clickRoute(id) {
+  // Routes that cross overlap where they cross: the claimable one under the pointer.
+  function claimableUnder(event) {
+    if (!event || event.clientX === undefined) return [];
+    return document.elementsFromPoint(event.clientX, event.clientY)
+      .map((node) => node.closest && node.closest(".route.legal"))
+      .filter(Boolean).map((node) => Number(node.dataset.route));
+  }
+
+  function clickRoute(id, event) {
     // The two tracks of a double route lie close together: a click on either offers the
     // track that can be claimed.
     const route = board.routes.find((r) => r.id === id);
     const twins = board.routes.filter((r) => r.a === route.a && r.b === route.b && r.id !== id);
     let options = claimsOf(id);
     if (!options.length) options = twins.flatMap((r) => claimsOf(r.id));
+    if (!options.length) options = claimableUnder(event).flatMap((other) => claimsOf(other));
     if (options.length === 1) return send(options[0]);
     if (options.length > 1) return choose(`Claim route ${id}:`, options);
     // Not claimable now: ask the referee anyway, so the person reads the rule that forbids it.
@@ -108,14 +121,25 @@
     say(`Nothing to do at ${id} now.`);
   }
 
+  // The Card Game's scoring: "complete 12" completes held ticket 12 with the On-the-Track pile.
+  function ticketWords(action) {
+    const id = Number(action.split(" ")[1]);
+    const t = ((state.observation && state.observation.tickets) || []).find((x) => x.id === id);
+    return t ? `complete ${window.TTR.cityName(t.a)}–${window.TTR.cityName(t.b)} (${t.points})` : action;
+  }
+
   // Actions with nothing to click on the map or the cards get buttons.
   function otherChoices() {
-    const others = state.legal.filter((a) => /^(pay|withdraw|pass|token|place)\b/.test(a));
+    const others = state.legal.filter((a) => /^(complete|pay|withdraw|pass|token|place)\b/.test(a));
     const plays = state.legal.some((a) => a.startsWith("play "));
+    const completing = others.some((a) => a.startsWith("complete "));
     if (!others.length && !plays) { $("choices").replaceChildren(); return; }
-    $("choices").replaceChildren(h("strong", {}, others.length ? "You may: " : ""),
+    $("choices").replaceChildren(...[h("strong", {}, others.length ? "You may: " : ""),
       plays ? h("span", { class: "muted" }, "Click a card of your hand to play it into your Train Yard. ") : null,
-      ...others.map((a) => h("button", { type: "button", class: "choice", "data-action": a, onclick: () => send(a) }, a)));
+      completing ? h("span", { class: "muted" }, "Your On-the-Track pile can complete these tickets (or click one in your panel); " +
+        "pass when done. ") : null].filter(Boolean),
+      ...others.map((a) => h("button", { type: "button", class: "choice", "data-action": a, onclick: () => send(a) },
+        a.startsWith("complete ") ? ticketWords(a) : a)));
   }
 
   function render() {
@@ -138,6 +162,12 @@
     const legalRoutes = new Set(state.legal.filter((a) => a.startsWith("claim ")).map((a) => a.split(" ")[1]));
     map.highlight([...legalRoutes], "legal");
     renderTable($("table"), view, handlers);
+    // Outline what can be drawn now (the deck, the ticket pile, each face-up card).
+    const legal = new Set(state.legal);
+    const mark = (node, ok) => node && node.classList.toggle("legal", ok);
+    mark(document.querySelector("#table .deck"), legal.has("draw deck"));
+    mark(document.querySelector("#table .ticket-deck"), legal.has("tickets"));
+    document.querySelectorAll("#table [data-slot]").forEach((n) => mark(n, legal.has(`draw ${n.dataset.slot}`)));
     offered = new Set();
     renderPlayers($("players"), view, null, state.status === "to-move" ? handlers : {});
     if (state.status === "to-move") otherChoices(); else $("choices").replaceChildren();

@@ -45,17 +45,16 @@
   function show(n) {
     step = Math.max(0, Math.min(last, n));
     const state = states[step];
-    const atEnd = step === last && finalView;
+    const current = match.steps[step];
+    const atEnd = Boolean(current.over && finalView);
     const view = viewOf(state.obs, match.seats, seatView, state.org, atEnd ? finalView : null);
     view.bots = match.bot_links || null;
     view.focus = seatView !== null ? seatView : focus !== null ? focus : atEnd ? bestSeat() : null;
     mapBoard.show(view);
     renderTable($("table"), view);
     renderPlayers($("players"), view, null, { focus: (seat) => { focus = seat; show(step); } });
-    const current = match.steps[step];
     $("step").textContent = `step ${step} / ${last}: ` + (step === 0 ? "the deal" : current.text) +
-      (current.by === "fallback" ? " [fallback: the seat had forfeited]" : "") +
-      (atEnd ? " — game over" : "");
+      (current.by === "fallback" ? " [fallback: the seat had forfeited]" : "");
     $("slider").value = step;
     renderEvents(current);
     renderFinal(atEnd ? finalView : null);
@@ -70,7 +69,7 @@
       const links = Object.entries(seatInfo).map(([kind, href]) => h("a", { href, class: "log-link" }, `${kind} log`));
       if (match.download) links.push(h("a", { href: match.download, class: "log-link" }, "match log"));
       parts.push(h("div", { class: "fault" },
-        h("strong", {}, `${match.seats[f.seat]} forfeited: ${f.code}`),
+        h("strong", {}, `${match.seats[f.seat] || `seat ${f.seat}`} forfeited: ${f.code}`),
         h("pre", { class: "reason" }, f.detail || "(no detail)"), h("div", {}, links)));
     }
     const noted = Object.entries(current.notes || {}).map(([k, v]) => `${k.replace(/_/g, " ")}: ${typeof v === "string" ? v : JSON.stringify(v)}`);
@@ -90,7 +89,11 @@
     const box = $("final");
     if (!final) { box.replaceChildren(); return; }
     const cats = final.categories;
-    const head = h("tr", {}, h("th", {}, "seat"), cats.map((c) => h("th", { class: "num" }, c.replace(/_/g, " "))),
+    // Short headings (the command line's) with their meaning below: the table fits a phone.
+    const labels = final.labels || {};
+    const heading = (c) => labels[c] ? labels[c][0] : c.replace(/_/g, " ");
+    const meaning = (c) => labels[c] ? labels[c][1] : c.replace(/_/g, " ");
+    const head = h("tr", {}, h("th", {}, "seat"), cats.map((c) => h("th", { class: "num", title: meaning(c) }, heading(c))),
       h("th", { class: "num" }, "total"), h("th", { class: "num" }, "rank"));
     const rows = match.seats.map((name, seat) => h("tr", {},
       h("td", {}, window.TTR.playerSwatch(seat), name),
@@ -99,6 +102,7 @@
       h("td", { class: "num" }, String(final.ranks[seat]))));
     box.replaceChildren(h("h2", {}, "Final scoring"),
       h("div", { class: "scroll" }, h("table", { id: "scores" }, h("thead", {}, head), h("tbody", {}, rows))),
+      h("p", { class: "muted legend" }, cats.map((c) => `${heading(c)}: ${meaning(c)}`).join(" · ")),
       h("p", { class: "muted" }, "On the map: the focused seat's tickets (green completed, red failed) and its " +
         "longest trail (glowing). Click a player to focus it."));
   }

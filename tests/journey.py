@@ -18,6 +18,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -128,3 +129,18 @@ def run_in_terminal(args, cwd, env):
     reader.start()
     process.reader = reader
     return process, output
+
+
+def interrupt_terminal(driver, output, signum) -> tuple[str, float]:
+    """Signal a driver started by ``run_in_terminal`` as its terminal does (the whole
+    foreground group: Ctrl-C sends SIGINT to it); what it showed, and the seconds it took
+    to exit after the signal."""
+    try:
+        signalled = time.monotonic()
+        os.killpg(driver.pid, signum)
+        driver.wait(30)
+        took = time.monotonic() - signalled
+    finally:
+        driver.kill()
+    driver.reader.join(10)
+    return b"".join(output).decode(errors="replace"), took

@@ -28,7 +28,7 @@ from arena.tournament.store import ResultsStore
 from arena.variants import all_variants
 from leaderboards.standings import Standings
 from leaderboards.tables import leaderboard_frame
-from tests.journey import ARENA, PYTHON_BOT, Journey, run_in_terminal
+from tests.journey import ARENA, PYTHON_BOT, Journey, interrupt_terminal, run_in_terminal
 from tests.referee_helpers import processes_with
 
 CRASHING_BOT = """
@@ -89,12 +89,10 @@ def test_submit_play_stop_with_ctrl_c_resume_and_watch_in_one_folder(tmp_path):
         while not arena.rows(stored) or arena.rows(stored)[0][0] < 2:
             assert time.monotonic() < deadline and driver.poll() is None, "no match finished"
             time.sleep(0.05)
-        os.killpg(driver.pid, signal.SIGINT)  # Ctrl-C, as the terminal sends it
-        driver.wait(30)
-    finally:
+    except BaseException:
         driver.kill()
-    driver.reader.join(10)
-    shown = b"".join(output).decode(errors="replace")
+        raise
+    shown, _ = interrupt_terminal(driver, output, signal.SIGINT)
     assert driver.returncode == 130 and "Traceback" not in shown, shown
     assert "run the same command to resume" in shown.strip().splitlines()[-1]
     before = arena.rows(stored)[0][0]
@@ -563,14 +561,10 @@ def test_ctrl_c_on_a_ray_cluster_restores_the_display_and_the_same_command_resum
             assert driver.poll() is None and time.monotonic() < deadline, output
             time.sleep(0.05)
         begun = set(os.listdir(arena.data / "bot-logs" / "shown"))
-        signalled = time.monotonic()
-        os.killpg(driver.pid, signal.SIGINT)  # Ctrl-C, as the terminal sends it
-        driver.wait(30)
-        took = time.monotonic() - signalled
-    finally:
+    except BaseException:
         driver.kill()
-    driver.reader.join(10)
-    shown = b"".join(output).decode(errors="replace")
+        raise
+    shown, took = interrupt_terminal(driver, output, signal.SIGINT)
     assert driver.returncode == 130 and took < 5, (took, shown[-2000:])
     assert shown.rfind("\x1b[?25h") > shown.rfind("\x1b[?25l") >= 0, "cursor not restored"
     assert "run the same command to resume" in shown.strip().splitlines()[-1]

@@ -25,7 +25,7 @@ import pytest
 from arena.tournament.results import match_id
 from arena.tournament.store import APPLICATION_ID, SCHEMA_VERSION, ResultsStore
 from arena.tournament.storecare import recover
-from tests.journey import Journey, run_in_terminal
+from tests.journey import Journey, interrupt_terminal, run_in_terminal
 from tests.referee_helpers import proc_text, processes_with
 from tests.store_helpers import (
     ARENA,
@@ -508,14 +508,10 @@ def test_a_signal_stops_a_local_tournament_within_5_s_and_the_same_command_resum
             assert time.monotonic() < deadline and driver.poll() is None
             time.sleep(0.05)
         begun = {p.name for p in started.iterdir()}
-        signalled = time.monotonic()
-        os.killpg(driver.pid, signum)  # as a terminal does: the whole foreground group
-        driver.wait(30)
-        took = time.monotonic() - signalled
-    finally:
+    except BaseException:
         driver.kill()
-    driver.reader.join(10)
-    text = b"".join(output).decode(errors="replace")
+        raise
+    text, took = interrupt_terminal(driver, output, signum)
     assert took < 5, f"took {took:.1f} s to stop"
     assert driver.returncode == (130 if signum == signal.SIGINT else 143), text
     assert "Traceback" not in text, text

@@ -135,7 +135,7 @@ def _child_setup(
         restrict_self(policy, abi)  # fails closed: a bot that cannot be sandboxed never runs
 
 
-def _own_cgroup(limits: ProcessLimits) -> BotCgroup | None:
+def _new_cgroup(limits: ProcessLimits) -> BotCgroup | None:
     """A new cgroup for a bot with no PID namespace, if ``limits`` allow one and the
     system lets the referee make it (else None: a process group only)."""
     parent = usable_parent() if limits.cgroup else None
@@ -291,7 +291,7 @@ class BotProcess:
             else None
         )
         prefix = containment_prefix(limits.pid_namespace)
-        self.cgroup = None if prefix else _own_cgroup(limits)
+        self.cgroup = None if prefix else _new_cgroup(limits)
         self.containment = (
             pid_namespace()[0] if prefix else CGROUP if self.cgroup else PROCESS_GROUP
         )

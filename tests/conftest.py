@@ -1,5 +1,7 @@
+import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -40,34 +42,82 @@ def ray_command(*args: str, attempts: int = 1) -> None:
     raise RuntimeError(f"`ray {' '.join(args)}` failed ({done.returncode}):\n{tail}")
 
 
+# Every port a Ray node opens, given free ones, so that several Rays on one machine (a
+# cluster per test worker, a test's own head) never meet on a default port.
+NODE_PORTS = ("node-manager", "object-manager", "metrics-export", "runtime-env-agent",
+              "dashboard-agent-listen", "dashboard-agent-grpc")  # fmt: skip
+
+
+def own_ports() -> list[str]:
+    """``ray start`` options giving a node free ports of its own."""
+    return [f"--{name}-port={free_port()}" for name in NODE_PORTS]
+
+
+def start_head(temp: Path, port: int, *extra: str) -> None:
+    """``ray start --head`` on loopback, its files in ``temp`` and every port its own."""
+    ray_command(
+        "start", "--head", f"--port={port}", "--include-dashboard=false", f"--temp-dir={temp}",
+        "--node-ip-address=127.0.0.1", "--disable-usage-stats", "--num-cpus=1", *own_ports(),
+        *extra,
+    )  # fmt: skip
+
+
+def stop_ray_in(temp: Path) -> None:
+    """Kill every process of the Ray whose files are in ``temp`` (``ray stop`` would end
+    every Ray on the machine, other test workers' included), then remove its files."""
+    from arena.tournament.rayexec import processes_using
+
+    for pid in processes_using(str(temp)):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    shutil.rmtree(temp, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def ray_cluster():
-    """A real two-node Ray cluster on loopback, started as an organiser would; one per session."""
+    """A real two-node Ray cluster on loopback, started as an organiser would; one per test
+    worker that needs one (the tests using it are spread over ``RAY_GROUPS`` workers)."""
     port = free_port()
     # Short: Ray's socket paths live below it (at most 107 bytes), and pytest-xdist's
     # per-worker temporary folders are deep.
     temp = Path(tempfile.mkdtemp(prefix="ray-"))
-    common = ["--node-ip-address=127.0.0.1", "--disable-usage-stats", "--num-cpus=1"]
     address = f"127.0.0.1:{port}"
     try:
+        start_head(temp, port)
         ray_command(
-            "start", "--head", f"--port={port}", "--include-dashboard=false",
-            f"--temp-dir={temp}", *common,
+            "start", f"--address={address}", "--node-ip-address=127.0.0.1",
+            "--disable-usage-stats", "--num-cpus=1", *own_ports(), attempts=3,
         )  # fmt: skip
-        ray_command("start", f"--address={address}", *common, attempts=3)
         yield address
     finally:
-        subprocess.run([RAY, "stop", "--force"], capture_output=True, timeout=120)
-        shutil.rmtree(temp, ignore_errors=True)
+        stop_ray_in(temp)
+
+
+# The tests on the session's cluster, in this many groups, each in one test worker with a
+# cluster of its own; the longest tests first, each in a group of its own.
+RAY_GROUPS = 2
+LONGEST_ON_RAY = ("test_the_chaos_loop", "test_a_100_match_soak")
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups off the markers
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Under pytest-xdist (``make test`` runs the tests in parallel, ``--dist loadgroup``),
-    every test that starts or joins Ray runs in one worker, one after another: the cluster
-    fixture ends with ``ray stop --force``, which ends every Ray on the machine."""
-    for item in items:
-        fixtures = getattr(item, "fixturenames", ())
-        module = getattr(getattr(item, "module", None), "__name__", "")
-        if "ray_cluster" in fixtures or module.endswith("test_ray_journeys"):
-            item.add_marker(pytest.mark.xdist_group("ray"))
+    the tests using the session's Ray cluster run in ``RAY_GROUPS`` groups, each in one
+    worker (one cluster per group: a cluster costs seconds to start, and a worker's tests
+    share it). A test that starts a Ray of its own runs anywhere: every Ray here has its
+    own ports and folder, and none is stopped by ``ray stop`` outside a PID namespace."""
+    on_ray = [item for item in items if _uses_the_cluster(item)]
+    longest = [i for i in on_ray if i.name.startswith(LONGEST_ON_RAY)]
+    for item in on_ray:
+        group = longest.index(item) % RAY_GROUPS if item in longest else RAY_GROUPS - 1
+        # (first: pytest-xdist reads the closest one)
+        item.add_marker(pytest.mark.xdist_group(f"ray-{group}"), append=False)
+
+
+def _uses_the_cluster(item: pytest.Item) -> bool:
+    """The test asks for ``ray_cluster``, or gets it by ``request.getfixturevalue`` in a
+    case marked ``xdist_group("ray")``."""
+    if "ray_cluster" in getattr(item, "fixturenames", ()):
+        return True
+    mark = item.get_closest_marker("xdist_group")
+    return mark is not None and mark.args[:1] == ("ray",)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import time
 from pathlib import Path
 
 from arena.procfs import stat_fields
@@ -66,3 +67,17 @@ def stderr_of(log_dir, seat: int) -> str:
     """What the bot in ``seat`` wrote to stderr (its capped log under ``log_dir``)."""
     (path,) = log_dir.rglob(f"seat{seat}-*.stderr")
     return path.read_text(errors="replace")
+
+
+# A process told to go is gone within seconds; a loaded machine may take several to reap
+# it. What the checks below guard against is a process that lives on (minutes or for ever).
+REAPED_WITHIN_S = 30.0
+
+
+def left_behind(marker: str, where: str = "cmdline", exclude: int | None = None) -> list[int]:
+    """The processes with ``marker`` still alive after waiting up to ``REAPED_WITHIN_S``
+    for them to go: [] as soon as none is left."""
+    deadline = time.monotonic() + REAPED_WITHIN_S
+    while (found := processes_with(marker, exclude, where)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return found

@@ -19,13 +19,14 @@ import time
 
 import pandas as pd
 
-from arena.tournament.store import CHAOS_STALL
+from arena import chaos
 from arena.tournament.storecare import check
-from tests.referee_helpers import HOSTILE, processes_with
+from tests.referee_helpers import HOSTILE, left_behind
 from tests.store_helpers import IS_ROOT, nearly_fill, read_only, resize, small_disk
 from tests.test_tournament import (
     ARENA,
     PLAYER,
+    assert_same_results,
     kill_a_worker_mid_match,
     run_cli,
     signature,
@@ -117,7 +118,7 @@ def test_the_chaos_loop_a_ladder_on_ray_through_kills_full_disks_read_only_and_d
             # 2. kill -9 of the writer inside a match's transaction: nothing of it remains.
             before = stored(hurt)
             marker = tmp_path / f"in-transaction-{cycle}"
-            with driving(ladder, hurt, {CHAOS_STALL: str(marker)}) as driver:
+            with driving(ladder, hurt, {chaos.STALL_IN_TRANSACTION: str(marker)}) as driver:
                 deadline = time.monotonic() + 240
                 while not marker.exists():
                     assert time.monotonic() < deadline, "the writer never reached a transaction"
@@ -128,8 +129,9 @@ def test_the_chaos_loop_a_ladder_on_ray_through_kills_full_disks_read_only_and_d
             assert (matches, seats, logs) == before, "the interrupted transaction survived"
             # 3. A Ray worker killed in the middle of a match: Ray plays it again, the driver
             # goes on; then it is killed too.
-            with driving(ladder, hurt) as driver:
-                kill_a_worker_mid_match(driver, hurt)
+            stalled = tmp_path / f"in-match-{cycle}"
+            with driving(ladder, hurt, {chaos.STALL_IN_MATCH: str(stalled)}) as driver:
+                kill_a_worker_mid_match(driver, stalled)
                 wait_for_matches(hurt, before[0] + 2, timeout=240)
                 kill(driver)
             # 4. The disk fills up under a running driver: one line, every finished match kept.
@@ -166,16 +168,11 @@ def test_the_chaos_loop_a_ladder_on_ray_through_kills_full_disks_read_only_and_d
         run_cli(*ladder, data_dir=hurt)
         result = signature(hurt, "lad")
     assert sorted(set(result.idx)) == list(range(GAMES)) and len(result) == 2 * GAMES
-    pd.testing.assert_frame_equal(signature(tmp_path / "calm", "lad"), result)
-    # Every bot of the run has its scratch folder under tmp_path; the last ones may still be
-    # exiting when the driver returns: give them a few seconds, not more.
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and (
-        processes_with(str(HOSTILE)) or processes_with(str(tmp_path), where="environ")
-    ):
-        time.sleep(0.1)
-    assert not processes_with(str(HOSTILE)), "bots left behind"
-    assert not processes_with(str(tmp_path), where="environ"), "processes left behind"
+    assert_same_results(signature(tmp_path / "calm", "lad"), result)
+    # Every bot of the run has its scratch folder under tmp_path (the last ones may still be
+    # exiting when the driver returns).
+    assert not left_behind(str(HOSTILE)), "bots left behind"
+    assert not left_behind(str(tmp_path), where="environ"), "processes left behind"
 
 
 STARTER = """
@@ -208,7 +205,7 @@ def test_a_bot_whose_referee_dies_while_it_starts_does_not_live_on(tmp_path):
     starter.send_signal(signal.SIGKILL)
     starter.wait(10)
     time.sleep(3)  # past the child's start-up: it has exec'd by now, unless it exited
-    assert not processes_with(marker), "an orphaned bot lives on"
+    assert not left_behind(marker), "an orphaned bot lives on"
 
 
 def test_a_ladder_resumed_with_gaps_in_its_stored_indices_plays_exactly_them_and_ends(tmp_path):

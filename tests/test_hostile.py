@@ -23,6 +23,7 @@ import pytest
 from arena.referee.cgroup import PREFIX, BotCgroup, usable_parent
 from arena.referee.containment import CGROUP, PROCESS_GROUP, pid_namespace
 from arena.referee.faults import TimeControl
+from arena.referee.hub import LOST_GRACE_S
 from arena.referee.keys import MatchKey
 from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.matchlog import MatchLog
@@ -35,7 +36,8 @@ from arena.tournament.schedule import fixed_schedule
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.store import ResultsStore
 from arena.variants import all_variants, get_variant
-from tests.referee_helpers import HOSTILE, hostile, processes_with, stderr_of
+from tests.journey import PROMPTLY_S
+from tests.referee_helpers import HOSTILE, hostile, left_behind, processes_with, stderr_of
 from tests.test_referee import FAST, USA, check_complete, play
 
 ABI = landlock_abi()
@@ -250,10 +252,7 @@ def test_a_setsid_grandchild_dies_with_its_bot(method, tmp_path):
     outcome = play(["random", hostile("setsid", tag)], seed=8, tmp_path=tmp_path, limits=limits)
     log = check_complete(outcome, {})
     assert log.header["seats"][1]["isolation"]["processes"].endswith(method)
-    deadline = time.monotonic() + 5
-    while processes_with(tag) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not processes_with(tag), "a setsid grandchild outlived its match"
+    assert not left_behind(tag), "a setsid grandchild outlived its match"
 
 
 @pytest.mark.parametrize("method", list(CONTAINMENTS))
@@ -376,8 +375,7 @@ def test_the_user_namespace_variant_contains_bots_too(tmp_path, monkeypatch):
     tag = marker("userns")
     outcome = play(["random", hostile("setsid", tag), hostile("fork-exit", "4")], tmp_path=tmp_path)
     check_complete(outcome, {2: "crash"})
-    time.sleep(0.3)
-    assert not processes_with(tag)
+    assert not left_behind(tag)
 
 
 # ---------------------------------------------------------------- a bounded referee
@@ -445,7 +443,8 @@ def test_a_seat_that_drops_its_connection_costs_the_others_no_time(tmp_path):
     )
     log = check_complete(outcome, {1: "oversize"})
     thinking = [a["ms"] for a in log.actions if a["seat"] == 0][:3]
-    assert max(thinking) < 1500, f"seat 0's first decisions took {thinking} ms"
+    # Seat 0 thinks 0.5 s: a referee blocked through the grace would add 2 s to that.
+    assert max(thinking) < 1000 * (0.5 + LOST_GRACE_S) - 100, f"seat 0's first took {thinking} ms"
 
 
 @pytest.mark.parametrize("size", [1_000_000, 2 * 2**20])
@@ -457,7 +456,7 @@ def test_an_oversize_message_is_charged_at_once_whatever_its_size(size, tmp_path
         ["random", hostile("oversize", str(size))], tc=TimeControl(1000, 30000), tmp_path=tmp_path
     )
     check_complete(outcome, {1: "oversize"})
-    assert time.monotonic() - started < 15, "charged at once, not after the time bank"
+    assert time.monotonic() - started < PROMPTLY_S, "charged at once, not after the time bank"
 
 
 ZOO_GAMES = {
@@ -503,7 +502,7 @@ def test_the_referee_s_memory_stays_under_100_mib_against_the_zoo(game, tmp_path
     assert charged == {seat: code for seat, code in expected.items() if code}
     for seat, code in charged.items():
         assert f"seat {seat} ({[*zoo][seat - 1]}) forfeited: {code}" in out.stdout
-    assert not processes_with(str(HOSTILE)) and not processes_with(tag)
+    assert not left_behind(str(HOSTILE)) and not processes_with(tag)
 
 
 @pytest.mark.xfail(

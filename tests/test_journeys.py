@@ -28,8 +28,15 @@ from arena.tournament.store import ResultsStore
 from arena.variants import all_variants
 from leaderboards.standings import Standings
 from leaderboards.tables import leaderboard_frame
-from tests.journey import ARENA, PYTHON_BOT, Journey, interrupt_terminal, run_in_terminal
-from tests.referee_helpers import processes_with
+from tests.journey import (
+    ARENA,
+    PROMPTLY_S,
+    PYTHON_BOT,
+    Journey,
+    interrupt_terminal,
+    run_in_terminal,
+)
+from tests.referee_helpers import left_behind
 
 CRASHING_BOT = """
 from bots.sdk import Bot
@@ -538,7 +545,7 @@ def test_ray_address_where_something_else_answers_is_one_line_within_15_s(tmp_pa
             assert done.code == 1, done.text
             line = done.one_line_error()
             assert f"something answers at 127.0.0.1:{port} but not as a Ray head" in line
-        assert time.monotonic() - began < 15
+        assert time.monotonic() - began < PROMPTLY_S
     assert arena.files() == set(), "nothing stored"
 
 
@@ -565,12 +572,11 @@ def test_ctrl_c_on_a_ray_cluster_restores_the_display_and_the_same_command_resum
         driver.kill()
         raise
     shown, took = interrupt_terminal(driver, output, signal.SIGINT)
-    assert driver.returncode == 130 and took < 5, (took, shown[-2000:])
+    assert driver.returncode == 130 and took < PROMPTLY_S, (took, shown[-2000:])
     assert shown.rfind("\x1b[?25h") > shown.rfind("\x1b[?25l") >= 0, "cursor not restored"
     assert "run the same command to resume" in shown.strip().splitlines()[-1]
     assert len(set(os.listdir(arena.data / "bot-logs" / "shown")) - begun) <= 2
-    time.sleep(1)
-    assert not processes_with(marker, where="environ"), "processes left behind"
+    assert not left_behind(marker, where="environ"), "processes left behind"
     done = arena(*command[len(ARENA) :], "--no-progress")
     assert done.code == 0 and arena.rows(stored) == [(6,)], done.text
 

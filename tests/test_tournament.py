@@ -11,12 +11,14 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import trueskill
 
+from arena import chaos
 from arena.tournament.executors import LocalExecutor
 from arena.tournament.frames import matches_frame, seats_frame
 from arena.tournament.ladder import next_wave
@@ -26,8 +28,7 @@ from arena.tournament.spec import SpecError, TournamentSpec
 from arena.tournament.store import ResultsStore, StoreError
 from arena.tournament.submit import SubmissionRejected, submit
 from tests.journey import ARENA
-from tests.referee_helpers import HOSTILE, processes_with
-from tests.store_helpers import workers_writing_into
+from tests.referee_helpers import HOSTILE, left_behind
 
 PLAYER = f"cmd:{sys.executable} {HOSTILE} play"
 JS = f"cmd:node {Path(__file__).parent.parent / 'examples' / 'js-bot' / 'bot.js'}"
@@ -46,6 +47,30 @@ def signature(data_dir: Path, name: str):
         seats = seats_frame(store, name)
     keep = ["idx", "seat", "bot", "score", "rank", "engine_rank", "fault"]
     return seats[keep].sort_values(["idx", "seat"]).reset_index(drop=True)
+
+
+# Faults that a loaded machine can cause in an honest bot (a process that did not start, or
+# did not answer, in time): a match with one in only one of two runs is another game.
+LOAD_FAULTS = {"timeout", "no-show"}
+
+
+def assert_same_results(expected: pd.DataFrame, actual: pd.DataFrame) -> None:
+    """Two runs of one tournament (``signature``s) hold the same matches with the same
+    bots, and the same results for every match that load did not disturb: a match where a
+    bot timed out in one run only is named in a warning and compared only for its bots,
+    and any other difference fails, with the faults of the matches concerned shown."""
+    keys = ["idx", "seat", "bot"]
+    pd.testing.assert_frame_equal(expected[keys], actual[keys])
+    differ = ((expected != actual) & ~(expected.isna() & actual.isna())).any(axis=1)
+    timed_out = expected.fault.isin(LOAD_FAULTS) | actual.fault.isin(LOAD_FAULTS)
+    loaded = sorted(set(expected.idx[timed_out]) & set(expected.idx[differ]))
+    if loaded:
+        warnings.warn(f"matches {loaded} differ by a time-out (load)", stacklevel=2)
+    bad = sorted(set(expected.idx[differ]) - set(loaded))
+    assert not bad, (
+        f"matches {bad} differ:\n{expected[expected.idx.isin(bad)].to_string()}\n"
+        f"against\n{actual[actual.idx.isin(bad)].to_string()}"
+    )
 
 
 def run_cli(*args, data_dir, check=True, timeout=600):
@@ -275,31 +300,32 @@ def test_resume_after_kill_9_of_the_driver_loses_and_duplicates_nothing(tmp_path
     run_cli(*cli_args(s), data_dir=tmp_path / "hurt")
     result = signature(tmp_path / "hurt", "resume")
     assert sorted(set(result.idx)) == list(range(18)) and len(result) == 36
-    pd.testing.assert_frame_equal(signature(tmp_path / "calm", "resume"), result)
-    time.sleep(0.5)
-    assert not processes_with(str(HOSTILE)), "bots left behind by the killed driver"
+    assert_same_results(signature(tmp_path / "calm", "resume"), result)
+    assert not left_behind(str(HOSTILE)), "bots left behind by the killed driver"
 
 
-def kill_a_worker_mid_match(driver: subprocess.Popen, data_dir: Path) -> int:
-    """Wait until a match is running, then kill -9 the worker process running its referee
-    (the one writing its bots' logs)."""
-    wait_for_matches(data_dir, 1)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        with ResultsStore.reader(data_dir) as store:  # a warm worker keeps its last logs open
-            finished = {
-                str(r.idx)
-                for t in store.tournaments()
-                for r in store.results(t.name, details=False)
-            }
-        for folder in (data_dir / "bot-logs").glob("*/*"):
-            if folder.name in finished:
-                continue
-            for pid in workers_writing_into(f"{folder}{os.sep}") - {driver.pid, os.getpid()}:
-                os.kill(pid, signal.SIGKILL)
-                return pid
+def start_stalling(command: list[str], marker: Path) -> subprocess.Popen:
+    """Start a driver whose first match to be played stalls, its bots greeted, until killed
+    (``arena.chaos.stall_in_match``): the test then knows which worker plays an unfinished
+    match, whatever the machine's speed."""
+    env = {**os.environ, chaos.STALL_IN_MATCH: str(marker)}
+    return subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+    )
+
+
+def kill_a_worker_mid_match(driver: subprocess.Popen, marker: Path, timeout: float = 240) -> int:
+    """Wait until the worker playing the stalled match has claimed ``marker``, then kill -9
+    it there; return the match's index."""
+    deadline = time.monotonic() + timeout
+    while (claim := chaos.claimed(str(marker))) is None:
+        assert driver.poll() is None, driver.communicate()[0]
+        assert time.monotonic() < deadline, "no worker reached a match"
         time.sleep(0.05)
-    raise AssertionError("no running match found to disturb")
+    pid, index = claim
+    assert pid not in (driver.pid, os.getpid())
+    os.kill(pid, signal.SIGKILL)
+    return int(index)
 
 
 @pytest.mark.parametrize(
@@ -312,19 +338,22 @@ def test_a_worker_killed_mid_match_is_retried(executor, tmp_path, request):
     if executor == "ray":
         extra = ["--ray", request.getfixturevalue("ray_cluster")]
     command = [*ARENA, *cli_args(s), *extra, "--data-dir", str(tmp_path / "hurt"), "--no-progress"]
-    driver = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    driver = start_stalling(command, tmp_path / "stalled")
     try:
-        kill_a_worker_mid_match(driver, tmp_path / "hurt")
+        index = kill_a_worker_mid_match(driver, tmp_path / "stalled")
         output, _ = driver.communicate(timeout=600)
     finally:
         driver.kill()
     assert driver.returncode == 0, output
     result = signature(tmp_path / "hurt", s.name)
     assert sorted(set(result.idx)) == list(range(18)) and len(result) == 36
-    pd.testing.assert_frame_equal(signature(tmp_path / "calm", s.name), result)
-    if executor == "local":
+    assert_same_results(signature(tmp_path / "calm", s.name), result)
+    if executor == "local":  # (Ray retries a task itself, uncounted)
         store = ResultsStore(tmp_path / "hurt")
-        assert matches_frame(store, s.name).attempts.max() == 2, "a match was retried"
+        attempts = matches_frame(store, s.name).set_index("idx").attempts
+        store.close()
+        assert attempts[index] == 2, "the killed worker's match was retried"
+        assert (attempts.drop(index) == 1).all()
 
 
 # ---------------------------------------------------------------- the ladder
@@ -463,4 +492,4 @@ def test_warm_processes_play_the_same_games_as_fresh_ones(tmp_path):
     ]
     # Each match still has its own logs of every seat.
     assert len(list((tmp_path / "warm" / "bot-logs").glob("warm/*/*/seat*.stderr"))) == 12
-    assert not processes_with(str(HOSTILE))
+    assert not left_behind(str(HOSTILE))

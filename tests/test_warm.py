@@ -10,12 +10,11 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 
 from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.pool import BotPool
 from bots import get_bot
-from tests.referee_helpers import HOSTILE, hostile, processes_with
+from tests.referee_helpers import HOSTILE, hostile, left_behind, processes_with
 from tests.test_referee import FAST, USA, check_complete
 
 
@@ -56,7 +55,7 @@ def test_a_warm_process_is_told_each_match_and_nothing_of_the_last(tmp_path):
     logs = sorted(tmp_path.rglob("seat*-heard.stderr"))
     assert len(logs) == 4 and "record started" in logs[0].read_text()
     assert not any("started" in log.read_text() for log in logs[1:])
-    assert not processes_with(str(HOSTILE))
+    assert not left_behind(str(HOSTILE))
 
 
 def test_a_warm_process_that_dies_in_a_match_is_charged_and_replaced(tmp_path):
@@ -133,7 +132,4 @@ def test_a_killed_worker_takes_its_pool_s_processes_with_it(tmp_path):
         worker.wait(10)
     finally:
         worker.kill()
-    deadline = time.monotonic() + 10
-    while processes_with(str(HOSTILE)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not processes_with(str(HOSTILE))
+    assert not left_behind(str(HOSTILE))

@@ -8,6 +8,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena import chaos
 from arena.referee.faults import TimeControl
 from arena.referee.keys import MatchKey
 from arena.referee.launch import BotEntry, ProcessMatch, in_process_referee
@@ -82,5 +83,6 @@ def play_match(task: MatchTask, pool: BotPool | None = None) -> MatchResult:
             logs_relative_to=Path(task.data_dir) if task.data_dir else None,
             pool=pool,
         ) as referee:
+            chaos.stall_in_match(task.match.index)
             outcome = referee.play(seed)
     return MatchResult.from_outcome(outcome, task.match.index, task.variant, task.labels)

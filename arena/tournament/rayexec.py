@@ -52,6 +52,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import arena
+from arena import chaos
 from arena.tournament.executors import (
     MAX_ATTEMPTS,
     TICK_SECONDS,
@@ -357,9 +358,10 @@ class RayExecutor:
                 self.stderr = NativeStderr(data_dir / RAY_MESSAGES)
             self._init(workers)
         # A task whose worker dies, or that raises, is retried by Ray itself.
-        self.remote = ray.remote(num_cpus=1, max_retries=MAX_ATTEMPTS - 1, retry_exceptions=True)(
-            play_match
-        )
+        options: dict = {"num_cpus": 1, "max_retries": MAX_ATTEMPTS - 1, "retry_exceptions": True}
+        if chaos.forwarded():  # (only tests set these: the workers see the driver's hooks)
+            options["runtime_env"] = {"env_vars": chaos.forwarded()}
+        self.remote = ray.remote(**options)(play_match)
         self.gcs = split_address(ray.get_runtime_context().gcs_address)
         node = getattr(getattr(ray, "_private", None), "worker", None)
         logs_dir = getattr(getattr(node, "_global_node", None), "get_logs_dir_path", None)

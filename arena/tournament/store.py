@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from arena import chaos
 from arena.tournament.lease import Holder
 from arena.tournament.results import MATCH_ID_STRIDE, MatchResult, match_id
 from arena.tournament.schedule import MatchSpec
@@ -236,19 +237,6 @@ class TournamentInfo:
     played: int
     failed: int
     driver: Holder | None
-
-
-CHAOS_STALL = "ARENA_CHAOS_STALL_IN_TRANSACTION"
-
-
-def _chaos_stall() -> None:
-    """Fault injection for the chaos test: with ``ARENA_CHAOS_STALL_IN_TRANSACTION=PATH``
-    set, the writer creates PATH and stalls in the middle of a match's transaction, so
-    the test can kill it there. Unset (always, outside that test) it does nothing."""
-    marker = os.environ.get(CHAOS_STALL)
-    if marker:
-        Path(marker).touch()
-        time.sleep(600)
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -739,7 +727,7 @@ class ResultsStore:
         )
         if cursor.rowcount == 0:
             return False
-        _chaos_stall()
+        chaos.stall_in_transaction()
         details = result.fault_details or (None,) * result.players
         breakdown = result.breakdown or ({},) * result.players
         db.executemany(

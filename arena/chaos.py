@@ -1,0 +1,65 @@
+"""Fault injection that only tests switch on: a process stalls at a chosen point, so a test
+can kill it exactly there, whatever the machine's speed.
+
+Each hook is named by an environment variable holding a marker path; unset (always, outside
+the tests) it does nothing. A test waits for the marker, reads the pid in it and kills that
+process: the victim is chosen by its state (it is inside the step), never by timing.
+``RayExecutor`` forwards these variables to its tasks, so the hooks work on a cluster too.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+STALL_IN_TRANSACTION = "ARENA_CHAOS_STALL_IN_TRANSACTION"
+STALL_IN_MATCH = "ARENA_CHAOS_STALL_IN_MATCH"
+PREFIX = "ARENA_CHAOS_"
+STALL_SECONDS = 600
+
+
+def forwarded() -> dict[str, str]:
+    """The hooks set in this process, for the processes it has play matches elsewhere."""
+    return {name: value for name, value in os.environ.items() if name.startswith(PREFIX)}
+
+
+def _claim(marker: str, what: str) -> bool:
+    """Create ``marker`` (it must not exist yet) holding this pid and ``what``; False when
+    another process (or an earlier attempt) has already claimed it."""
+    try:
+        fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "w") as file:
+        file.write(f"{os.getpid()} {what}\n")
+    return True
+
+
+def stall_in_transaction() -> None:
+    """The store's writer, inside a match's transaction: with ``STALL_IN_TRANSACTION=PATH``
+    it writes PATH and stalls, so the test can kill it there."""
+    marker = os.environ.get(STALL_IN_TRANSACTION)
+    if marker and _claim(marker, "transaction"):
+        time.sleep(STALL_SECONDS)
+
+
+def stall_in_match(index: int) -> None:
+    """A worker playing a match, its bots started and greeted: with ``STALL_IN_MATCH=PATH``
+    the first worker here claims PATH (its pid and the match's index) and stalls; the
+    match's retry, and every other match, find PATH taken and play on."""
+    marker = os.environ.get(STALL_IN_MATCH)
+    if marker and _claim(marker, str(index)):
+        time.sleep(STALL_SECONDS)
+
+
+def claimed(marker: str) -> tuple[int, str] | None:
+    """The pid and step written by the process stalled at ``marker``; None until then."""
+    try:
+        text = Path(marker).read_text()
+    except FileNotFoundError:
+        return None
+    if not text.endswith("\n"):  # still being written
+        return None
+    pid, what = text.split(maxsplit=1)
+    return int(pid), what.strip()

@@ -110,14 +110,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     longest = [i for i in on_ray if i.name.startswith(LONGEST_ON_RAY)]
     for item in on_ray:
         group = longest.index(item) % RAY_GROUPS if item in longest else RAY_GROUPS - 1
-        # (first: pytest-xdist reads the closest one)
-        item.add_marker(pytest.mark.xdist_group(f"ray-{group}"), append=False)
+        item.add_marker(pytest.mark.xdist_group(f"ray-{group}"))
 
 
 def _uses_the_cluster(item: pytest.Item) -> bool:
     """The test asks for ``ray_cluster``, or gets it by ``request.getfixturevalue`` in a
-    case marked ``xdist_group("ray")``."""
-    if "ray_cluster" in getattr(item, "fixturenames", ()):
-        return True
-    mark = item.get_closest_marker("xdist_group")
-    return mark is not None and mark.args[:1] == ("ray",)
+    case marked ``on_ray_cluster``."""
+    fixtures = getattr(item, "fixturenames", ())
+    return "ray_cluster" in fixtures or item.get_closest_marker("on_ray_cluster") is not None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "on_ray_cluster: the case gets the ray_cluster fixture by getfixturevalue"
+    )

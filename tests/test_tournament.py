@@ -329,7 +329,7 @@ def kill_a_worker_mid_match(driver: subprocess.Popen, marker: Path, timeout: flo
 
 
 @pytest.mark.parametrize(
-    "executor", ["local", pytest.param("ray", marks=pytest.mark.xdist_group("ray"))]
+    "executor", ["local", pytest.param("ray", marks=pytest.mark.on_ray_cluster)]
 )
 def test_a_worker_killed_mid_match_is_retried(executor, tmp_path, request):
     s = spec(name=f"retry-{executor}", bots=(PLAYER, "random", JS), games=3)

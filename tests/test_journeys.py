@@ -560,6 +560,11 @@ def test_what_a_user_typed_is_echoed_in_errors_with_its_escapes_shown_not_obeyed
     with ThreadPoolExecutor(2) as pool:
         failed = [problem for problem in pool.map(check, ECHOED) if problem]
     assert not failed, "\n".join(failed)
+    # A bot's own words, shown with its forfeit: the error line of its stderr.
+    bot = r"""cmd:/bin/sh -c 'printf "RuntimeError: \033[2Jboom\n" >&2; exit 1'"""
+    done = Journey(tmp_path / "forfeit")("play", "--bot", bot, "--bot", "random", "--seed", "1")
+    (line,) = [line for line in done.out.splitlines() if "forfeited" in line]
+    assert "crash: RuntimeError: \\x1b[2Jboom" in line and "\x1b" not in done.out, line
 
 
 def test_a_damaged_store_is_one_line_and_debug_shows_the_traceback(tmp_path):

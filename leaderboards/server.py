@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from arena.escape import escaped
 from arena.human import HumanGame
 from arena.referee.process import ProcessLimits
 from arena.tournament.bots import resolve
@@ -117,7 +118,8 @@ class ArenaServer(ThreadingHTTPServer):
         error = sys.exc_info()[1]
         if isinstance(error, ConnectionError | TimeoutError):
             return
-        print(f"arena serve: a request failed: {type(error).__name__}: {error}", file=sys.stderr)
+        problem = escaped(f"{type(error).__name__}: {error}")
+        print(f"arena serve: a request failed: {problem}", file=sys.stderr)
 
     def shutdown(self) -> None:
         self.stopping.set()
@@ -321,7 +323,7 @@ class Handler(BaseHTTPRequestHandler):
         try:
             data = self.server.render(relative)
         except StoreError as error:  # damaged, say: the line on stderr and on the page
-            print(f"arena serve: {error}", file=sys.stderr)
+            print(f"arena serve: {escaped(str(error))}", file=sys.stderr)
             return self.send(500, f"{error}\n".encode(), "text/plain; charset=utf-8")
         if data is None:
             return self.not_found()

@@ -232,6 +232,11 @@ def test_a_submitted_pipe_socket_or_device_is_refused_at_once_and_nothing_is_cop
         assert done.code == 2, done.text
         assert f"{folder / 'entry'} is {kind}" in done.one_line_error()
         assert arena.files() == set(), f"nothing is written for a folder holding {kind}"
+    piped = tmp_path / "piped"  # its bot.py is a pipe
+    piped.mkdir()
+    os.mkfifo(piped / "bot.py")
+    done = arena("submit", "mine", "--file", piped, timeout=60)
+    assert done.code == 2 and "bot.py is a named pipe" in done.one_line_error(), done.text
     os.mkfifo(tmp_path / "bot.py")  # the file named is a pipe itself
     done = arena("submit", "mine", "--file", tmp_path / "bot.py", timeout=60)
     assert done.code == 2 and "bot.py is a named pipe" in done.one_line_error(), done.text

@@ -168,6 +168,8 @@ def submit(
         if not path.exists():
             raise ValueError(f"no such file or folder: {path}")
         _refuse_special(path)
+        if path.is_dir():
+            _folder_files(path)  # every entry checked before any is looked into
         if path.is_dir() and not (path / "bot.py").is_file():
             raise ValueError(f"{path} has no bot.py: a folder bot starts from its bot.py")
         if path.is_file() and path.suffix != ".py":

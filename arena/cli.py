@@ -44,6 +44,7 @@ from arena.commands.report import print_faults, print_forfeits, standings_table
 from arena.commands.serve import serve, view
 from arena.engine.errors import VariantUnavailableError
 from arena.engine.result import GameResult, ScoreLabel
+from arena.escape import escaped
 from arena.referee.faults import TimeControl
 from arena.referee.gamelog import GameLog, LogError, replay
 from arena.referee.keys import MatchKey, play_seed
@@ -477,7 +478,7 @@ def tournament_run(
 def stopped(error: RunError) -> typer.Exit:
     """A run that ended early: its one line on stderr, its status (1, or 130/143 on a signal)."""
     if isinstance(error, RunStopped):
-        errors.print(Text(str(error), style="yellow"), soft_wrap=True)
+        errors.print(Text(escaped(str(error)), style="yellow"), soft_wrap=True)
         return typer.Exit(code=error.exit_code)
     return fail(str(error), error.exit_code)
 

@@ -8,7 +8,9 @@ and ``ARENA_TOKEN``), which is how the referee starts every bot.
 The bot leaves when the referee says ``bye``, when its connection to the
 referee closes (a socket monitor reports it: the referee is gone, or dropped
 this bot), when its parent changes (the referee that started it died), or
-after ``IDLE_SECONDS`` without a message.
+after ``IDLE_SECONDS`` without a message outside a game (a warm process waiting for its
+next match: leaving costs it nothing, it is replaced). Within a game it waits as long as
+the others take: a person's seat has no clock, and leaving mid-game is a forfeit.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from protocols.messages import (
 )
 
 POLL_MS = 500
-# With no message from the referee for this long, the bot assumes it is gone.
+# With no message from the referee for this long between games, the bot assumes it is gone.
 IDLE_SECONDS = 900.0
 
 
@@ -83,6 +85,7 @@ def run_bot(bot: Bot, endpoint: str, token: str, name: str, version: str = "1") 
     cache = ActionCache()
     observation_type = None  # the variant's observation Struct, once a game has started
     idle = 0.0
+    in_game = False  # between game_start and game_over: silence is the others thinking
     try:
         while True:
             try:
@@ -92,7 +95,7 @@ def run_bot(bot: Bot, endpoint: str, token: str, name: str, version: str = "1") 
                 if monitor.poll(0):
                     print("the referee closed the connection: exiting", file=sys.stderr)
                     return 0
-                if os.getppid() != parent or idle > IDLE_SECONDS:
+                if os.getppid() != parent or (idle > IDLE_SECONDS and not in_game):
                     print("referee gone: exiting", file=sys.stderr)
                     return 0
                 continue
@@ -107,6 +110,7 @@ def run_bot(bot: Bot, endpoint: str, token: str, name: str, version: str = "1") 
                 choice = bot.choose(message.observation, legal)
                 socket.send(encode(ActionMessage(seq=message.seq, action=str(choice))))
             elif isinstance(message, GameStart):
+                in_game = True
                 observation_type = typed_observations(message.variant)
                 observation = message.observation
                 if observation_type is not None:
@@ -117,6 +121,7 @@ def run_bot(bot: Bot, endpoint: str, token: str, name: str, version: str = "1") 
                         observation_type = None
                 bot.start_game(message.seed, observation, message.board)
             elif isinstance(message, GameOver):
+                in_game = False
                 bot.on_game_over(message.observation, message.result())
             elif isinstance(message, Error):
                 print(f"referee error {message.code}: {message.message}", file=sys.stderr)

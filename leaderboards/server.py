@@ -9,12 +9,19 @@ times, and reads the store only when a page is asked for.
 
 ``/play`` starts a game of a person against bots (``arena.human``); its page
 long-polls ``/play/ID/state`` and posts clicks to ``/play/ID/action``.
+
+Every POST (it starts bot commands, or acts for a person) must carry the server's
+token, which only its own pages hold (a hidden form field, the play page's
+``X-Arena-Token`` header): a page of another site cannot read them, and a request
+that leaves out ``Origin`` (a local process, a browser extension) has no token either.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hmac
 import json
+import secrets
 import sys
 import threading
 import time
@@ -25,6 +32,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from arena.escape import escaped
 from arena.human import HumanGame
 from arena.referee.process import ProcessLimits
 from arena.tournament.bots import resolve
@@ -41,6 +49,8 @@ EVENT_POLL_SECONDS = 0.5
 LONG_POLL_SECONDS = 20.0
 MAX_BODY = 64 * 1024
 MAX_GAMES = 8  # games of people at once on one server
+TOKEN_HEADER = "X-Arena-Token"  # how the play page's scripts send the token
+TOKEN_FIELD = "token"  # how the play form sends it
 
 
 class ArenaServer(ThreadingHTTPServer):
@@ -60,6 +70,7 @@ class ArenaServer(ThreadingHTTPServer):
         self.stopping = threading.Event()
         self.render_lock = threading.Lock()
         self.games: dict[str, HumanGame] = {}
+        self.token = secrets.token_urlsafe(32)  # what a POST must carry: only our pages hold it
         # Created on first use; an existing one is only read (also an archived, read-only one).
         store = self.open_store()
         self.site = Site(store, max_replays, live=True)
@@ -107,7 +118,8 @@ class ArenaServer(ThreadingHTTPServer):
         error = sys.exc_info()[1]
         if isinstance(error, ConnectionError | TimeoutError):
             return
-        print(f"arena serve: a request failed: {type(error).__name__}: {error}", file=sys.stderr)
+        problem = escaped(f"{type(error).__name__}: {error}")
+        print(f"arena serve: a request failed: {problem}", file=sys.stderr)
 
     def shutdown(self) -> None:
         self.stopping.set()
@@ -248,6 +260,7 @@ class Handler(BaseHTTPRequestHandler):
                 served=True,
                 nav_variants=list(self.server.site.snapshot.by_variant),
                 generated=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+                token=self.server.token,
                 **context,
             )
             .encode()
@@ -266,8 +279,20 @@ class Handler(BaseHTTPRequestHandler):
             self.command != "POST" or origin is None or origin in {f"http://{h}" for h in hosts}
         ):
             return False
-        self.send(HTTPStatus.FORBIDDEN, b"<h1>Forbidden</h1><p>Open the page from this server.</p>")
+        self.forbidden()
         return True
+
+    def forbidden(self) -> None:
+        self.close_connection = True  # a body left unread must not be taken for a request
+        self.send(HTTPStatus.FORBIDDEN, b"<h1>Forbidden</h1><p>Open the page from this server.</p>")
+
+    def tokened(self, form: dict[str, Any] | None) -> bool:
+        """Whether a POST carries the server's token (header or form field): proof that it
+        comes from one of this server's own pages."""
+        given = self.headers.get(TOKEN_HEADER) or (form or {}).get(TOKEN_FIELD)
+        return isinstance(given, str) and hmac.compare_digest(
+            given.encode(), self.server.token.encode()
+        )
 
     def do_HEAD(self) -> None:
         self.do_GET()
@@ -298,7 +323,7 @@ class Handler(BaseHTTPRequestHandler):
         try:
             data = self.server.render(relative)
         except StoreError as error:  # damaged, say: the line on stderr and on the page
-            print(f"arena serve: {error}", file=sys.stderr)
+            print(f"arena serve: {escaped(str(error))}", file=sys.stderr)
             return self.send(500, f"{error}\n".encode(), "text/plain; charset=utf-8")
         if data is None:
             return self.not_found()
@@ -310,6 +335,8 @@ class Handler(BaseHTTPRequestHandler):
             return
         parts = urlsplit(self.path).path.strip("/").split("/")
         form = self.body()
+        if not self.tokened(form):
+            return self.forbidden()
         if form is None:
             return self.send_json({"error": "the request body is not valid"}, 400)
         if parts == ["play"]:
@@ -399,6 +426,7 @@ class Handler(BaseHTTPRequestHandler):
             "seat": game.human_seat,
             "names": [entry.name for entry in game.entries],
             "variant": game.variant.name,
+            "token": self.server.token,
         }
         body = self.page(
             "play.html",

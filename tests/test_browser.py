@@ -483,6 +483,31 @@ def test_the_live_page_shows_a_match_appearing_while_a_tournament_runs(tmp_path,
     assert server.returncode == 0
 
 
+def test_the_play_form_of_arena_serve_starts_a_game_the_page_can_resign(tmp_path, page):
+    """Every POST to ``arena serve`` needs the token of its own pages (issue 29): the play
+    form sends it as a hidden field, the play page's clicks and resignation as a header."""
+    server = subprocess.Popen(
+        [str(ARENA), "serve", "--port", "0", "--data-dir", str(tmp_path / "arena-data")],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        url = re.search(r"http://127\.0\.0\.1:\d+/", server.stdout.readline()).group(0)
+        page.goto(url + "play")
+        page.click("#start")
+        page.wait_for_url(re.compile(r".*/play/\w+$"), timeout=30_000)
+        page.wait_for_selector("#status[data-status='to-move']", timeout=60_000)
+        page.on("dialog", lambda dialog: dialog.accept())
+        page.click("#resign")
+        page.wait_for_selector("#replay-link", timeout=60_000)
+        assert page.get_attribute("#status", "data-status") == "over"
+    finally:
+        server.terminate()
+        out, _ = server.communicate(timeout=60)
+    assert server.returncode == 0, out
+    (match,) = stored_matches(ResultsStore(tmp_path / "arena-data"))
+    assert match.tournament == "human-play" and match.bots == ("you", "random")
+
+
 def test_pages_fit_a_390_px_screen(site, browser):
     """No sideways scrolling, and nothing cut off inside a scrolling box either: the
     replay mid-game and at its game over (the scoring table), every leaderboard, the

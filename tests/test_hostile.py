@@ -278,7 +278,7 @@ def test_a_launched_process_that_exits_is_charged_crash_while_its_child_plays_on
         for line in log.actions:
             if line["seat"] == 1:
                 assert line["by"] == ("bot" if line["n"] <= fault.decision else "fallback")
-        assert "exited with status 0" in fault.detail
+        assert "exited with status 3" in fault.detail
 
 
 def test_without_a_pid_namespace_bots_fall_back_and_arena_doctor_says_so(tmp_path):
@@ -457,6 +457,18 @@ def test_an_oversize_message_is_charged_at_once_whatever_its_size(size, tmp_path
     )
     check_complete(outcome, {1: "oversize"})
     assert time.monotonic() - started < PROMPTLY_S, "charged at once, not after the time bank"
+
+
+def test_an_oversize_message_then_leaving_as_the_protocol_advises_is_charged_oversize(tmp_path):
+    """Issue 29: a bot that sent an oversize message and then left, as PROTOCOL.md's "When
+    the referee is gone" tells it to (its connection closed), was charged ``crash``: the
+    first fault, the oversize frame that dropped the connection, is the one charged."""
+    outcome = play(["random", hostile("oversize-leave", "100000")], tmp_path=tmp_path)
+    check_complete(outcome, {1: "oversize"})
+    (fault,) = outcome.faults
+    assert "exited with status 0" in fault.detail, fault.detail
+    stderr = next(tmp_path.rglob("seat1-*.stderr")).read_text()
+    assert "the referee closed the connection: leaving" in stderr, "it did leave on its own"
 
 
 ZOO_GAMES = {

@@ -13,10 +13,11 @@ import re
 import shutil
 import signal
 import socket
+import stat
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -215,6 +216,38 @@ def test_a_submitted_folder_holds_plain_files_of_a_bounded_size_and_a_stopped_su
     assert submitting.returncode == 143 and "Traceback" not in err, err
     assert not (arena.data / "bots").exists(), "a stopped submit keeps no copy"
     assert arena.rows("SELECT * FROM bots") == []
+
+
+def test_a_submitted_pipe_socket_or_device_is_refused_at_once_and_nothing_is_copied(tmp_path):
+    """Issue 29: a folder holding a named pipe blocked ``arena submit`` for ever (it opened
+    the pipe to hash it), and a device node was copied into the data folder before the
+    bot was validated; only symbolic links were refused."""
+    arena = Journey(tmp_path / "work")
+    special: dict[str, Callable[[Path], object]] = {
+        "a named pipe": os.mkfifo,
+        "a socket": lambda path: socket.socket(socket.AF_UNIX).bind(str(path)),
+        "a character device": lambda path: os.mknod(path, 0o600 | stat.S_IFCHR, os.makedev(1, 3)),
+    }
+    for kind, make in special.items():
+        folder = tmp_path / kind.replace(" ", "-")
+        shutil.copytree(PYTHON_BOT, folder)
+        try:
+            make(folder / "entry")
+        except PermissionError:
+            pytest.skip(f"cannot make {kind} here (mknod needs root)")
+        done = arena("submit", "mine", "--file", folder, timeout=60)
+        assert done.code == 2, done.text
+        assert f"{folder / 'entry'} is {kind}" in done.one_line_error()
+        assert arena.files() == set(), f"nothing is written for a folder holding {kind}"
+    piped = tmp_path / "piped"  # its bot.py is a pipe
+    piped.mkdir()
+    os.mkfifo(piped / "bot.py")
+    done = arena("submit", "mine", "--file", piped, timeout=60)
+    assert done.code == 2 and "bot.py is a named pipe" in done.one_line_error(), done.text
+    os.mkfifo(tmp_path / "bot.py")  # the file named is a pipe itself
+    done = arena("submit", "mine", "--file", tmp_path / "bot.py", timeout=60)
+    assert done.code == 2 and "bot.py is a named pipe" in done.one_line_error(), done.text
+    assert arena.files() == set()
 
 
 # ---------------------------------------------------------------- crashes, explained
@@ -494,6 +527,56 @@ def test_every_bad_input_gets_one_line_the_right_status_and_stores_nothing(tmp_p
     with ThreadPoolExecutor(4) as pool:  # each case its own process and folder
         failed = [problem for problem in pool.map(check, BAD_INPUTS) if problem]
     assert not failed, "\n".join(failed)
+
+
+ESCAPES = "\x1b[2J\x1b[31m\nerror: forged\u202e"  # clear, red, a forged line, bidi override
+SHOWN = "\\x1b[2J\\x1b[31m"  # (a command line is cut into words at the newline)
+ECHOED = {
+    "a tournament name": ("tournament", "run", "--name", f"t{ESCAPES}", "--bot", "random"),
+    "a tournament file's name": ("tournament", "run", "{toml:name}"),
+    "a tournament file": ("tournament", "run", f"t{ESCAPES}.toml"),
+    "a tournament to show": ("tournament", "show", f"t{ESCAPES}"),
+    "a bot name to submit": ("submit", f"b{ESCAPES}", "--plugin", "random"),
+    "a file to submit": ("submit", "mine", "--file", f"f{ESCAPES}"),
+    "a command to submit": ("submit", "mine", "--cmd", f"c{ESCAPES}"),
+    "a variant": ("play", "--variant", f"v{ESCAPES}"),
+    "a bot to play": ("play", "--bot", f"b{ESCAPES}", "--bot", "random"),
+    "a plugin to run": ("bot", "run", f"b{ESCAPES}", "--connect", "tcp://x:1", "--token", "t"),
+    "a log to replay": ("replay", f"r{ESCAPES}"),
+    "an option": ("play", f"--x{ESCAPES}"),
+}
+
+
+def test_what_a_user_typed_is_echoed_in_errors_with_its_escapes_shown_not_obeyed(tmp_path):
+    """Issue 29: a tournament name with terminal escapes was refused, but its error line
+    printed the escape bytes raw (clearing the screen, recolouring it, forging lines)."""
+
+    def check(name: str) -> str | None:
+        folder = tmp_path / re.sub(r"\W+", "-", name)
+        arena = Journey(folder)
+        args = ECHOED[name]
+        if args[-1] == "{toml:name}":
+            spec = folder / "t.toml"
+            spec.write_text('name = "t\\u001b[2J\\u001b[31m\\nerror: forged\\u202e"\n'
+                            'variant = "usa"\nbots = ["random", "random"]\n')  # fmt: skip
+            args = (*args[:-1], spec.name)
+        done = arena(*args, timeout=120)
+        try:
+            line = done.one_line_error()  # a raw newline would have made it two lines
+            assert done.code == 2 and not {"\x1b", "\u202e"} & set(done.err), repr(done.err)
+            assert SHOWN in line, line
+        except AssertionError as error:
+            return f"{name}: {str(error).splitlines()[0]}"
+        return None
+
+    with ThreadPoolExecutor(2) as pool:
+        failed = [problem for problem in pool.map(check, ECHOED) if problem]
+    assert not failed, "\n".join(failed)
+    # A bot's own words, shown with its forfeit: the error line of its stderr.
+    bot = r"""cmd:/bin/sh -c 'printf "RuntimeError: \033[2Jboom\n" >&2; exit 1'"""
+    done = Journey(tmp_path / "forfeit")("play", "--bot", bot, "--bot", "random", "--seed", "1")
+    (line,) = [line for line in done.out.splitlines() if "forfeited" in line]
+    assert "crash: RuntimeError: \\x1b[2Jboom" in line and "\x1b" not in done.out, line
 
 
 def test_a_damaged_store_is_one_line_and_debug_shows_the_traceback(tmp_path):

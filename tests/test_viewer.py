@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from hypothesis import given, settings
@@ -271,6 +272,15 @@ def get(port: int, path: str, method: str = "GET", body: bytes | None = None, he
     return response.status, response.read().decode("utf-8", "replace")
 
 
+def page_token(port: int) -> str:
+    """The token the server's own play form carries (what its pages post with)."""
+    status, body = get(port, "/play")
+    assert status == 200, body
+    found = re.search(r'name="token" value="([^"]+)"', body)
+    assert found, "the play form carries the server's token"
+    return found.group(1)
+
+
 def test_serve_answers_the_sites_pages_and_nothing_else(served):
     port, _, _ = served
     status, body = get(port, "/")
@@ -293,7 +303,7 @@ def test_serve_answers_the_sites_pages_and_nothing_else(served):
 
 def test_serve_refuses_a_bad_play_request_with_its_reason(served):
     port, _, _ = served
-    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    form = {"Content-Type": "application/x-www-form-urlencoded", "X-Arena-Token": page_token(port)}
     status, body = get(port, "/play", "POST", b"variant=nope&bot=random", form)
     assert status == 400 and "nope" in body
     status, body = get(port, "/play", "POST", b"variant=amsterdam&bot=random", form)
@@ -308,7 +318,7 @@ def test_serve_refuses_a_bad_play_request_with_its_reason(served):
     assert status == 400 and "is a bot&#39;s name" in body, "a person never plays as a bot"
     status, body = get(port, "/play", "POST", b"variant=usa&bot=random&name=%3Cb%3Ex", form)
     assert status == 400 and "your name" in body and "<b>x" not in body
-    json_headers = {"Content-Type": "application/json"}
+    json_headers = {"Content-Type": "application/json", "X-Arena-Token": form["X-Arena-Token"]}
     assert get(port, "/play", "POST", b"[1, 2", json_headers)[0] == 400
     assert get(port, "/play/none/action", "POST", b'{"action": "x"}', json_headers)[0] == 404
     status, body = get(port, "/play")
@@ -319,7 +329,7 @@ def test_serve_refuses_what_another_site_asks_through_the_browser(served):
     """A page elsewhere may post the play form to localhost (it would start bot commands
     here) or reach the server under its own host name (DNS rebinding): both are refused."""
     port, _, _ = served
-    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    form = {"Content-Type": "application/x-www-form-urlencoded", "X-Arena-Token": page_token(port)}
     evil = dict(form, Origin="http://evil.example")
     status, _ = get(port, "/play", "POST", b"variant=usa&bot=cmd:/bin/true", evil)
     assert status == 403, "a cross-site form post starts nothing"
@@ -329,6 +339,59 @@ def test_serve_refuses_what_another_site_asks_through_the_browser(served):
     own = dict(form, Origin=f"http://127.0.0.1:{port}")
     status, body = get(port, "/play", "POST", b"variant=usa&bot=", own)
     assert status == 400 and "choose at least one bot" in body, "the page's own post is served"
+
+
+def test_serve_starts_nothing_for_a_post_without_its_own_pages_token(served, tmp_path):
+    """Issue 29: a POST to /play with no Origin header started the bot commands it named
+    (the check was on Origin alone, which a local process or a browser extension leaves
+    out). Every POST needs the token only the server's own pages carry."""
+    port, _, _ = served
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+
+    def play(marker: str) -> bytes:
+        command = quote(f"cmd:/bin/sh -c 'echo started-{marker} >&2'")
+        return f"variant=usa&bot={command}&token=".encode()
+
+    def started(marker: str) -> bool:
+        logs = (tmp_path / "data" / "bot-logs").rglob("*.stderr")
+        return any(f"started-{marker}" in log.read_text(errors="replace") for log in logs)
+
+    attempts = {
+        "no token, no Origin": (play("a"), form),
+        "a wrong token, no Origin": (play("b") + b"x" * 43, form),
+        "a wrong token header": (play("c"), dict(form, **{"X-Arena-Token": "x" * 43})),
+        "a wrong token from its own origin": (
+            play("d") + b"guess",
+            dict(form, Origin=f"http://127.0.0.1:{port}"),
+        ),
+        "an empty token": (play("e"), dict(form, **{"X-Arena-Token": ""})),
+    }
+    for what, (body, headers) in attempts.items():
+        assert get(port, "/play", "POST", body, headers)[0] == 403, what
+    token = page_token(port)
+    # The control: the same request with the page's token starts its bot at once.
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request("POST", "/play", body=play("ok") + token.encode(), headers=form)
+    response = connection.getresponse()
+    assert response.status == 303, response.read()
+    game = response.getheader("Location")
+    deadline = time.monotonic() + 60
+    while not started("ok"):
+        assert time.monotonic() < deadline, "the page's own request starts its bot"
+        time.sleep(0.05)
+    assert not [m for m in "abcde" if started(m)], "no request without the token started a bot"
+    # A started game's clicks and its resignation need the token too.
+    json_headers = {"Content-Type": "application/json"}
+    for path, body in ((f"{game}/action", b'{"action": "draw deck"}'), (f"{game}/resign", b"{}")):
+        assert get(port, path, "POST", body, json_headers)[0] == 403, path
+        wrong = dict(json_headers, **{"X-Arena-Token": token[:-1] + "A"})
+        assert get(port, path, "POST", body, wrong)[0] == 403, path
+    assert (
+        get(port, f"{game}/resign", "POST", b"{}", dict(json_headers, **{"X-Arena-Token": token}))[
+            0
+        ]
+        == 200
+    )
 
 
 def test_serve_says_change_when_a_match_lands(served):
@@ -429,9 +492,9 @@ def play_server(tmp_path_factory):
     server.close()
 
 
-def post_json(port: int, path: str, data: dict) -> tuple[int, dict]:
+def post_json(port: int, path: str, data: dict, token: str) -> tuple[int, dict]:
     status, body = get(port, path, "POST", json.dumps(data).encode(), {
-        "Content-Type": "application/json"
+        "Content-Type": "application/json", "X-Arena-Token": token
     })  # fmt: skip
     return status, json.loads(body)
 
@@ -442,6 +505,7 @@ def test_a_person_can_play_every_playable_variant_to_the_end(play_server, varian
     (a random legal action each time, and one illegal one that the referee explains)."""
     port = play_server.server_address[1]
     game = play_server.new_game(variant, ["random"], human_seat=1, seed=7, person="ann")
+    token = play_server.token  # what the play page posts with
     rng = random.Random(7)
     version, illegal = -1, None
     for _ in range(2000):
@@ -454,13 +518,13 @@ def test_a_person_can_play_every_playable_variant_to_the_end(play_server, varian
             continue
         if illegal is None:
             wrong = {"action": "claim 999 red"}
-            assert post_json(port, f"/play/{game.game_id}/action", wrong)[0] == 200
+            assert post_json(port, f"/play/{game.game_id}/action", wrong, token)[0] == 200
             while not (state.get("message") and state["status"] == "to-move"):
                 state = json.loads(get(port, f"/play/{game.game_id}/state?version={version}")[1])
                 version = state["version"]
             illegal = state["message"]
         status, answer = post_json(
-            port, f"/play/{game.game_id}/action", {"action": rng.choice(state["legal"])}
+            port, f"/play/{game.game_id}/action", {"action": rng.choice(state["legal"])}, token
         )
         assert status == 200, answer
     assert state["status"] == "over", state

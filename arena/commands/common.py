@@ -23,6 +23,7 @@ from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
+from arena.escape import escaped
 from arena.tournament.store import ResultsStore
 
 # No console markup: names, reasons and paths come from users and bots, and a '[x]' in
@@ -42,13 +43,14 @@ def unwind_on_sigterm() -> None:
 
 
 def fail(message: str, code: int = USAGE) -> typer.Exit:
-    """Print ``error: message`` (one line, never wrapped) and return the Exit to raise."""
-    errors.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True)
+    """Print ``error: message`` (one line, never wrapped; what users and bots typed in it
+    is shown with its control characters escaped) and return the Exit to raise."""
+    errors.print(Text.assemble(("error:", "bold red"), " ", escaped(message)), soft_wrap=True)
     return typer.Exit(code=code)
 
 
 def warn(message: str) -> None:
-    errors.print(Text.assemble(("warning:", "yellow"), " ", message), soft_wrap=True)
+    errors.print(Text.assemble(("warning:", "yellow"), " ", escaped(message)), soft_wrap=True)
 
 
 def existing_store(data_dir: Path, write: bool = False) -> ResultsStore | None:

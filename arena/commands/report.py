@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.commands.common import console, fitted_table
+from arena.escape import escaped
 from arena.referee.matchlog import MatchLog
 from arena.tournament.forfeits import read_tail, reason
 from arena.tournament.runner import TournamentRunner
@@ -25,11 +26,12 @@ def print_faults(outcome, names: list[str], data_dir: Path) -> None:
     """One line per forfeit of a game: seat, bot, the reason, its stderr log."""
     for fault in outcome.faults:
         log = seat_stderr(outcome.log.header, fault.seat, data_dir)
-        why = reason(fault.code, fault.detail, read_tail(log))
+        why = escaped(reason(fault.code, fault.detail, read_tail(log)))
         where = f" (stderr: {log})" if log else ""
         console.print(
             Text.assemble(
-                (f"seat {fault.seat} ({names[fault.seat]}) forfeited:", "yellow"), f" {why}{where}"
+                (f"seat {fault.seat} ({escaped(names[fault.seat])}) forfeited:", "yellow"),
+                f" {why}{where}",
             ),
             soft_wrap=True,
             highlight=False,
@@ -70,9 +72,9 @@ def print_forfeits(store: ResultsStore, tournament: str, data_dir: Path) -> None
         counted = ", ".join(f"{code} ×{n}" for code, n in kinds.most_common())
         games = f"{len(forfeits)} game{'s' if len(forfeits) > 1 else ''}"
         summary = f"{games} ({counted}); the last" if len(kinds) > 1 else games
-        why = reason(last["code"], last["detail"] or "", read_tail(log))
+        why = escaped(reason(last["code"], last["detail"] or "", read_tail(log)))
         where = f" — stderr: {log}" if log and log.exists() else ""
         console.print(
-            Text.assemble((f"{bot} forfeited {summary}:", "yellow"), f" {why}{where}"),
+            Text.assemble((f"{escaped(bot)} forfeited {summary}:", "yellow"), f" {why}{where}"),
             soft_wrap=True,
         )

@@ -21,6 +21,7 @@ from arena.commands.common import (
     fail,
     fitted_table,
 )
+from arena.escape import escaped
 from arena.tournament.matchrun import tournament_folder
 from arena.tournament.names import BadName, check_name
 from arena.tournament.spec import SpecError, TournamentSpec
@@ -127,7 +128,7 @@ def show_tournament(
         f"{spec.get('games')} games, seed {spec.get('seed')}",
         soft_wrap=True,
     )
-    console.print(f"bots: {', '.join(spec.get('bots', []))}", soft_wrap=True)
+    console.print(f"bots: {escaped(', '.join(spec.get('bots', [])))}", soft_wrap=True)
     state = "finished " + _when(info.finished_at) if info.finished_at else "not finished"
     if info.driver is not None and info.driver.is_gone():
         state = f"interrupted ({info.driver.describe()} is gone): the same command resumes it"

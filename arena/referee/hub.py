@@ -90,6 +90,7 @@ class ProcessWatch:
     pidfd: int | None  # readable once the process has exited
     alive: Callable[[], bool]
     status: Callable[[], str]  # "exited with status 3", for the fault's detail
+    exit_code: Callable[[], int | None] = lambda: None  # 0: it left of its own accord
 
 
 @dataclass
@@ -393,9 +394,21 @@ class Hub:
                 self._exited(seat)
 
     def _exited(self, seat: int) -> None:
-        watch = self._watches.get(seat)
+        """The launched process is gone: ``crash``, unless its connection was dropped first
+        and it then left cleanly (status 0), as PROTOCOL.md tells a bot whose connection
+        closes: the first fault, the drop (an oversize frame), is the one charged. A
+        process that dies of an error after its socket closed (a Python bot that raises
+        closes its socket on the way out) is a crash."""
+        watch, link = self._watches.get(seat), self.links.get(seat)
+        if link is not None and not link.closed:
+            self._drain_monitor(link)  # a drop seen with the exit came before it
         status = watch.status() if watch is not None else "exited"
+        left = seat in self._lost_seats and watch is not None and watch.exit_code() == 0
+        self._lost_seats.discard(seat)
         self.unwatch(seat)
+        if left:
+            self._charge_lost(seat, f"; then the bot process {status}")
+            return
         self._charge(seat, CRASH, f"the bot process {status}", close=False)
 
     def _charge(
@@ -541,19 +554,18 @@ class Hub:
             if seat in self.faults or link.closed or watch is None:
                 self._lost_seats.discard(seat)
             elif watch.pidfd is None and not watch.alive():
-                self._lost_seats.discard(seat)
                 self._exited(seat)
             elif now - (link.lost_at or now) >= LOST_GRACE_S:
                 self._lost_seats.discard(seat)
                 self._charge_lost(seat)
 
-    def _charge_lost(self, seat: int) -> None:
+    def _charge_lost(self, seat: int, then: str = "") -> None:
         self._charge(
             seat,
             OVERSIZE,
             f"its connection was dropped while its process ran: a message over "
             f"{MAX_BOT_MESSAGE} bytes (ZeroMQ closes a connection that sends one; a bot that "
-            "closes its own connection before 'bye' is charged the same)",
+            f"closes its own connection before 'bye' is charged the same){then}",
         )
 
 

@@ -233,7 +233,7 @@ class ProcessMatch:
                 own_network,
                 entry.own_files,
             )
-        hub.watch(s, ProcessWatch(process.pidfd, process.alive, process.status))
+        hub.watch(s, ProcessWatch(process.pidfd, process.alive, process.status, process.exited))
         seat = RemoteSeat(hub, s, process, entry.name)
         seat.logs = {
             "stdout": self._log_name(process.stdout_path),

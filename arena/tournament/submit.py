@@ -15,6 +15,7 @@ import inspect
 import os
 import shlex
 import shutil
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,22 +54,46 @@ MAX_FOLDER_BYTES = 256 * 2**20
 MAX_FOLDER_FILES = 10_000
 
 
+def _kind(path: Path) -> str | None:
+    """What ``path`` is when it is not a plain file or a folder (``lstat``: never opened,
+    never followed), else None."""
+    mode = path.lstat().st_mode
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    kinds = {
+        stat.S_ISLNK: "a symbolic link",
+        stat.S_ISFIFO: "a named pipe",
+        stat.S_ISSOCK: "a socket",
+        stat.S_ISCHR: "a character device",
+        stat.S_ISBLK: "a block device",
+    }
+    return next((kind for test, kind in kinds.items() if test(mode)), "not a plain file")
+
+
+def _refuse_special(path: Path) -> None:
+    """Refuse an entry that is not a plain file or a folder, before anything opens it:
+    reading a named pipe blocks for ever, copying a device copies the device, and a
+    symbolic link could lead out of the folder, even to ``/`` (the bot's sandbox reads
+    only its own copy)."""
+    kind = _kind(path)
+    if kind is not None:
+        raise ValueError(
+            f"{path} is {kind}: a submitted bot is plain files and folders only "
+            "(copy what it needs into its folder as plain files)"
+        )
+
+
 def _folder_files(root: Path) -> list[Path]:
     """The files of a submitted folder, checked before anything is read or copied: plain
-    files only (a symbolic link could lead out of the folder, even to ``/``, and the bot's
-    sandbox reads only its own copy), within MAX_FOLDER_FILES and MAX_FOLDER_BYTES."""
+    files and folders only (``_refuse_special``), within MAX_FOLDER_FILES and
+    MAX_FOLDER_BYTES."""
     files: list[Path] = []
     size = 0
     for folder, subfolders, names in os.walk(root):  # never follows a link
         for name in sorted(subfolders + names):
-            path = Path(folder) / name
-            if path.is_symlink():
-                raise ValueError(
-                    f"{path} is a symbolic link: a submitted folder holds plain files only "
-                    "(copy what it points to into the folder)"
-                )
+            _refuse_special(Path(folder) / name)
         files += [Path(folder) / name for name in names]
-        size += sum((Path(folder) / name).stat().st_size for name in names)
+        size += sum((Path(folder) / name).lstat().st_size for name in names)
         if len(files) > MAX_FOLDER_FILES or size > MAX_FOLDER_BYTES:
             raise ValueError(
                 f"{root} holds more than {MAX_FOLDER_FILES:,} files or "
@@ -142,6 +167,9 @@ def submit(
         path = Path(path).resolve()
         if not path.exists():
             raise ValueError(f"no such file or folder: {path}")
+        _refuse_special(path)
+        if path.is_dir():
+            _folder_files(path)  # every entry checked before any is looked into
         if path.is_dir() and not (path / "bot.py").is_file():
             raise ValueError(f"{path} has no bot.py: a folder bot starts from its bot.py")
         if path.is_file() and path.suffix != ".py":

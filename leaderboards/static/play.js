@@ -6,6 +6,8 @@
   const { Board, viewOf, renderTable, renderPlayers, h } = window.TTR;
   const game = window.GAME, board = window.BOARD;
   const base = `/play/${game.game}`;
+  // Every click posted carries the server's token: only its own pages hold it.
+  const posting = { "Content-Type": "application/json", "X-Arena-Token": game.token };
   const $ = (id) => document.getElementById(id);
   let state = { status: "connecting", legal: [] }, version = -1, offered = new Set();
 
@@ -55,7 +57,7 @@
     $("status").dataset.status = "sending";
     $("status").textContent = `sent: ${action}`;
     const response = await fetch(`${base}/action`, { method: "POST",
-      headers: { "Content-Type": "application/json" }, body: JSON.stringify({ action }) });
+      headers: posting, body: JSON.stringify({ action }) });
     if (!response.ok) {
       state.status = "to-move";
       $("status").dataset.status = "to-move";
@@ -204,7 +206,7 @@
 
   $("resign").addEventListener("click", async () => {
     if (!confirm("Resign? The bots finish the game.")) return;
-    await fetch(`${base}/resign`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
+    await fetch(`${base}/resign`, { method: "POST", headers: posting, body: "{}" });
   });
   document.addEventListener("keydown", (e) => {
     if (e.target.tagName === "INPUT") return;

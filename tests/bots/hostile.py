@@ -17,9 +17,11 @@ process           crash-start; crash-mid N (exits after N answers); hang; slow S
                   child MARKER (leaves a child process behind);
                   setsid MARKER (a child that calls setsid() and sleeps, the bot plays on);
                   fork-exit N (the launched process forks, its child plays, and the
-                  launched process exits after the child's N-th answer)
+                  launched process exits, status 3, after the child's N-th answer)
 messages          garbage; badtype (its seq as a string); badutf8 (an action whose JSON
-                  string is not UTF-8); oversize BYTES (an action of that size); illegal;
+                  string is not UTF-8); oversize BYTES (an action of that size); oversize-leave
+                  BYTES (the same, then, its connection closed, it leaves with status 0, as
+                  PROTOCOL.md's "When the referee is gone" says); illegal;
                   wrong-token; ansi-name (its hello's name and version hold terminal escapes, a
                   newline and a NUL, to forge a line of the organiser's output);
                   wrong-seq (answers with a request id it was not given);
@@ -68,13 +70,15 @@ HELLO = {"type": "hello", "version": 1, "token": TOKEN, "name": f"hostile-{mode}
 
 if mode == "fork-exit":
     # The launched process forks before anything else; the child plays the seat, and the
-    # launched process exits once the child has answered N times.
+    # launched process exits (status 3) once the child has answered N times. (A status 0
+    # in a PID namespace, whose end closes the child's connection with it, looks like a bot
+    # leaving after its connection dropped, and may be charged oversize: see PROTOCOL.md.)
     reader, writer = os.pipe()
     if os.fork() != 0:
         os.close(writer)
         os.read(reader, 1)
         print("launched process exiting; its child plays on", file=sys.stderr, flush=True)
-        os._exit(0)
+        os._exit(3)
     os.close(reader)
 if mode == "setsid" and os.fork() == 0:  # the child leaves the process group, and sleeps
     os.setsid()
@@ -327,6 +331,13 @@ while True:
     if mode == "oversize":
         answer(seq, "x" * int(arg))
         continue
+    if mode == "oversize-leave":
+        gone = socket.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+        answer(seq, "x" * int(arg))
+        if gone.poll(60_000):
+            print("the referee closed the connection: leaving", file=sys.stderr, flush=True)
+            socket.close(linger=0)
+            os._exit(0)
     choice = "claim 999 red" if mode == "illegal" else rng.choice(message["legal"])
     if mode == "wrong-seq":
         seq += 1

@@ -70,8 +70,9 @@ typecheck: setup
 	$(BIN)/mypy --ignore-missing-imports arena bots leaderboards protocols benchmarks tools  # the whole tree
 
 # The tests run in parallel (pytest-xdist): most of their time is spent waiting on bot
-# processes, so more workers than cores pay off; every test using Ray runs in one worker.
-TEST_WORKERS ?= 3
+# processes, so more workers than cores pay off. The tests on a Ray cluster run in two
+# groups (tests/conftest.py), a worker each; the other two workers share the rest.
+TEST_WORKERS ?= 4
 
 test: setup js-bot browser typecheck
 	$(BIN)/ruff check .

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import random
+import signal
 import threading
 import time
 
@@ -279,3 +281,25 @@ def test_a_damaged_match_log_is_a_log_error_naming_its_line(data, error):
     anything wrong is a ``LogError`` (one line for the user), never another exception."""
     with pytest.raises(LogError, match=error):
         MatchLog.from_jsonl(data)
+
+
+def test_a_sigterm_while_a_bot_is_forked_is_delivered_after_not_lost():
+    """A SIGTERM whose handler raised inside ``fork``'s at-fork hooks was swallowed there
+    ("Exception ignored"), and ``arena submit`` went on validating: it is held back while
+    the bot process is forked, then delivered to the same handler."""
+    from arena.referee.process import signals_deferred
+
+    def stop(*_):
+        raise SystemExit(143)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    reached_the_end = False
+    try:
+        with pytest.raises(SystemExit), signals_deferred():
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.01)  # the handler would run here: it is held
+            reached_the_end = True
+        assert reached_the_end
+        assert signal.getsignal(signal.SIGTERM) is stop
+    finally:
+        signal.signal(signal.SIGTERM, previous)

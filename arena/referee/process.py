@@ -28,7 +28,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -166,6 +166,30 @@ def _open_log(path: Path) -> int | None:
         return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
     except OSError:
         return None
+
+
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM back while a bot process is forked, then deliver them.
+
+    A handler that raises (``SystemExit``) while ``fork`` runs Python's at-fork hooks is
+    swallowed there ("Exception ignored"): the signal was lost and the command went on (a
+    SIGTERM to ``arena submit`` left it validating). Signals are handled in the main
+    thread only, so elsewhere nothing needs holding back."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+    # (a handler installed from C is None here: it cannot be put back, so it is left alone)
+    signals = [n for n in (signal.SIGINT, signal.SIGTERM) if signal.getsignal(n) is not None]
+    previous = {number: signal.signal(number, lambda n, _: held.append(n)) for number in signals}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        for number in held:
+            signal.raise_signal(number)
 
 
 class LogDrain(threading.Thread):
@@ -309,18 +333,19 @@ class BotProcess:
         environment = bot_environment(env, scratch, limits.env)
         try:
             check_runnable(self.command[0], environment["PATH"])
-            self.popen = subprocess.Popen(
-                argv,
-                env=environment,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                process_group=0,
-                preexec_fn=functools.partial(
-                    _child_setup, limits, in_child, abi, own_network, os.getpid(), self.cgroup
-                ),
-                close_fds=True,
-            )
+            with signals_deferred():
+                self.popen = subprocess.Popen(
+                    argv,
+                    env=environment,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    process_group=0,
+                    preexec_fn=functools.partial(
+                        _child_setup, limits, in_child, abi, own_network, os.getpid(), self.cgroup
+                    ),
+                    close_fds=True,
+                )
         except BaseException:
             if self.cgroup is not None:
                 self.cgroup.remove()

@@ -9,8 +9,10 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
+from pathlib import Path
 
 from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.pool import BotPool
@@ -137,3 +139,41 @@ def test_a_killed_worker_takes_its_pool_s_processes_with_it(tmp_path):
     while processes_with(str(HOSTILE)) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not processes_with(str(HOSTILE))
+
+
+def test_a_killed_worker_s_pool_folder_is_swept_by_the_next_pool(tmp_path):
+    """A worker killed by SIGKILL cannot remove its pool folder (its endpoints, in the
+    temporary folder): the next pool to start, in the next worker or driver, removes it, as
+    it does a folder whose pid now runs another process (the start time tells them apart).
+    The folders of live workers stay."""
+    from arena.procfs import owner_tag
+    from arena.referee.pool import FOLDER_PREFIX
+
+    worker = subprocess.Popen(
+        [sys.executable, "-c", POOL_THEN_SLEEP], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert worker.stdout is not None
+        killed = Path(worker.stdout.readline().strip())
+        assert killed.is_dir() and killed.name.startswith(FOLDER_PREFIX)
+        worker.send_signal(signal.SIGKILL)
+        worker.wait(10)
+    finally:
+        worker.kill()
+    assert killed.is_dir(), "a killed worker removes nothing"
+    namespace, pid, started = owner_tag().split("-")
+    temporary = Path(tempfile.gettempdir())
+    reused = temporary / f"{FOLDER_PREFIX}{namespace}-{pid}-{int(started) - 1}-x"  # my pid, earlier
+    reused.mkdir()
+    with BotPool() as live, BotPool() as later:
+        assert not killed.exists() and not reused.exists()
+        assert Path(live.ipc_dir).is_dir() and Path(later.ipc_dir).is_dir()
+    assert not Path(live.ipc_dir).exists(), "a pool removes its own folder when it closes"
+
+
+POOL_THEN_SLEEP = """
+import time
+from arena.referee.pool import BotPool
+print(BotPool().ipc_dir, flush=True)
+time.sleep(600)
+"""

@@ -10,13 +10,7 @@ import typer
 
 from arena.commands.common import DATA_DIR, RUNTIME, DataDir, console, fail
 from arena.tournament.store import FILE_NAME, StoreError
-from arena.tournament.storecare import (
-    backup,
-    check,
-    recover,
-    refuse_if_running,
-    replace_with_recovered,
-)
+from arena.tournament.storecare import backup, check, recover, recover_in_place
 
 app = typer.Typer(help="Check, recover and back up the results store.", no_args_is_help=True)
 
@@ -52,10 +46,7 @@ def recover_command(
 ) -> None:
     """Copy every intact match of a damaged store into results.sqlite.recover."""
     try:
-        if replace:
-            refuse_if_running(data_dir)
-        done = recover(data_dir)
-        kept = replace_with_recovered(data_dir) if replace else None
+        done, kept = recover_in_place(data_dir) if replace else (recover(data_dir), None)
     except StoreError as error:
         raise _error(str(error)) from None
     lost = done.seen - done.matches

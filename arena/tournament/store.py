@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import signal
 import sqlite3
 import time
 import urllib.parse
@@ -196,6 +197,10 @@ class StoreMissing(StoreError):
     """There is no store to read."""
 
 
+class StoreCutShort(StoreError):
+    """No store, but the traces of a replacement or backup cut short (its results)."""
+
+
 class StoreDamaged(StoreError):
     """The file is empty, not a store, or fails its integrity check."""
 
@@ -249,6 +254,51 @@ def _chaos_stall() -> None:
     if marker:
         Path(marker).touch()
         time.sleep(600)
+
+
+CHAOS_KILL = "ARENA_CHAOS_KILL_AT_STEP"
+_steps_taken = 0
+
+
+def chaos_step() -> None:
+    """Fault injection for the kill tests: with ``ARENA_CHAOS_KILL_AT_STEP=N`` set, the
+    process kills itself (SIGKILL, as ``kill -9`` would) just before the Nth step that
+    changes the data folder while a store file is replaced or copied, so the test can try
+    every step in turn. Unset (always, outside those tests) it does nothing."""
+    global _steps_taken
+    wanted = os.environ.get(CHAOS_KILL)
+    if not wanted:
+        return
+    _steps_taken += 1
+    if _steps_taken == int(wanted):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+# Files that only an unfinished replacement or backup of the store leaves without a store
+# beside them (``storecare``): the results they hold must not be taken for "no store yet".
+RECOVER_SUFFIX = ".recover"  # a recovered store ('arena store recover')
+DAMAGED_SUFFIX = ".damaged"  # the damaged store a recovery replaced
+PARTIAL_SUFFIX = ".partial"  # a copy being written (backup, recovery)
+TRACES = {
+    RECOVER_SUFFIX: "a recovered store: put it in place (rename it to {store})",
+    DAMAGED_SUFFIX: "a store being replaced after a recovery: put it back (rename it to "
+    "{store}) and run 'arena store recover --replace' again",
+    PARTIAL_SUFFIX: "an unfinished backup copy: run 'arena store backup' again into this folder",
+}
+
+
+def replacement_traces(data_dir: Path) -> str | None:
+    """One line on the traces of an unfinished replacement or backup in ``data_dir`` when it
+    holds no store (None if there are none): what they are and what to do."""
+    store = Path(data_dir) / FILE_NAME
+    for suffix, what in TRACES.items():
+        trace = store.with_name(FILE_NAME + suffix)
+        if trace.exists():
+            return (
+                f"{data_dir} holds {trace.name} but no {FILE_NAME}: {what.format(store=store)}, "
+                "or move it away to start a new store"
+            )
+    return None
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -347,6 +397,10 @@ class ResultsStore:
         self.data_dir = Path(data_dir)
         self.path = self.data_dir / FILE_NAME
         self.read_only = read_only
+        if not self.path.exists():
+            traces = replacement_traces(self.data_dir)
+            if traces is not None:  # never a new, empty store beside them
+                raise StoreCutShort(traces)
         if read_only:
             if not self.path.exists():
                 raise StoreMissing(

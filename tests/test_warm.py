@@ -141,13 +141,14 @@ def test_a_killed_worker_takes_its_pool_s_processes_with_it(tmp_path):
     assert not processes_with(str(HOSTILE))
 
 
-def test_a_killed_worker_s_pool_folder_is_swept_by_the_next_pool(tmp_path):
+def test_a_killed_worker_s_pool_folder_is_swept_by_the_next_run(tmp_path):
     """A worker killed by SIGKILL cannot remove its pool folder (its endpoints, in the
-    temporary folder): the next pool to start, in the next worker or driver, removes it, as
-    it does a folder whose pid now runs another process (the start time tells them apart).
-    The folders of live workers stay."""
+    temporary folder): the next tournament run removes it, and so does the next pool to
+    start, also a folder whose pid now runs another process (the start time tells them
+    apart). The folders of live workers stay."""
     from arena.procfs import owner_tag
     from arena.referee.pool import FOLDER_PREFIX
+    from tests.store_helpers import arena, tournament
 
     worker = subprocess.Popen(
         [sys.executable, "-c", POOL_THEN_SLEEP], stdout=subprocess.PIPE, text=True
@@ -161,12 +162,15 @@ def test_a_killed_worker_s_pool_folder_is_swept_by_the_next_pool(tmp_path):
     finally:
         worker.kill()
     assert killed.is_dir(), "a killed worker removes nothing"
+    run = arena(*tournament("t", 1), data_dir=tmp_path / "data")
+    assert run.code == 0, run.text
+    assert not killed.exists(), "the next run left a killed worker's folder"
     namespace, pid, started = owner_tag().split("-")
     temporary = Path(tempfile.gettempdir())
     reused = temporary / f"{FOLDER_PREFIX}{namespace}-{pid}-{int(started) - 1}-x"  # my pid, earlier
     reused.mkdir()
     with BotPool() as live, BotPool() as later:
-        assert not killed.exists() and not reused.exists()
+        assert not reused.exists()
         assert Path(live.ipc_dir).is_dir() and Path(later.ipc_dir).is_dir()
     assert not Path(live.ipc_dir).exists(), "a pool removes its own folder when it closes"
 

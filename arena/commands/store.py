@@ -3,6 +3,7 @@ up (safe while tournaments run)."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Annotated
 
@@ -49,6 +50,11 @@ def recover_command(
         done, kept = recover_in_place(data_dir) if replace else (recover(data_dir), None)
     except StoreError as error:
         raise _error(str(error)) from None
+    except (OSError, sqlite3.Error) as error:  # (the folder cannot be written)
+        reason = error.strerror if isinstance(error, OSError) else str(error)
+        raise _error(
+            f"cannot write the recovered store in {data_dir}: {reason}; nothing was replaced"
+        ) from None
     lost = done.seen - done.matches
     console.print(
         f"recovered {done.matches} intact match(es) ({lost} readable but incomplete, left out) "

@@ -369,6 +369,20 @@ def remove_with_journals(path: Path) -> None:
             leftover.unlink()
 
 
+def place_new(made: Path, target: Path) -> None:
+    """Give the finished file ``made`` the name ``target``, never over an existing file
+    (FileExistsError): a hard link where the file system has them (a backup's disk may
+    not), else a rename once ``target`` is seen not to exist."""
+    try:
+        os.link(made, target)
+    except FileExistsError:
+        raise
+    except OSError:
+        if target.exists():
+            raise FileExistsError(target) from None
+        os.replace(made, target)
+
+
 def sync_folder(folder: Path) -> None:
     """Make the renames and links just done in ``folder`` durable (a power cut after this
     keeps them); a kill needs nothing, the kernel has them already."""
@@ -406,7 +420,7 @@ def backup(data_dir: Path, target: Path) -> tuple[Path, int]:
         if problems:
             raise StoreDamaged(f"the copy failed its check ({problems[0]}); {target} not written")
         chaos_step()
-        os.link(partial, target)
+        place_new(partial, target)
         sync_folder(target.parent)
         chaos_step()
     except FileExistsError:

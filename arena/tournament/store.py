@@ -14,8 +14,9 @@ or nothing, and a full disk or a read-only folder fails the transaction
 without touching what is stored. The file carries an application id and a
 schema version (``PRAGMA application_id`` / ``user_version``); a file that is
 empty, not SQLite, someone else's, newer, or damaged is refused with one line
-that says what to do, never taken for a new store. Stores written before the
-schema had a version are migrated when opened.
+that says what to do, never taken for a new store; so is a folder that holds no
+store but the traces of a replacement or backup cut short (``replacement_traces``).
+Stores written before the schema had a version are migrated when opened.
 """
 
 from __future__ import annotations

@@ -1,20 +1,22 @@
-"""Fault injection that only tests switch on: a process stalls at a chosen point, so a test
-can kill it exactly there, whatever the machine's speed.
+"""Fault injection that only tests switch on: a process stalls, or kills itself, at a chosen
+point, so a test can disturb it exactly there, whatever the machine's speed.
 
-Each hook is named by an environment variable holding a marker path; unset (always, outside
-the tests) it does nothing. A test waits for the marker, reads the pid in it and kills that
-process: the victim is chosen by its state (it is inside the step), never by timing.
-``RayExecutor`` forwards these variables to its tasks, so the hooks work on a cluster too.
-"""
+Each hook is named by an environment variable (a marker path, or a step number); unset
+(always, outside the tests) it does nothing. A stalled process writes its pid into the
+marker; the test waits for it and kills that process: the victim is chosen by its state (it
+is inside the step), never by timing. ``RayExecutor`` forwards these variables to its
+tasks, so the hooks work on a cluster too."""
 
 from __future__ import annotations
 
 import os
+import signal
 import time
 from pathlib import Path
 
 STALL_IN_TRANSACTION = "ARENA_CHAOS_STALL_IN_TRANSACTION"
 STALL_IN_MATCH = "ARENA_CHAOS_STALL_IN_MATCH"
+KILL_AT_STEP = "ARENA_CHAOS_KILL_AT_STEP"
 PREFIX = "ARENA_CHAOS_"
 STALL_SECONDS = 600
 
@@ -51,6 +53,22 @@ def stall_in_match(index: int) -> None:
     marker = os.environ.get(STALL_IN_MATCH)
     if marker and _claim(marker, str(index)):
         time.sleep(STALL_SECONDS)
+
+
+_steps_taken = 0
+
+
+def kill_at_step() -> None:
+    """A step that changes the data folder while a store file is replaced or copied
+    (``storecare``): with ``KILL_AT_STEP=N`` the process kills itself (SIGKILL, as ``kill -9``
+    would) just before its Nth such step, so a test can try every step in turn."""
+    global _steps_taken
+    wanted = os.environ.get(KILL_AT_STEP)
+    if not wanted:
+        return
+    _steps_taken += 1
+    if _steps_taken == int(wanted):
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def claimed(marker: str) -> tuple[int, str] | None:

@@ -1,5 +1,7 @@
 """Reading the process table in ``/proc``: one place for the arena's parsers of it
-(a process's ``stat`` line, its children, its descendants)."""
+(a process's ``stat`` line and start time, its children, its descendants), and the owner
+tags that name what a process leaves in shared places (bots' cgroups, pool folders) so
+that a later process can tell whether their owner is gone."""
 
 from __future__ import annotations
 
@@ -44,3 +46,39 @@ def process_tree(pid: int) -> list[int]:
             except OSError:
                 continue
     return found
+
+
+def process_start(pid: int) -> str:
+    """When process ``pid`` started (clock ticks since boot), or '' if it is not running."""
+    fields = stat_fields(pid)
+    return "" if fields is None or fields[0] in ("Z", "X") else fields[19]
+
+
+def _namespace() -> str:
+    """This process's PID namespace (the inode of ``/proc/self/ns/pid``), '0' if unknown."""
+    try:
+        return str(os.stat("/proc/self/ns/pid").st_ino)
+    except OSError:
+        return "0"
+
+
+def owner_tag() -> str:
+    """``NAMESPACE-PID-START``: this process, as the things it leaves behind are named. The
+    start time tells it from a later process given the same pid; the PID namespace tells
+    an owner whose pid this process cannot see from one that is gone."""
+    pid = os.getpid()
+    return f"{_namespace()}-{pid}-{process_start(pid)}"
+
+
+def owner_gone(tag: str) -> bool:
+    """Whether the owner named at the start of ``tag`` (``owner_tag``, then anything) is
+    gone: its pid runs no process, or one started at another time. A tag without a start
+    time (``NAMESPACE-PID-x``, older names) is gone when its pid runs nothing. Owners in
+    another PID namespace, or tags not made by ``owner_tag``, are never taken for gone."""
+    parts = tag.split("-")
+    if len(parts) < 3 or not parts[1].isdigit() or parts[0] != _namespace():
+        return False
+    running = process_start(int(parts[1]))
+    if len(parts) >= 4 and parts[2].isdigit():
+        return running != parts[2]
+    return not running

@@ -233,18 +233,17 @@ class Planner:
         return best
 
     def draw(self, state: BoardState, want: list[int]) -> Action:
-        """A face-up card of the colour most wanted, else the deck, else anything legal."""
+        """A face-up card of the colour most wanted, else the deck, else anything legal (no
+        card may be drawn once the deck and the discards are empty)."""
+        if not state.can_draw_blind():
+            legal = [a for a in state.legal_actions() if a is not DRAW_TICKETS]
+            return legal[0] if legal else state.legal_actions()[0]
         display = state.display
         best_slot, best = None, 0
         for slot, card in enumerate(display):
             if 0 <= card < self.colours and want[card] > best:
                 best_slot, best = slot, want[card]
-        if best_slot is not None:
-            return DrawCard(best_slot)
-        if state.can_draw_blind():
-            return DRAW_DECK
-        legal = [a for a in state.legal_actions() if a is not DRAW_TICKETS]
-        return legal[0] if legal else state.legal_actions()[0]
+        return DRAW_DECK if best_slot is None else DrawCard(best_slot)
 
     # -- a move -----------------------------------------------------------------------------
 

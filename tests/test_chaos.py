@@ -2,9 +2,10 @@
 a small disk of its own) through everything at once, twice over: kill -9 of the driver at a
 random moment, of the process writing to SQLite in the middle of a transaction, of a Ray worker
 in the middle of a match; a disk that fills up; a folder that comes back read-only; a page of
-the file overwritten with garbage (then 'arena store recover'). After each, the user sees one
-line and the same command goes on; in the end the store equals an undisturbed run's. Beside
-it, the ladder's worst case on its own: a resume with gaps in the stored indices."""
+the file overwritten with garbage (then 'arena store recover --replace', killed once half-way
+through). After each, the user sees one line and the same command goes on; in the end the
+store equals an undisturbed run's. Beside it, the ladder's worst case on its own: a resume
+with gaps in the stored indices."""
 
 from __future__ import annotations
 
@@ -162,6 +163,15 @@ def test_the_chaos_loop_a_ladder_on_ray_through_kills_full_disks_read_only_and_d
                 file.write(b"\x5agarbage" * 512)
             refused = run_cli(*ladder, data_dir=hurt, check=False)
             assert refused.returncode == 1 and "is damaged" in refused.stderr, refused.stderr
+            # Killed (kill -9) in the middle of its renames, it leaves a store in place, the
+            # damaged one or the recovered one, and runs again to its end.
+            cut = subprocess.run(
+                [*ARENA, "store", "recover", "--replace", "--data-dir", str(hurt)],
+                env={**os.environ, chaos.KILL_AT_STEP: str(4 + cycle)},
+                capture_output=True,
+            )
+            assert cut.returncode == -signal.SIGKILL, cut.stderr
+            assert (hurt / "results.sqlite").exists(), "a kill left no store"
             run_cli("store", "recover", "--replace", data_dir=hurt)
             (hurt / "results.sqlite.damaged").unlink()  # (kept by recover; looked at, gone)
             assert stored(hurt)[0] < GAMES, "the loop must end before the ladder does"

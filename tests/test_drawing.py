@@ -197,34 +197,70 @@ def test_empty_deck_is_rebuilt_from_the_shuffled_discards():
     assert total_cards(state) == 110
 
 
-def test_when_no_card_is_left_drawing_blind_is_not_legal_but_face_up_cards_are():
-    state = started()
-    seat = state.to_move
-    other = (seat + 1) % 4
+def no_deck_and_no_discards(state, tickets=True, **held):
+    """The position with five cards face up (no wild: no reset), the player to move holding
+    ``held`` and nothing else, every other train card in the next seat's hand: no deck, no
+    discards. Without ``tickets`` the ticket deck is empty too (its tickets held by that
+    seat, or out of the game where the edition has such a pile)."""
 
     def change(data):
-        collect(data)  # the player to move holds nothing, so cannot claim either
-        hand = data["hands"][other]
-        for name in data["deck"]:
-            hand[name] += 1
+        collect(data)
+        deck = data["deck"]
+        data["display"] = [name for name in deck if name != "wild"][:5]
+        for name in [*data["display"], *(n for n, count in held.items() for _ in range(count))]:
+            deck.remove(name)
+        data["hands"][data["to_move"]].update(held)
+        other = data["hands"][(data["to_move"] + 1) % data["players"]]
+        for name in deck:
+            other[name] += 1
         data["deck"] = []
-        data["display"] = ["red", None, None, None, None]
-        hand["red"] -= 1
+        if not tickets:
+            pile = data["out"] if "out" in data else data["tickets"][data["to_move"] - 1]
+            pile += data["ticket_deck"]
+            data["ticket_deck"] = []
 
-    state = edit(state, change)
-    assert total_cards(state) == 110
+    return edit(state, change)
+
+
+BASE_DRAW = ["usa", "europe", "newyork"]  # the editions drawing by the base game's rules
+
+
+@pytest.mark.parametrize("variant", BASE_DRAW)
+def test_with_no_deck_and_no_discards_no_card_may_be_drawn_not_even_face_up(variant):
+    """The rulebook: with no card left in the deck and no discards to shuffle, a player
+    cannot draw Train cards and must claim a route or draw tickets; cards face up change
+    nothing. With neither possible, the player passes."""
+    state = no_deck_and_no_discards(started(variant=variant), red=3)
+    assert total_cards(state) == total_cards(started(variant=variant))
+    assert None not in position(state)["display"]
     legal = [str(a) for a in state.legal_actions()]
-    assert [a for a in legal if a.startswith("draw")] == ["draw 0"]
-    with pytest.raises(IllegalActionError) as error:
-        state.apply("draw deck")
-    assert error.value.rule == "draw.empty-deck"
-    with pytest.raises(IllegalActionError) as error:
-        state.apply("draw 1")
-    assert error.value.rule == "draw.empty-slot"
-    state.apply("draw 0")  # the last face-up card may still be taken; its slot stays empty
-    assert position(state)["display"] == [None] * 5
-    assert state.hand(seat)[COLOURS.index("red")] == 1
-    assert state.to_move == other, "no second card can be drawn: the turn is over"
+    assert not [a for a in legal if a.startswith("draw")], legal
+    assert "tickets" in legal and any(a.startswith("claim") for a in legal), legal
+    for refused in ("draw deck", "draw 0", "draw 4"):
+        with pytest.raises(IllegalActionError) as error:
+            state.apply(refused)
+        assert error.value.rule == "draw.empty-deck"
+    assert [str(a) for a in no_deck_and_no_discards(state).legal_actions()] == ["tickets"]
+    stuck = no_deck_and_no_discards(state, tickets=False)
+    assert [str(a) for a in stuck.legal_actions()] == ["pass"]
+
+
+@pytest.mark.parametrize("variant", BASE_DRAW)
+def test_a_first_card_that_empties_deck_and_discards_is_the_whole_draw(variant):
+    """The deck's last card drawn, with no discards to shuffle: no second card may be
+    drawn (the face-up cards neither), so the turn is over."""
+
+    def one_card_left(data):
+        holder = data["hands"][(data["to_move"] + 1) % data["players"]]
+        holder["red"] -= 1
+        data["deck"].append("red")
+
+    state = edit(no_deck_and_no_discards(started(variant=variant)), one_card_left)
+    seat = state.to_move
+    assert "draw 0" in [str(a) for a in state.legal_actions()]
+    state.apply("draw deck")
+    assert state.to_move != seat and state.phase == "turn", "the turn is over"
+    assert state.hand(seat)[state.rules.colours.index("red")] == 1
 
 
 def test_empty_slots_refill_when_cards_reach_the_discards():

@@ -11,6 +11,8 @@ import textwrap
 
 import pytest
 
+from arena.variants import all_variants
+
 TYPED_BOT = """
 from arena.engine import BoardObservation
 from arena.variants.europe import EuropeObservation
@@ -61,18 +63,20 @@ def test_logs_recorded_under_older_rules_are_refused_in_one_line(tmp_path):
     assert arena("replay", "g.log", cwd=tmp_path).returncode == 0
     lines = (tmp_path / "g.jsonl").read_text().splitlines()
     header = json.loads(lines[0])
-    assert header["rules"] == 2
+    version = all_variants()["usa"].rules_version
+    assert header["rules"] == version
     del header["rules"]  # as every log written before rule versions
     (tmp_path / "old.jsonl").write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
     text = [line for line in (tmp_path / "g.log").read_text().splitlines()]
-    assert "# rules: 2" in text
-    (tmp_path / "old.log").write_text("\n".join(t for t in text if t != "# rules: 2") + "\n")
+    assert f"# rules: {version}" in text
+    unversioned = [t for t in text if t != f"# rules: {version}"]
+    (tmp_path / "old.log").write_text("\n".join(unversioned) + "\n")
     for old in ("old.jsonl", "old.log"):
         out = arena("replay", old, cwd=tmp_path)
         assert out.returncode == 2, out.stdout + out.stderr
         message = " ".join(out.stderr.split())  # errors go to stderr
         assert "recorded under version 1 of the rules of 'usa'" in message
-        assert "this arena plays version 2" in message
+        assert f"this arena plays version {version}" in message
         assert "Traceback" not in out.stdout + out.stderr
     # A header no game can start from: one line saying why, never an "unexpected" error.
     for change, says in (
@@ -81,7 +85,7 @@ def test_logs_recorded_under_older_rules_are_refused_in_one_line(tmp_path):
         ({"variant": "toll"}, "no variant named 'toll'; installed: "),
         ({"variant": None}, "the header has no 'variant'"),
     ):
-        bad = {k: v for k, v in {**header, "rules": 2, **change}.items() if v is not None}
+        bad = {k: v for k, v in {**header, "rules": version, **change}.items() if v is not None}
         (tmp_path / "bad.jsonl").write_text("\n".join([json.dumps(bad), *lines[1:]]) + "\n")
         out = arena("replay", "bad.jsonl", cwd=tmp_path)
         assert out.returncode == 2, out.stdout + out.stderr

@@ -12,16 +12,20 @@ import json
 import multiprocessing
 import os
 import re
+import shutil
 import signal
 import sqlite3
 import subprocess
+import sys
 import threading
 import time
-from contextlib import suppress
+from collections.abc import Callable, Iterator
+from contextlib import closing, suppress
 from pathlib import Path
 
 import pytest
 
+from arena import chaos
 from arena.tournament.results import match_id
 from arena.tournament.store import APPLICATION_ID, SCHEMA_VERSION, ResultsStore
 from arena.tournament.storecare import recover
@@ -320,6 +324,150 @@ def test_backup_is_a_checked_copy_that_never_overwrites(tmp_path, calm):
     assert seats_csv(copy, tmp_path / "seats.csv") == calm_csv
     again = arena("store", "backup", str(copy / "results.sqlite"), data_dir=calm_dir)
     assert again.code == 1 and "exists already" in one_line(again)
+
+
+def matches_rows(data_dir: Path) -> list[tuple]:
+    """Every stored match as (id, when it finished): a match played again finishes later."""
+    with ResultsStore.reader(data_dir) as store:
+        return store.db.execute("SELECT id, finished_at FROM matches ORDER BY id").fetchall()
+
+
+# A driver killed right after committing its last matches: they are in the -wal file only.
+COMMIT_THEN_DIE = """
+import os, signal, sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA wal_autocheckpoint=0")
+db.execute("ATTACH ? AS calm", (sys.argv[2],))
+late = "SELECT id FROM calm.matches WHERE idx >= 3"
+db.execute("BEGIN")
+db.execute("INSERT INTO matches SELECT * FROM calm.matches WHERE idx >= 3")
+for table in ("seats", "logs"):
+    db.execute(f"INSERT INTO {table} SELECT * FROM calm.{table} WHERE match_id IN ({late})")
+db.execute("COMMIT")
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+@pytest.fixture(scope="module")
+def wal_held(calm, tmp_path_factory) -> Path:
+    """The calm store as a killed driver leaves it: its last 3 matches committed but only in
+    its write-ahead log (``results.sqlite-wal``), which a replacement must not lose."""
+    calm_dir, _ = calm
+    data = tmp_path_factory.mktemp("wal-held") / "data"
+    data.mkdir()
+    shutil.copy(calm_dir / "results.sqlite", data / "results.sqlite")
+    shutil.copy(calm_dir / "results.sqlite", data.parent / "calm.sqlite")
+    with closing(sqlite3.connect(data / "results.sqlite", isolation_level=None)) as db:
+        late = "SELECT id FROM matches WHERE idx >= 3"
+        for table in ("seats", "logs"):
+            db.execute(f"DELETE FROM {table} WHERE match_id IN ({late})")
+        db.execute("DELETE FROM matches WHERE idx >= 3")
+    died = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            COMMIT_THEN_DIE,
+            data / "results.sqlite",
+            data.parent / "calm.sqlite",
+        ]
+    )
+    assert died.returncode == -signal.SIGKILL
+    assert (data / "results.sqlite-wal").stat().st_size > 0
+    assert matches_rows(data) == matches_rows(calm_dir)
+    return data
+
+
+def killed_at_each_step(
+    command: Callable[[Path], tuple[str, ...]], source: Path, folder: Path
+) -> Iterator[Path]:
+    """Run ``arena command(DATA)``, DATA a fresh copy of the data folder ``source``, once per
+    step of its file work, killed (SIGKILL) just before that step; yields each DATA after
+    the kill, and ends when the command runs to its end."""
+    for step in range(1, 30):
+        data = folder / f"step-{step}" / "data"
+        shutil.copytree(source, data)
+        run = arena(*command(data), data_dir=data, env={chaos.KILL_AT_STEP: str(step)})
+        if run.code == 0:
+            assert step > 1, "the kill hook is never reached"
+            return
+        assert run.code == -signal.SIGKILL, run.text
+        yield data
+    raise AssertionError("the command never ran to its end")
+
+
+def test_a_kill_at_any_step_of_recover_replace_leaves_a_store_and_loses_nothing(
+    tmp_path, calm, wal_held
+):
+    """kill -9 before each step of 'recover --replace': the store in place is the old one or
+    the recovered one, never none; the next run replays nothing and loses nothing, and the
+    recovery can run again to its end."""
+    calm_dir, _ = calm
+    expected = matches_rows(calm_dir)
+    for data in killed_at_each_step(
+        lambda _: ("store", "recover", "--replace"), wal_held, tmp_path
+    ):
+        assert (data / "results.sqlite").exists(), sorted(p.name for p in data.iterdir())
+        resumed = arena(*tournament("t", 3), data_dir=data)
+        assert resumed.code == 0, resumed.text
+        assert matches_rows(data) == expected, "a match was played again or lost"
+        kept = data / "results.sqlite.damaged"
+        done = kept.exists() and not kept.samefile(data / "results.sqlite")
+        again = arena("store", "recover", *(() if done else ("--replace",)), data_dir=data)
+        assert again.code == 0, again.text
+        assert matches_rows(data) == expected
+        assert arena("store", "check", data_dir=data).code == 0
+
+
+def test_a_kill_at_any_step_of_backup_leaves_the_store_and_no_copy_taken_for_a_store(
+    tmp_path, calm, wal_held
+):
+    """kill -9 before each step of 'backup': the store is untouched; a folder holding only the
+    unfinished copy is refused in one line (never a new store), and the backup runs again."""
+    calm_dir, _ = calm
+    expected = matches_rows(calm_dir)
+
+    def backup_into_a_new_folder(data: Path) -> tuple[str, ...]:
+        (data.parent / "copy").mkdir()
+        return ("store", "backup", str(data.parent / "copy"))
+
+    for data in killed_at_each_step(backup_into_a_new_folder, wal_held, tmp_path):
+        copy = data.parent / "copy"
+        resumed = arena(*tournament("t", 3), data_dir=data)
+        assert resumed.code == 0, resumed.text
+        assert matches_rows(data) == expected
+        if (copy / "results.sqlite").exists():
+            assert matches_rows(copy) == expected
+            continue
+        if any(copy.iterdir()):
+            refused = arena(*tournament("t", 3), data_dir=copy)
+            assert refused.code == 1 and "results.sqlite.partial" in one_line(refused)
+            assert not (copy / "results.sqlite").exists()
+        again = arena("store", "backup", str(copy), data_dir=data)
+        assert again.code == 0, again.text
+        assert matches_rows(copy) == expected
+
+
+@pytest.mark.parametrize("trace", ["results.sqlite.recover", "results.sqlite.damaged"])
+def test_the_traces_of_an_unfinished_replacement_without_a_store_are_never_a_new_store(
+    tmp_path, calm, trace
+):
+    """A folder holding a recovered or a set-aside store but no store (as an older arena's
+    recovery killed half-way left it) is refused by every command, in one line that says
+    what to do; done, the run goes on with nothing played again."""
+    calm_dir, _ = calm
+    data = tmp_path / "data"
+    data.mkdir()
+    shutil.copy(calm_dir / "results.sqlite", data / trace)
+    for command in (tournament("t", 3), ("store", "recover"), ("leaderboard",)):
+        refused = arena(*command, data_dir=data, cwd=tmp_path)
+        assert refused.code == 1
+        assert f"holds {trace} but no results.sqlite" in one_line(refused), command
+        assert "rename it to" in one_line(refused)
+    assert sorted(p.name for p in data.iterdir()) == [trace], "nothing was created"
+    (data / trace).rename(data / "results.sqlite")
+    resumed = arena(*tournament("t", 3), data_dir=data)
+    assert resumed.code == 0, resumed.text
+    assert matches_rows(data) == matches_rows(calm_dir)
 
 
 def test_a_full_disk_gives_one_line_at_once_keeps_every_match_and_the_same_command_resumes(

@@ -9,7 +9,9 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
+from pathlib import Path
 
 from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.pool import BotPool
@@ -133,3 +135,45 @@ def test_a_killed_worker_takes_its_pool_s_processes_with_it(tmp_path):
     finally:
         worker.kill()
     assert not left_behind(str(HOSTILE))
+
+
+def test_a_killed_worker_s_pool_folder_is_swept_by_the_next_run(tmp_path):
+    """A worker killed by SIGKILL cannot remove its pool folder (its endpoints, in the
+    temporary folder): the next tournament run removes it, and so does the next pool to
+    start, also a folder whose pid now runs another process (the start time tells them
+    apart). The folders of live workers stay."""
+    from arena.procfs import owner_tag
+    from arena.referee.pool import FOLDER_PREFIX
+    from tests.store_helpers import arena, tournament
+
+    worker = subprocess.Popen(
+        [sys.executable, "-c", POOL_THEN_SLEEP], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert worker.stdout is not None
+        killed = Path(worker.stdout.readline().strip())
+        assert killed.is_dir() and killed.name.startswith(FOLDER_PREFIX)
+        worker.send_signal(signal.SIGKILL)
+        worker.wait(10)
+    finally:
+        worker.kill()
+    assert killed.is_dir(), "a killed worker removes nothing"
+    run = arena(*tournament("t", 1), data_dir=tmp_path / "data")
+    assert run.code == 0, run.text
+    assert not killed.exists(), "the next run left a killed worker's folder"
+    namespace, pid, started = owner_tag().split("-")
+    temporary = Path(tempfile.gettempdir())
+    reused = temporary / f"{FOLDER_PREFIX}{namespace}-{pid}-{int(started) - 1}-x"  # my pid, earlier
+    reused.mkdir()
+    with BotPool() as live, BotPool() as later:
+        assert not reused.exists()
+        assert Path(live.ipc_dir).is_dir() and Path(later.ipc_dir).is_dir()
+    assert not Path(live.ipc_dir).exists(), "a pool removes its own folder when it closes"
+
+
+POOL_THEN_SLEEP = """
+import time
+from arena.referee.pool import BotPool
+print(BotPool().ipc_dir, flush=True)
+time.sleep(600)
+"""

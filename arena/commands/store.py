@@ -3,6 +3,7 @@ up (safe while tournaments run)."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Annotated
 
@@ -10,13 +11,7 @@ import typer
 
 from arena.commands.common import DATA_DIR, RUNTIME, DataDir, console, fail
 from arena.tournament.store import FILE_NAME, StoreError
-from arena.tournament.storecare import (
-    backup,
-    check,
-    recover,
-    refuse_if_running,
-    replace_with_recovered,
-)
+from arena.tournament.storecare import backup, check, recover, recover_in_place
 
 app = typer.Typer(help="Check, recover and back up the results store.", no_args_is_help=True)
 
@@ -52,12 +47,14 @@ def recover_command(
 ) -> None:
     """Copy every intact match of a damaged store into results.sqlite.recover."""
     try:
-        if replace:
-            refuse_if_running(data_dir)
-        done = recover(data_dir)
-        kept = replace_with_recovered(data_dir) if replace else None
+        done, kept = recover_in_place(data_dir) if replace else (recover(data_dir), None)
     except StoreError as error:
         raise _error(str(error)) from None
+    except (OSError, sqlite3.Error) as error:  # (the folder cannot be written)
+        reason = error.strerror if isinstance(error, OSError) else str(error)
+        raise _error(
+            f"cannot write the recovered store in {data_dir}: {reason}; nothing was replaced"
+        ) from None
     lost = done.seen - done.matches
     console.print(
         f"recovered {done.matches} intact match(es) ({lost} readable but incomplete, left out) "

@@ -222,7 +222,8 @@ class BoardState(GameBase):
         return len(self._ticket_deck)
 
     def can_draw_blind(self) -> bool:
-        """A card can be drawn from the deck (rebuilt from the discards when it is empty)."""
+        """A card can be drawn from the deck (rebuilt from the discards when it is empty).
+        When not, no Train card may be drawn at all, face up either (the rulebook)."""
         return bool(self._deck) or any(self._discards)
 
     def route_blocked(self, seat: int, r: int) -> bool:
@@ -266,12 +267,12 @@ class BoardState(GameBase):
 
     def _turn_actions(self) -> list[Action]:
         actions: list[Action] = []
-        if self._deck or any(self._discards):
+        if self.can_draw_blind():  # else no card may be drawn, face up either
             actions.append(DRAW_DECK)
-        slots = self._draw_slots
-        for slot, card in enumerate(self._display):
-            if card >= 0:
-                actions.append(slots[slot])
+            slots = self._draw_slots
+            for slot, card in enumerate(self._display):
+                if card >= 0:
+                    actions.append(slots[slot])
         if self._ticket_deck:
             actions.append(DRAW_TICKETS)
         self._claim_actions(actions)
@@ -285,22 +286,14 @@ class BoardState(GameBase):
 
     def _second_draw_actions(self) -> list[Action]:
         actions: list[Action] = []
-        if self._deck or any(self._discards):
+        if self.can_draw_blind():
             actions.append(DRAW_DECK)
-        wild = len(self.rules.colours)
-        slots = self._draw_slots
-        for slot, card in enumerate(self._display):
-            if card >= 0 and card != wild:
-                actions.append(slots[slot])
+            wild = len(self.rules.colours)
+            slots = self._draw_slots
+            for slot, card in enumerate(self._display):
+                if card >= 0 and card != wild:
+                    actions.append(slots[slot])
         return actions
-
-    def _can_draw_second(self) -> bool:
-        """A second card can be drawn (``_second_draw_actions`` is not empty), without
-        building the list."""
-        if self._deck or any(self._discards):
-            return True
-        wild = len(self.rules.colours)
-        return any(card >= 0 and card != wild for card in self._display)
 
     def _claim_actions(self, actions: list[Action]) -> None:
         """Append every (route, colour, wilds) payment the player can make."""
@@ -381,11 +374,14 @@ class BoardState(GameBase):
         hand = self._hands[self._to_move]
         wild = len(hand) - 1
         slot = action.slot
+        if not self.can_draw_blind():
+            raise IllegalActionError(
+                action,
+                "draw.empty-deck",
+                "the train deck and the discards are empty: no card may be drawn, face up "
+                "or not (claim a route or draw tickets)",
+            )
         if slot is None:
-            if not self._deck and not any(self._discards):
-                raise IllegalActionError(
-                    action, "draw.empty-deck", "the train deck and the discards are empty"
-                )
             hand[self._pop_card()] += 1
             taken_wild_face_up = False
         else:
@@ -409,7 +405,7 @@ class BoardState(GameBase):
             self._check_display()
         if phase == TURN and not taken_wild_face_up:
             self._phase = SECOND_DRAW
-            if self._can_draw_second():
+            if self.can_draw_blind():  # a second card can be drawn
                 return
         self._end_turn()
 

@@ -25,6 +25,8 @@ import sys
 import time
 from pathlib import Path
 
+from arena.procfs import owner_gone, owner_tag
+
 PREFIX = "ttr-arena-bot-"
 EMPTY_WAIT_S = 2.0  # how long killed processes get to leave their cgroup
 
@@ -99,38 +101,16 @@ def usable_parent() -> Path | None:
     return parent if inside and killed else None
 
 
-def _owner_tag() -> str:
-    """``NAMESPACE-PID``: this referee, as its bots' cgroups are named. The PID namespace
-    tells a referee whose pid this process cannot see from one that is gone."""
-    try:
-        namespace = os.stat("/proc/self/ns/pid").st_ino
-    except OSError:
-        namespace = 0
-    return f"{namespace}-{os.getpid()}"
-
-
 def sweep(parent: Path) -> None:
     """Kill and remove the bots' cgroups under ``parent`` whose referee is gone (one that
     was killed could not stop them itself); only those of referees in this process's PID
-    namespace, the only ones whose life it can check."""
-    namespace = _owner_tag().split("-", 1)[0]
+    namespace, the only ones whose life it can check (``procfs.owner_gone``)."""
     with contextlib.suppress(OSError):
-        for folder in parent.glob(f"{PREFIX}{namespace}-*"):
-            owner = folder.name[len(PREFIX) :].split("-")[1]
-            if owner.isdigit() and not _alive(int(owner)):
+        for folder in parent.glob(f"{PREFIX}*"):
+            if owner_gone(folder.name[len(PREFIX) :]):
                 orphan = BotCgroup(folder)
                 orphan.kill()
                 orphan.remove()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class BotCgroup:
@@ -142,7 +122,7 @@ class BotCgroup:
     @classmethod
     def create(cls, parent: Path) -> BotCgroup:
         """A new, empty cgroup under ``parent``, named after this referee (see ``sweep``)."""
-        path = parent / f"{PREFIX}{_owner_tag()}-{secrets.token_hex(6)}"
+        path = parent / f"{PREFIX}{owner_tag()}-{secrets.token_hex(6)}"
         path.mkdir()
         return cls(path)
 

@@ -31,9 +31,11 @@ import tempfile
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from pathlib import Path
 
 import zmq
 
+from arena.procfs import owner_gone, owner_tag
 from arena.referee.hub import SeatLink, close_link
 from arena.referee.process import BotProcess, ProcessLimits
 from protocols.messages import Bye, encode
@@ -42,6 +44,17 @@ DEFAULT_MATCHES_PER_PROCESS = 100
 MAX_IDLE = 16  # idle processes per pool (per worker); beyond it the least recently used go
 RETIRE_GRACE_S = 1.0  # a retired process gets this long to leave on its own after 'bye'
 LIMIT_SHARE = 0.5  # a process past this share of its CPU or memory limit is replaced
+FOLDER_PREFIX = "ttr-arena-pool-"  # then the owner's tag (procfs.owner_tag)
+
+
+def sweep_folders() -> None:
+    """Remove the pool folders (endpoints) in the temporary folder whose worker is gone: a
+    worker killed by SIGKILL cannot remove its own, as a killed referee cannot remove its
+    bots' cgroups (``cgroup.sweep``). Called by every new pool, so the next worker or
+    driver to start does it."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{FOLDER_PREFIX}*"):
+        if owner_gone(folder.name[len(FOLDER_PREFIX) :]):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 @dataclass
@@ -63,7 +76,8 @@ class BotPool:
     def __init__(self, matches_per_process: int = DEFAULT_MATCHES_PER_PROCESS) -> None:
         self.matches_per_process = matches_per_process
         self.context = zmq.Context()
-        self.ipc_dir = tempfile.mkdtemp(prefix="ttr-arena-pool-")
+        sweep_folders()
+        self.ipc_dir = tempfile.mkdtemp(prefix=f"{FOLDER_PREFIX}{owner_tag()}-")
         self.idle: OrderedDict[int, tuple[PoolKey, WarmBot]] = OrderedDict()
         self._next = 0
         self.started = 0  # processes seated fresh (counted by ProcessMatch)

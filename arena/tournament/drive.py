@@ -17,6 +17,7 @@ from typing import Any
 
 from rich.console import Console
 
+from arena.referee.pool import sweep_folders
 from arena.tournament.executors import ExecutorError, LocalExecutor
 from arena.tournament.rayexec import sweep_sessions
 from arena.tournament.runner import TournamentRunner
@@ -99,6 +100,7 @@ def run_tournament(
     data_dir = store.data_dir
     with StopSignals() as signals:
         sweep_sessions(data_dir)  # a local Ray left behind by a driver that died
+        sweep_folders()  # pool folders left behind by workers that were killed
         try:
             executor = make_executor(ray, workers, data_dir)
             try:

@@ -14,16 +14,10 @@ import socket
 import time
 from dataclasses import dataclass
 
-from arena.procfs import stat_fields
+from arena.procfs import process_start
 
 STALE_SECONDS = 60.0  # a lease of another host not renewed for this long is abandoned
 RENEW_SECONDS = 10.0  # how often a running driver renews its lease
-
-
-def process_start(pid: int) -> str:
-    """When process ``pid`` started (clock ticks since boot), or '' if it is not running."""
-    fields = stat_fields(pid)
-    return "" if fields is None or fields[0] in ("Z", "X") else fields[19]
 
 
 @dataclass(frozen=True)

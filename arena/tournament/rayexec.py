@@ -53,13 +53,13 @@ from pathlib import Path
 
 import arena
 from arena import chaos
+from arena.procfs import process_start
 from arena.tournament.executors import (
     MAX_ATTEMPTS,
     TICK_SECONDS,
     ExecutorError,
     Sink,
 )
-from arena.tournament.lease import process_start
 from arena.tournament.matchrun import MatchTask, play_match
 
 PACKAGES_HOME = Path(arena.__file__).resolve().parent.parent  # holds arena/, bots/, ...

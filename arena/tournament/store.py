@@ -14,8 +14,9 @@ or nothing, and a full disk or a read-only folder fails the transaction
 without touching what is stored. The file carries an application id and a
 schema version (``PRAGMA application_id`` / ``user_version``); a file that is
 empty, not SQLite, someone else's, newer, or damaged is refused with one line
-that says what to do, never taken for a new store. Stores written before the
-schema had a version are migrated when opened.
+that says what to do, never taken for a new store; so is a folder that holds no
+store but the traces of a replacement or backup cut short (``replacement_traces``).
+Stores written before the schema had a version are migrated when opened.
 """
 
 from __future__ import annotations
@@ -197,6 +198,10 @@ class StoreMissing(StoreError):
     """There is no store to read."""
 
 
+class StoreCutShort(StoreError):
+    """No store, but the traces of a replacement or backup cut short (its results)."""
+
+
 class StoreDamaged(StoreError):
     """The file is empty, not a store, or fails its integrity check."""
 
@@ -237,6 +242,33 @@ class TournamentInfo:
     played: int
     failed: int
     driver: Holder | None
+
+
+# Files that only an unfinished replacement or backup of the store leaves without a store
+# beside them (``storecare``): the results they hold must not be taken for "no store yet".
+RECOVER_SUFFIX = ".recover"  # a recovered store ('arena store recover')
+DAMAGED_SUFFIX = ".damaged"  # the damaged store a recovery replaced
+PARTIAL_SUFFIX = ".partial"  # a copy being written (backup, recovery)
+TRACES = {
+    RECOVER_SUFFIX: "a recovered store: put it in place (rename it to {store})",
+    DAMAGED_SUFFIX: "a store being replaced after a recovery: put it back (rename it to "
+    "{store}) and run 'arena store recover --replace' again",
+    PARTIAL_SUFFIX: "an unfinished backup copy: run 'arena store backup' again into this folder",
+}
+
+
+def replacement_traces(data_dir: Path) -> str | None:
+    """One line on the traces of an unfinished replacement or backup in ``data_dir`` when it
+    holds no store (None if there are none): what they are and what to do."""
+    store = Path(data_dir) / FILE_NAME
+    for suffix, what in TRACES.items():
+        trace = store.with_name(FILE_NAME + suffix)
+        if trace.exists():
+            return (
+                f"{data_dir} holds {trace.name} but no {FILE_NAME}: {what.format(store=store)}, "
+                "or move it away to start a new store"
+            )
+    return None
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -335,6 +367,10 @@ class ResultsStore:
         self.data_dir = Path(data_dir)
         self.path = self.data_dir / FILE_NAME
         self.read_only = read_only
+        if not self.path.exists():
+            traces = replacement_traces(self.data_dir)
+            if traces is not None:  # never a new, empty store beside them
+                raise StoreCutShort(traces)
         if read_only:
             if not self.path.exists():
                 raise StoreMissing(

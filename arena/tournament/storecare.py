@@ -19,19 +19,25 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena import chaos
 from arena.tournament.results import match_id
 from arena.tournament.store import (
+    DAMAGED_SUFFIX,
     FILE_NAME,
+    PARTIAL_SUFFIX,
+    RECOVER_SUFFIX,
     ResultsStore,
+    StoreCutShort,
     StoreDamaged,
     StoreError,
+    StoreMissing,
     _uri,
     create_store_file,
     inspect_file,
     integrity_problems,
+    replacement_traces,
 )
 
-RECOVER_SUFFIX = ".recover"
 CHUNK = 256
 LOWEST = -(2**63)
 HIGHEST = 2**63 - 1
@@ -162,11 +168,64 @@ def _open_damaged(path: Path) -> sqlite3.Connection:
 
 def recover(data_dir: Path) -> Recovery:
     """Copy every intact match (and the tournaments, plans, failures and bots that can be
-    read) into ``results.sqlite.recover`` in ``data_dir``; returns what was saved."""
-    source_path = Path(data_dir) / FILE_NAME
+    read) into ``results.sqlite.recover`` in ``data_dir``; returns what was saved. The copy
+    is made aside and renamed into place whole: a ``.recover`` file is always complete."""
+    source_path = _store_file(data_dir)
     target = source_path.with_name(FILE_NAME + RECOVER_SUFFIX)
     if target.exists():
         raise StoreError(f"{target} exists already: move it away first")
+    partial = target.with_name(target.name + PARTIAL_SUFFIX)
+    report = _recover_into(source_path, partial)
+    chaos.kill_at_step()
+    os.replace(partial, target)
+    sync_folder(target.parent)
+    report.path = target
+    return report
+
+
+def recover_in_place(data_dir: Path) -> tuple[Recovery, Path]:
+    """Recover the store and put the recovered one in its place; the damaged one is kept as
+    ``results.sqlite.damaged`` (returned with what was saved).
+
+    At every instant a whole store is under the store's name, so a kill at any point leaves
+    the damaged store (and this can run again) or the recovered one, never none: the
+    damaged store's log is folded into its file, which is then linked under its second
+    name, and the recovered store, written aside, takes the name in one rename."""
+    path = _store_file(data_dir)
+    kept = path.with_name(FILE_NAME + DAMAGED_SUFFIX)
+    ours = kept.exists() and kept.samefile(path)  # (left by a run cut short)
+    if kept.exists() and not ours:
+        raise StoreError(f"{kept} exists already: move it away first")
+    refuse_if_running(data_dir)
+    inspect_file(path)
+    fold_log(path)
+    partial = path.with_name(FILE_NAME + RECOVER_SUFFIX + PARTIAL_SUFFIX)
+    report = _recover_into(path, partial)
+    if not ours:
+        chaos.kill_at_step()
+        os.link(path, kept)
+    chaos.kill_at_step()
+    os.replace(partial, path)
+    sync_folder(path.parent)
+    report.path = path
+    return report, kept
+
+
+def _store_file(data_dir: Path) -> Path:
+    """The store's file; StoreMissing or StoreCutShort (saying what to do) if there is none."""
+    path = Path(data_dir) / FILE_NAME
+    if not path.exists():
+        traces = replacement_traces(data_dir)
+        if traces is not None:
+            raise StoreCutShort(traces)
+        raise StoreMissing(f"no results store in {data_dir}: nothing to recover")
+    return path
+
+
+def _recover_into(source_path: Path, target: Path) -> Recovery:
+    """Write what can be read of the store at ``source_path`` into a new store ``target``
+    (whatever a recovery cut short left there first removed); on failure none is left."""
+    remove_with_journals(target)
     source = _open_damaged(source_path)
     report = Recovery(target)
     try:
@@ -192,6 +251,7 @@ def recover(data_dir: Path) -> Recovery:
         seats[row[1]][row[2]] = row[2:]
     logs = {row[1]: row[2] for row in rows["logs"]}
     tournaments = {row[1] for row in rows["tournaments"]}
+    chaos.kill_at_step()
     create_store_file(target)
     db = sqlite3.connect(target, isolation_level=None)
     try:
@@ -243,11 +303,12 @@ def recover(data_dir: Path) -> Recovery:
                 "DELETE FROM failures WHERE tournament_id = ? AND idx = ?", (tournament_id, idx)
             )
             report.matches += 1
+        chaos.kill_at_step()
         db.execute("COMMIT")
+        db.execute("PRAGMA journal_mode=DELETE")  # one file, the whole store: no log beside
     except BaseException:
         db.close()
-        with suppress(OSError):
-            os.unlink(target)
+        remove_with_journals(target)
         raise
     db.close()
     report.tournaments = len(tournaments)
@@ -271,50 +332,104 @@ def refuse_if_running(data_dir: Path) -> None:
         )
 
 
-def replace_with_recovered(data_dir: Path) -> Path:
-    """Put ``results.sqlite.recover`` in place; the damaged file is kept as
-    ``results.sqlite.damaged`` (returned)."""
-    path = Path(data_dir) / FILE_NAME
-    kept = path.with_name(FILE_NAME + ".damaged")
-    if kept.exists():
-        raise StoreError(f"{kept} exists already: move it away first")
-    refuse_if_running(data_dir)
-    os.replace(path, kept)
-    for suffix in ("-wal", "-shm"):
+def fold_log(path: Path) -> None:
+    """Fold the store's write-ahead log (``-wal``) into its file and leave the file in
+    rollback mode, so that the file alone holds the whole store: it can then be kept under
+    a second name, and another store can take its name without meeting a log that is not
+    its own (SQLite would play that log into it). SQLite does the same whenever the last
+    connection to a store closes; StoreDamaged if the log cannot be folded."""
+    wal = path.with_name(path.name + "-wal")
+    problem = "it is not empty"
+    chaos.kill_at_step()
+    try:
+        db = sqlite3.connect(path, timeout=30, isolation_level=None)
+        try:
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            db.execute("PRAGMA journal_mode=DELETE").fetchall()
+        finally:
+            db.close()
+    except sqlite3.Error as error:
+        problem = str(error)
+    if wal.exists() and wal.stat().st_size > 0:
+        raise StoreDamaged(
+            f"cannot fold {wal.name} into {path.name} ({problem}), so the store cannot be "
+            f"replaced safely: run 'arena store recover' without --replace, then move "
+            f"{path.name} away together with its -wal and -shm files, and rename "
+            f"{path.name}{RECOVER_SUFFIX} to {path.name}"
+        )
+    for empty in (wal, path.with_name(path.name + "-shm")):  # (an empty log holds nothing)
         with suppress(FileNotFoundError):
-            os.replace(path.with_name(FILE_NAME + suffix), kept.with_name(kept.name + suffix))
-    os.replace(path.with_name(FILE_NAME + RECOVER_SUFFIX), path)
-    return kept
+            empty.unlink()
+
+
+def remove_with_journals(path: Path) -> None:
+    """Remove ``path`` and the files SQLite (or ``create_store_file``) keeps beside it."""
+    for leftover in (path, *path.parent.glob(f"{path.name}[-.]*")):
+        with suppress(FileNotFoundError):
+            leftover.unlink()
+
+
+def place_new(made: Path, target: Path) -> None:
+    """Give the finished file ``made`` the name ``target``, never over an existing file
+    (FileExistsError): a hard link where the file system has them (a backup's disk may
+    not), else a rename once ``target`` is seen not to exist."""
+    try:
+        os.link(made, target)
+    except FileExistsError:
+        raise
+    except OSError:
+        if target.exists():
+            raise FileExistsError(target) from None
+        os.replace(made, target)
+
+
+def sync_folder(folder: Path) -> None:
+    """Make the renames and links just done in ``folder`` durable (a power cut after this
+    keeps them); a kill needs nothing, the kernel has them already."""
+    with suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def backup(data_dir: Path, target: Path) -> tuple[Path, int]:
     """Copy the store with SQLite's online backup (safe while a tournament writes to it) to
     ``target`` (a file, or a folder to hold ``results.sqlite``); returns the file and how
-    many matches it holds. The copy is checked before it is put in place."""
+    many matches it holds. The copy is made aside (``.partial``), checked, then linked into
+    place whole, never over an existing file."""
     target = Path(target)
     if target.is_dir():
         target = target / FILE_NAME
     if target.exists():
         raise StoreError(f"{target} exists already: give a new file name")
     store = ResultsStore.reader(data_dir)
-    partial = target.with_name(target.name + ".partial")
+    partial = target.with_name(target.name + PARTIAL_SUFFIX)
     try:
-        copy = sqlite3.connect(partial)
+        remove_with_journals(partial)  # (left by a backup cut short)
+        chaos.kill_at_step()
+        copy = sqlite3.connect(partial, isolation_level=None)
         try:
             store.db.backup(copy)
+            copy.execute("PRAGMA journal_mode=DELETE").fetchall()  # one file, the whole copy
             problems = integrity_problems(copy, "quick_check")
             matches = copy.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
         finally:
             copy.close()
         if problems:
             raise StoreDamaged(f"the copy failed its check ({problems[0]}); {target} not written")
-        os.replace(partial, target)
+        chaos.kill_at_step()
+        place_new(partial, target)
+        sync_folder(target.parent)
+        chaos.kill_at_step()
+    except FileExistsError:
+        raise StoreError(f"{target} exists already: give a new file name") from None
     except sqlite3.Error as error:
         raise store.problem(error) from None
     except OSError as error:
         raise StoreError(f"cannot write {target}: {error.strerror}") from None
     finally:
         store.close()
-        with suppress(OSError):
-            partial.unlink()
+        remove_with_journals(partial)
     return target, matches

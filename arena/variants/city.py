@@ -17,8 +17,9 @@ from arena.variants.mapdata import route_points
 
 FACE_UP_WILD_RESET = 3  # the city rulebooks; the Amsterdam table states it too
 # 2: the deck is rebuilt from the discards as soon as it runs out; Amsterdam's ties and San
-# Francisco's setup follow the rulebooks (docs/RULES.md, "Rules versions").
-RULES_VERSION = 2
+# Francisco's setup follow the rulebooks; 3: with no deck and no discards no card may be
+# drawn, face up either (docs/RULES.md, "Rules versions").
+RULES_VERSION = 3
 
 R = TypeVar("R", bound=BoardRules)
 

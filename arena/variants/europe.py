@@ -56,8 +56,9 @@ from arena.variants.mapdata import board_variant, load_map
 from arena.variants.usa import train_game_rules
 
 # 2: the regular tickets put away at setup leave the game; the deck is rebuilt as soon as it
-# runs out (docs/RULES.md, "Rules versions").
-RULES_VERSION = 2
+# runs out; 3: with no deck and no discards no card may be drawn, face up either
+# (docs/RULES.md, "Rules versions").
+RULES_VERSION = 3
 TUNNEL = 5  # the phase after a tunnel asked for extra cards
 
 # ---------------------------------------------------------------------- actions

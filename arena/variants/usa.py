@@ -9,9 +9,10 @@ from arena.engine.variant import Variant
 from arena.plugins import hookimpl
 from arena.variants.mapdata import board_variant, load_map, route_points
 
-# 2: the deck is rebuilt from the discards as soon as it runs out (docs/RULES.md, "Rules
-# versions"); logs recorded under version 1 are refused, not re-simulated.
-RULES_VERSION = 2
+# 2: the deck is rebuilt from the discards as soon as it runs out; 3: with no deck and no
+# discards no card may be drawn, face up either (docs/RULES.md, "Rules versions"); logs
+# recorded under an earlier version are refused, not re-simulated.
+RULES_VERSION = 3
 
 R = TypeVar("R", bound=BoardRules)
 

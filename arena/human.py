@@ -89,6 +89,16 @@ class HumanBridge(threading.Thread):
         self.resigned.set()
         self._update(status="resigned", message="you resigned: the bots finish the game")
 
+    def ended(self) -> None:
+        """The game is over and stored: wake the page. A resigned seat is sent neither the
+        game's end nor a bye (the referee dropped it), so without this its page would wait
+        on "resigned" for ever."""
+        with self.changed:
+            if self.state["status"] != "over":
+                self.state["status"] = "over"
+            self.version += 1
+            self.changed.notify_all()
+
     # ------------------------------------------------------------ the protocol's side
 
     def _update(self, **changes: Any) -> None:
@@ -282,3 +292,5 @@ class HumanGame:
         finally:
             self.ready.set()
             self.done.set()
+            if self.bridge is not None:
+                self.bridge.ended()

@@ -266,6 +266,26 @@ def test_a_person_who_resigns_forfeits_at_once_and_the_bot_finishes(tmp_path):
     assert time.monotonic() - resigned < PROMPTLY_S
     assert [(f.seat, f.code) for f in game.outcome.faults] == [(0, "resigned")]
     assert game.outcome.ranks == [2, 1]
+    assert bridge.snapshot()["status"] == "over", "the page learns the game is over"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_page_of_a_person_who_resigned_learns_the_game_is_over(seed, tmp_path):
+    """The referee drops a resigned seat and sends it neither the game's end nor a bye:
+    the page's long poll was left on "resigned" for ever in about three games of four
+    (CI, issue 27); the finished game must wake it."""
+    from arena.human import HumanGame
+
+    game = HumanGame(USA, [BotEntry.parse("random")], 0, seed, log_dir=tmp_path).start()
+    bridge = game.bridge
+    deadline = time.monotonic() + 60
+    while bridge.snapshot()["status"] != "to-move" and time.monotonic() < deadline:
+        bridge.wait_change(bridge.snapshot()["version"], 1)
+    bridge.resign()
+    resigned = bridge.snapshot()["version"]
+    assert game.done.wait(60) and game.error is None
+    woken = bridge.wait_change(resigned, PROMPTLY_S)
+    assert woken["status"] == "over", woken
 
 
 @pytest.mark.parametrize(

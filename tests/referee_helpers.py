@@ -56,10 +56,14 @@ def processes_with(marker: str, exclude: int | None = None, where: str = "cmdlin
     return found
 
 
-def recorded(log_dir, seat: int, name: str):
-    """The file a ``record NAME`` bot in ``seat`` wrote in its scratch folder."""
-    (path,) = log_dir.rglob(f"seat{seat}-*.tmp/{name}")
-    return path
+def recorded(log_dir, seat: int, name: str) -> str:
+    """What a ``record NAME`` bot in ``seat`` recorded: its stdout logs under ``log_dir``
+    (each match's in turn, by folder), whole (nothing a bot writes in its scratch folder
+    outlives it: only its logs)."""
+    logs = sorted(log_dir.rglob(f"seat{seat}-*.stdout"))
+    text = "".join(path.read_text() for path in logs)
+    assert logs and "[ttr-arena:" not in text, f"the recording of {name} was cut by the cap"
+    return text
 
 
 def stderr_of(log_dir, seat: int) -> str:

@@ -366,16 +366,19 @@ def test_a_killed_referee_s_cgroups_are_swept_with_what_they_hold(tmp_path):
 @pytest.mark.skipif(not CONTAINED, reason="no PID namespace here (arena doctor)")
 def test_the_user_namespace_variant_contains_bots_too(tmp_path, monkeypatch):
     """Without root, the PID namespace is made inside a user namespace of the bot's own; that
-    variant works as root too, so it is tested here for real."""
+    variant works as root too, so it is tested here for real (with its private mounts)."""
     import shutil
 
     from arena.referee import containment, process
 
-    prefix = tuple(containment._unshare_prefix(shutil.which("unshare"), as_user=True))
-    monkeypatch.setattr(process, "containment_prefix", lambda enabled=True: prefix)
+    unshare = shutil.which("unshare")
+    prefix = tuple(containment._unshare_prefix(unshare, as_user=True, mounts=True))
+    monkeypatch.setattr(process, "containment_prefix", lambda enabled=True, mounts=False: prefix)
+    monkeypatch.setattr(process, "private_mounts", lambda: prefix)
     tag = marker("userns")
     outcome = play(["random", hostile("setsid", tag), hostile("fork-exit", "4")], tmp_path=tmp_path)
-    check_complete(outcome, {2: "crash"})
+    log = check_complete(outcome, {2: "crash"})
+    assert log.header["seats"][1]["isolation"]["private_mounts"]
     time.sleep(0.3)
     assert not processes_with(tag)
 

@@ -37,8 +37,8 @@ def test_a_warm_process_is_told_each_match_and_nothing_of_the_last(tmp_path):
             check_complete(play_warm(pool, bots, 10 + number, tmp_path / str(number)), {})
         assert pool.reused == 6  # every seat after the first match: a warm process
     assert started(tmp_path, "heard") == started(tmp_path, "random") == 1
-    (heard,) = tmp_path.rglob("seat*-heard.tmp/heard")
-    messages = [json.loads(line) for line in heard.read_text().splitlines()]
+    heard = "".join(path.read_text() for path in sorted(tmp_path.rglob("seat*-heard.stdout")))
+    messages = [json.loads(line) for line in heard.splitlines()]
     assert messages.pop()["type"] == "bye"  # the pool's close: the session's end
     # Four matches on one connection: each opens with a welcome naming the seat it then
     # plays, and every message after it until the next welcome is about that match's game.

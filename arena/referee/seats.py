@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from arena.engine.actions import Action
 from arena.referee.hub import Hub, Reply
-from arena.referee.process import BotProcess
+from arena.referee.process import BotProcess, settle_freezes
 from bots.sdk import Bot
 from protocols.messages import Act, Bye, Error, GameOver, GameStart
 
@@ -49,6 +49,9 @@ class InProcessSeat:
 
     def new_stderr(self) -> list[str]:
         return []  # an in-process bot's output is the caller's own
+
+    def pause(self) -> None:
+        pass  # no process: it runs only when called
 
     def alive(self) -> bool:
         return True
@@ -108,8 +111,19 @@ class RemoteSeat:
         return None
 
     def ask(self, act: Act, legal: Sequence[Action], deadline: float) -> Reply:
+        """Thaw the bot (once the seat that acted before is frozen) and ask: it computes only
+        on its own clock (``pause`` freezes it when its turn is over)."""
+        settle_freezes()
+        if self.process is not None:
+            self.process.thaw()
         self.hub.ask(self.seat, act.seq, act)
         return self.hub.wait_action(self.seat, act.seq, deadline)
+
+    def pause(self) -> None:
+        """Its turn is over (the next decision is another seat's, or the game is over): freeze
+        it (the freeze completes while the referee works; ``ask`` waits for it)."""
+        if self.process is not None:
+            self.process.freeze(wait=False)
 
     def tell(self, message: Error | GameOver) -> None:
         self.hub.send(self.seat, message)

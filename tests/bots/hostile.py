@@ -8,8 +8,8 @@ can break it in every way. Every mode first says on stderr (flushed)
 environment variable it sees), then:
 
 well-behaved      play (a random bot, seeded by each game's seed); record NAME (also writes
-                  every message it receives to NAME in its scratch folder $TMPDIR, one JSON
-                  per line)
+                  every message it receives to stdout, one JSON per line: its scratch
+                  folder does not outlive it, its log does)
 process           crash-start; crash-mid N (exits after N answers); hang; slow SECONDS;
                   sluggish (thinks 0.5 s over each of its first 3 decisions, then plays);
                   drop N (closes its connection after its N-th answer, and lives on);
@@ -263,11 +263,7 @@ def rebuild(start, received):
     return None
 
 
-record = (
-    open(os.path.join(os.environ.get("TMPDIR", "."), arg), "a")  # noqa: SIM115
-    if mode == "record"
-    else None
-)
+record = sys.stdout if mode == "record" else None
 rng = random.Random(0)
 answered = 0
 received = []

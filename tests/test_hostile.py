@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -20,13 +21,15 @@ import time
 
 import pytest
 
-from arena.referee.cgroup import PREFIX, BotCgroup, usable_parent
+from arena.procfs import process_tree, stat_fields
+from arena.referee.cgroup import PREFIX, BotCgroup, setup, usable_parent
 from arena.referee.containment import CGROUP, PROCESS_GROUP, pid_namespace
 from arena.referee.faults import TimeControl
+from arena.referee.hub import Hub
 from arena.referee.keys import MatchKey
 from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.matchlog import MatchLog
-from arena.referee.process import ProcessLimits
+from arena.referee.process import BotProcess, ProcessLimits
 from arena.referee.sandbox import landlock_abi, network_namespace_available
 from arena.tournament.executors import LocalExecutor
 from arena.tournament.frames import matches_frame, seats_frame
@@ -588,6 +591,183 @@ def test_a_bot_flooding_stdout_and_stderr_is_capped_and_plays_on(tmp_path):
         (path,) = tmp_path.rglob(f"seat1-*.{stream}")
         text = path.read_text()
         assert len(text) < 10_200 and "bytes dropped at the 10000-byte cap" in text
+
+
+# ---------------------------------------------------------------- bots cannot touch each other
+
+
+def tree_cpu(pid: int) -> float:
+    """CPU seconds used so far by ``pid`` and every live process below it (from /proc)."""
+    total = 0
+    for member in process_tree(pid):
+        fields = stat_fields(member)
+        if fields is not None:
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def watch_turns(monkeypatch, seat: int, probe) -> list[tuple[float, float]]:
+    """Call ``probe()`` just before and just after each wait of the referee for ``seat``'s
+    answer (that seat's turns: every other bot is frozen then): [(before, after), ...]."""
+    seen: list[tuple[float, float]] = []
+    original = Hub.wait_action
+
+    def wait_action(self, asked, seq, deadline):
+        if asked != seat:
+            return original(self, asked, seq, deadline)
+        before = probe()
+        try:
+            return original(self, asked, seq, deadline)
+        finally:
+            seen.append((before, probe()))
+
+    monkeypatch.setattr(Hub, "wait_action", wait_action)
+    return seen
+
+
+def host_ipc_leftovers(tag: str) -> list[str]:
+    """The host's System V segment and POSIX queue named after ``tag``, removed if found (a
+    bot without an IPC namespace of its own leaves them behind)."""
+    import ctypes
+    import zlib
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    found = []
+    shmid = libc.shmget(zlib.crc32(tag.encode()) & 0x7FFFFFFF, 0, 0)
+    if shmid >= 0:
+        found.append("System V shared memory")
+        libc.shmctl(shmid, 0, None)  # IPC_RMID
+    if libc.mq_unlink(f"/{tag}".encode()) == 0:
+        found.append("POSIX message queue")
+    for path in (f"/dev/shm/{tag}", f"/tmp/{tag}", f"/var/tmp/{tag}"):
+        if os.path.exists(path):
+            found.append(path)
+            os.unlink(path)
+    return found
+
+
+@pytest.mark.parametrize("mounts", ["private", "none"])
+def test_two_colluding_seats_share_nothing(mounts, tmp_path):
+    """Two bots of one author in one game: seat 0 writes its hand at every decision into
+    every place two processes of one machine could share (/dev/shm, System V shared memory,
+    a POSIX message queue, /tmp, /var/tmp, an abstract Unix socket), seat 1 looks in each at
+    every decision. Seat 1 used to read seat 0's hand from /dev/shm (granted to every bot)
+    and from System V shared memory (no IPC namespace), and the files outlived the match.
+    With private mounts each bot has its own /dev/shm; without them none at all; System V
+    IPC and queues are each bot's own either way."""
+    if not CONTAINED:
+        pytest.skip("no PID namespace here (arena doctor)")
+    tag = marker("collude")
+    limits = ProcessLimits(private_mounts=mounts == "private")
+    try:
+        outcome = play(
+            [hostile("collude-write", tag), hostile("collude-read", tag)],
+            seed=3,
+            tc=PATIENT,
+            tmp_path=tmp_path,
+            limits=limits,
+        )
+    finally:
+        left = host_ipc_leftovers(tag)
+    writer, reader = stderr_of(tmp_path, 0), stderr_of(tmp_path, 1)
+    assert "SAW" not in reader, reader
+    check_complete(outcome, {})
+    assert reader.count("denied:") == 6, reader
+    assert ("wrote: /dev/shm" in writer) == (mounts == "private"), writer
+    assert not left, f"left on the host after the match: {left}"
+
+
+def test_a_cpu_burner_computes_nothing_while_the_others_think(tmp_path, monkeypatch):
+    """At its first decision the burner forks 3 children that spin for ever, and plays on:
+    they used to compute all through its opponent's turns (the opponent's clock paid).
+    Frozen whenever it is not asked to act, it uses no CPU at all in the others' turns."""
+    burner: list[int] = []
+    seen = watch_turns(monkeypatch, 0, lambda: tree_cpu(burner[0]) if burner else 0.0)
+    entries = [BotEntry.parse(b) for b in (hostile("slow", "0.02"), hostile("burner", "3"))]
+    with ProcessMatch(USA, entries, PATIENT, log_dir=tmp_path) as referee:
+        process = referee.seats[1].process
+        assert process is not None
+        burner.append(process.pid)
+        outcome = referee.play(5)
+    check_complete(outcome, {})
+    assert "3 spinning children started" in stderr_of(tmp_path, 1)
+    turns = [after - before for before, after in seen[1:]]
+    assert len(turns) > 20
+    assert sum(turns) < 0.05, f"the burner used {sum(turns):.2f} s of CPU in the others' turns"
+
+
+def test_a_cpu_burner_gets_at_most_its_share_of_the_machine(tmp_path, monkeypatch):
+    """The same burner (4 spinning children; its first 4 decisions take 0.5 s each): in its
+    own turns its children used to take every core, slowing the matches beside it on the
+    other workers. Its cgroup holds them all to the time control's ``cpus`` (here 0.5): the
+    kernel throttles it, and its CPU time in its turns stays within its share (plus, at
+    most, one period's quota per turn)."""
+    if setup().source("cpu") is None:
+        pytest.skip("no cgroup cpu controller here (arena doctor)")
+    tc = TimeControl(move_ms=5000, bank_ms=5000, cpus=0.5)
+    found: list[BotProcess] = []
+
+    def probe() -> tuple[float, float]:
+        return (tree_cpu(found[0].pid) if found else 0.0), time.monotonic()
+
+    seen = watch_turns(monkeypatch, 1, probe)
+    entries = [BotEntry.parse(b) for b in ("random", hostile("burner", "4 0.5"))]
+    with ProcessMatch(USA, entries, tc, log_dir=tmp_path) as referee:
+        process = referee.seats[1].process
+        assert process is not None and process.cgroup is not None
+        found.append(process)
+        outcome = referee.play(6)
+        throttled = cpu_throttled(process)
+    check_complete(outcome, {})
+    long_turns = seen[:4]
+    used = sum(after[0] - before[0] for before, after in long_turns)
+    thawed = sum(after[1] - before[1] for before, after in long_turns)
+    assert throttled > 0
+    assert used <= 0.5 * thawed + 0.05 * len(long_turns) + 0.02, (used, thawed)
+
+
+def cpu_throttled(process: BotProcess) -> int:
+    """How many periods the kernel throttled ``process``'s cgroup (its cpu.stat)."""
+    assert process.cgroup is not None
+    for folder in process.cgroup._for("cpu"):
+        for line in (folder / "cpu.stat").read_text().splitlines():
+            if line.startswith("nr_throttled "):
+                return int(line.split()[1])
+    return 0
+
+
+@pytest.mark.parametrize("mounts", ["private", "none"])
+def test_a_disk_filler_is_stopped_at_its_quota_and_leaves_nothing(mounts, tmp_path):
+    """At its first decision the filler writes 200 MiB into 16 KiB files in its scratch
+    folder, and as much into /dev/shm. It used to leave hundreds of MiB in thousands of files
+    behind, no fault charged. Its private tmpfs stop it at 64 MiB and vanish with it; where
+    there is no private mount, it has no /dev/shm, and its scratch folder, checked after the
+    game, is over its quota: it is charged ``disk`` and the folder emptied."""
+    if mounts == "private" and pid_namespace()[0] == PROCESS_GROUP:
+        pytest.skip("no PID namespace here (arena doctor)")
+    private = mounts == "private"
+    total = (200 if private else 80) * 2**20
+    limits = ProcessLimits(private_mounts=private)
+    outcome = play(
+        ["random", hostile("fill", str(total))],
+        seed=2,
+        tc=PATIENT,
+        tmp_path=tmp_path,
+        limits=limits,
+    )
+    report = stderr_of(tmp_path, 1)
+    (scratch,) = tmp_path.rglob("seat1-*.tmp")
+    wrote = {folder: int(size) for folder, size in re.findall(r"fill (\S+): (\d+) bytes", report)}
+    assert list(scratch.iterdir()) == [], "the scratch folder outlived its bot"
+    if private:
+        check_complete(outcome, {})
+        assert 0 < wrote[str(scratch.resolve())] <= 64 * 2**20, report
+        assert 0 < wrote["/dev/shm"] <= 64 * 2**20, report
+        assert report.count("No space left on device") == 2, report
+    else:
+        log = check_complete(outcome, {1: "disk"})
+        assert wrote[str(scratch.resolve())] == total and wrote["/dev/shm"] == 0, report
+        assert "the quota is 64 MiB and 4096 files" in log.faults[0]["detail"]
 
 
 def test_security_md_names_only_tests_that_exist():

@@ -98,6 +98,44 @@ def test_a_process_is_replaced_after_its_matches_and_a_fresh_one_never_kept(tmp_
     assert started(tmp_path, "random") == 7
 
 
+def test_a_warm_process_computes_nothing_between_matches(tmp_path):
+    """At each game_over the bot forks a child that spins for ever, sending nothing. The
+    child used to run through every later match of its worker while the process sat warm
+    in the pool, and the pool's checks (messages, connections, the launched process's CPU)
+    never saw it: the process was seated again each time. Frozen in the pool, it uses no
+    CPU there; the pool's CPU and memory checks count its whole cgroup."""
+    from arena.procfs import process_tree, stat_fields
+
+    def cpu(pid: int) -> float:
+        """The CPU seconds of ``pid``'s processes together."""
+        ticks = 0
+        for member in process_tree(pid):
+            fields = stat_fields(member)
+            if fields is not None:
+                ticks += int(fields[11]) + int(fields[12])
+        return ticks / os.sysconf("SC_CLK_TCK")
+
+    spinner = hostile("spin-after-over")
+    with BotPool() as pool:
+        check_complete(play_warm(pool, ["random", spinner], 1, tmp_path / "1"), {})
+        (warm,) = [w for _, w in pool.idle.values() if "hostile" in " ".join(w.process.command)]
+        before = cpu(warm.process.pid)
+        for number in range(2, 4):  # other matches of the worker, while it sits warm
+            check_complete(
+                play_warm(pool, ["random", "greedy-claims"], number, tmp_path / str(number)), {}
+            )
+        idle = cpu(warm.process.pid)
+        assert idle - before < 0.02, f"{idle - before:.2f} s of CPU used sitting in the pool"
+        # Seated again: the child it started at the last game_over spins in its turns only.
+        check_complete(play_warm(pool, [spinner, "random"], 4, tmp_path / "4"), {})
+        assert pool.reused >= 1 and warm.process.alive()
+        assert warm.process.usage().cpu_seconds >= cpu(warm.process.pid) - 0.02
+    assert "a spinning child started" in "".join(
+        path.read_text() for path in tmp_path.rglob("seat*-spin-after-over.stderr")
+    )
+    assert not processes_with(str(HOSTILE))
+
+
 def test_a_killed_worker_takes_its_pool_s_processes_with_it(tmp_path):
     """A worker holding idle warm processes dies by SIGKILL: they die with it (the kernel's
     parent-death signal), sandboxed or not."""

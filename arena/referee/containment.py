@@ -18,11 +18,12 @@ Where none of these is possible, bots fall back to a process group of their
 own, killed as a whole at the end: a process that calls ``setsid`` escapes it.
 ``arena doctor`` says which applies (SECURITY.md says what each means).
 
-Where the system allows it, the namespace comes with a mount namespace, an IPC
-namespace and a ``/proc`` of its own (``private_mounts``): PID 1 then mounts
+The namespace comes with an IPC namespace of the bot's own (System V IPC and
+POSIX message queues) where the system allows it, and with a mount namespace and
+a ``/proc`` of its own too (``private_mounts``): PID 1 then mounts
 size-limited memory-backed file systems on ``/dev/shm`` and on the bot's scratch
 folder (``sandbox.py``), seen by nobody else and gone with the bot's last
-process; System V IPC and POSIX message queues are its own too.
+process.
 """
 
 from __future__ import annotations
@@ -50,9 +51,11 @@ _MOUNT_PROBE = (
 MOUNT_OPTIONS = ("--mount", "--ipc", "--mount-proc", "--propagation", "private")
 
 
-def _unshare_prefix(unshare: str, as_user: bool, mounts: bool = False) -> list[str]:
+def _unshare_prefix(
+    unshare: str, as_user: bool, mounts: bool = False, ipc: bool = True
+) -> list[str]:
     user = ["--user", "--map-root-user"] if as_user else []
-    private = list(MOUNT_OPTIONS) if mounts else []
+    private = list(MOUNT_OPTIONS) if mounts else ["--ipc"] if ipc else []
     return [unshare, *user, "--pid", "--fork", "--kill-child", *private, "--"]
 
 
@@ -75,10 +78,16 @@ def pid_namespace() -> tuple[str, tuple[str, ...]]:
         return PROCESS_GROUP, ()
     attempts = [False, True] if os.geteuid() == 0 else [True]
     for as_user in attempts:
-        prefix = _unshare_prefix(unshare, as_user)
-        if _probe(prefix, _PROBE):
-            return (USER_PID_NAMESPACE if as_user else PID_NAMESPACE), tuple(prefix)
+        for ipc in (True, False):  # its own System V IPC and message queues where it can
+            prefix = _unshare_prefix(unshare, as_user, ipc=ipc)
+            if _probe(prefix, _PROBE):
+                return (USER_PID_NAMESPACE if as_user else PID_NAMESPACE), tuple(prefix)
     return PROCESS_GROUP, ()
+
+
+def own_ipc() -> bool:
+    """Whether bots get System V IPC and POSIX message queues of their own here."""
+    return "--ipc" in (private_mounts() or pid_namespace()[1])
 
 
 @functools.cache

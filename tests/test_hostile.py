@@ -22,7 +22,7 @@ import time
 import pytest
 
 from arena.procfs import process_tree, stat_fields
-from arena.referee.cgroup import PREFIX, BotCgroup, setup, usable_parent
+from arena.referee.cgroup import PREFIX, BotCgroup, usable_parent
 from arena.referee.containment import CGROUP, PROCESS_GROUP, pid_namespace
 from arena.referee.faults import TimeControl
 from arena.referee.hub import Hub
@@ -658,7 +658,7 @@ def test_two_colluding_seats_share_nothing(mounts, tmp_path):
     if not CONTAINED:
         pytest.skip("no PID namespace here (arena doctor)")
     tag = marker("collude")
-    limits = ProcessLimits(private_mounts=mounts == "private")
+    limits = ProcessLimits() if mounts == "private" else ProcessLimits(private_mounts=False)
     try:
         outcome = play(
             [hostile("collude-write", tag), hostile("collude-read", tag)],
@@ -702,6 +702,8 @@ def test_a_cpu_burner_gets_at_most_its_share_of_the_machine(tmp_path, monkeypatc
     other workers. Its cgroup holds them all to the time control's ``cpus`` (here 0.5): the
     kernel throttles it, and its CPU time in its turns stays within its share (plus, at
     most, one period's quota per turn)."""
+    from arena.referee.cgroup import setup
+
     if setup().source("cpu") is None:
         pytest.skip("no cgroup cpu controller here (arena doctor)")
     tc = TimeControl(move_ms=5000, bank_ms=5000, cpus=0.5)
@@ -747,7 +749,7 @@ def test_a_disk_filler_is_stopped_at_its_quota_and_leaves_nothing(mounts, tmp_pa
         pytest.skip("no PID namespace here (arena doctor)")
     private = mounts == "private"
     total = (200 if private else 80) * 2**20
-    limits = ProcessLimits(private_mounts=private)
+    limits = ProcessLimits() if private else ProcessLimits(private_mounts=False)
     outcome = play(
         ["random", hostile("fill", str(total))],
         seed=2,

@@ -687,19 +687,34 @@ def test_two_colluding_seats_share_nothing(mounts, tmp_path):
     assert not left, f"left on the host after the match: {left}"
 
 
-def test_a_cpu_burner_computes_nothing_while_the_others_think(tmp_path, monkeypatch):
+FREEZERS = {  # how a bot is frozen, by test id: (ProcessLimits' switches, available here)
+    "cgroup": ({}, CGROUPS),
+    "sigstop-namespace": ({"cgroup": False}, CONTAINED),
+    "sigstop-process-group": ({"cgroup": False, "pid_namespace": False}, True),
+}
+
+
+@pytest.mark.parametrize("freezer", list(FREEZERS))
+def test_a_cpu_burner_computes_nothing_while_the_others_think(freezer, tmp_path, monkeypatch):
     """At its first decision the burner forks 3 children that spin for ever, and plays on:
     they used to compute all through its opponent's turns (the opponent's clock paid).
-    Frozen whenever it is not asked to act, it uses no CPU at all in the others' turns."""
+    Frozen whenever it is not asked to act (its cgroup; without one, every process of its
+    PID namespace or process group stopped), it uses no CPU at all in the others' turns."""
+    switches, available = FREEZERS[freezer]
+    if not available:
+        pytest.skip(f"no {freezer} here (arena doctor)")
     burner: list[int] = []
     seen = watch_turns(monkeypatch, 0, lambda: tree_cpu(burner[0]) if burner else 0.0)
     entries = [BotEntry.parse(b) for b in (hostile("slow", "0.02"), hostile("burner", "3"))]
-    with ProcessMatch(USA, entries, PATIENT, log_dir=tmp_path) as referee:
+    limits = ProcessLimits(**switches)
+    with ProcessMatch(USA, entries, PATIENT, limits, log_dir=tmp_path) as referee:
         process = referee.seats[1].process
         assert process is not None
         burner.append(process.pid)
         outcome = referee.play(5)
-    check_complete(outcome, {})
+    log = check_complete(outcome, {})
+    method = log.header["seats"][1]["isolation"]["frozen_between_turns"]
+    assert (method == "SIGSTOP") == ("sigstop" in freezer) and method != "off", method
     assert "3 spinning children started" in stderr_of(tmp_path, 1)
     turns = [after - before for before, after in seen[1:]]
     assert len(turns) > 20

@@ -7,7 +7,9 @@ can break it in every way. Every mode first says on stderr (flushed)
 "hostile MODE started; environment: NAME NAME ..." (the names of every
 environment variable it sees), then:
 
-well-behaved      play (a random bot, seeded by each game's seed); record NAME (also writes
+well-behaved      play (a random bot, seeded by each game's seed); work N (the same, after a
+                  fixed computation of N steps at each decision: an honest bot's thinking,
+                  for benchmarks/isolation.py); record NAME (also writes
                   every message it receives to stdout, one JSON per line: its scratch
                   folder does not outlive it, its log does)
 process           crash-start; crash-mid N (exits after N answers); hang; slow SECONDS;
@@ -471,6 +473,10 @@ while True:
         os._exit(1)
     if mode == "slow":
         time.sleep(float(arg))
+    if mode == "work":
+        total = 0
+        for step in range(int(arg)):
+            total += step * step
     if mode == "sluggish" and answered < 3:
         time.sleep(0.5)
     if mode == "memory":

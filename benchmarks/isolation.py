@@ -1,0 +1,207 @@
+"""Isolation benchmark: an honest bot's decision time beside CPU burners, and what freezing
+bots between their turns costs the referee and a tournament.
+
+    python benchmarks/isolation.py [--rounds 5] [--work 300000] [--matches 16]
+
+Run from a checkout (the bots are tests/bots/hostile.py's ``work N``, ``play`` and
+``burner N``). Everything is alternated round after round (the order rotates), so that the
+load of a shared machine moves every side alike; figures are medians of per-round ratios.
+
+1. **Beside a burner.** The honest bot does a fixed computation at each decision (``work``);
+   the referee's time for its decisions (its clock) is measured in a 2-player USA game:
+   - beside an idle opponent (``play``): the reference;
+   - beside a burner in the same match (``burner 3``: three children that spin for ever
+     from its first decision on);
+   - beside an idle opponent while another worker (a process of its own) plays a match
+     with a burner in it.
+   With the bots' isolation (the default: a cgroup each, one CPU's worth, frozen while not
+   asked) and without it (``ProcessLimits(freeze=False, cgroup=False)``: how it was).
+   The goal: each burner ratio within 1.2x of the idle one, with isolation.
+2. **The cost of freezing.** The referee's wall time per decision of a 2-player game of
+   random bot processes, and a process tournament's matches per minute (``--matches``
+   4-player USA matches of the random bot on 2 local workers, warm processes), each with
+   freezing on and off (``ProcessLimits(freeze=False)``). The goal: under 10% of the
+   tournament's throughput.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from tournament import rate, tasks  # benchmarks/tournament.py (beside this script)
+
+from arena.referee.faults import TimeControl
+from arena.referee.launch import BotEntry, ProcessMatch
+from arena.referee.process import ProcessLimits
+from arena.tournament.executors import LocalExecutor
+from arena.variants import get_variant
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTILE = ROOT / "tests" / "bots" / "hostile.py"
+USA = get_variant("usa")
+PATIENT = TimeControl(move_ms=10_000, bank_ms=120_000)
+ISOLATED, OPEN = ProcessLimits(), ProcessLimits(freeze=False, cgroup=False)
+
+
+def bot(mode: str) -> BotEntry:
+    return BotEntry.parse(f"cmd:{sys.executable} {HOSTILE} {mode}")
+
+
+def honest_ms(opponent: str, limits: ProcessLimits, work: int, seed: int, logs: str) -> float:
+    """The referee's mean time (ms) for the honest bot's decisions in one game."""
+    entries = [bot(f"work {work}"), bot(opponent)]
+    with ProcessMatch(USA, entries, PATIENT, limits, log_dir=Path(logs)) as referee:
+        outcome = referee.play(seed)
+    assert not outcome.faults, outcome.faults
+    mine = [a["ms"] for a in outcome.log.actions if a["seat"] == 0 and a["by"] == "bot"]
+    return statistics.fmean(mine)
+
+
+class Neighbour:
+    """Another worker: a process playing matches with a burner in them, again and again."""
+
+    def __init__(self, limits: ProcessLimits, logs: str) -> None:
+        isolated = "1" if limits == ISOLATED else "0"
+        self.process = subprocess.Popen(
+            [sys.executable, __file__, "--neighbour", isolated, logs],
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
+        assert self.process.stdout is not None
+        self.process.stdout.readline()  # its first match is under way, the burner burning
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(30)
+
+
+def neighbour(isolated: bool, logs: str) -> None:
+    """``--neighbour``: play matches of ``play`` against ``burner 3`` until terminated."""
+    import signal
+
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    limits = ISOLATED if isolated else OPEN
+    for number in range(10**6):
+        entries = [bot("play"), bot("burner 3")]
+        with ProcessMatch(USA, entries, PATIENT, limits, log_dir=Path(logs)) as referee:
+            if number == 0:
+                print("started", flush=True)  # handshake done: the burner burns from its turn
+            referee.play(number)
+
+
+def referee_us(limits: ProcessLimits, seed: int, logs: str) -> float:
+    """The referee's wall time per decision (µs) of a 2-player game of random processes."""
+    entries = [BotEntry.parse("random")] * 2
+    with ProcessMatch(USA, entries, PATIENT, limits, log_dir=Path(logs)) as referee:
+        total = decisions = 0.0
+        for game in range(3):
+            outcome = referee.play(seed + game)
+            total, decisions = total + outcome.seconds, decisions + outcome.decisions
+    return total / decisions * 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--work", type=int, default=300_000, help="the honest bot's steps")
+    parser.add_argument("--matches", type=int, default=16, help="tournament matches per round")
+    parser.add_argument("--neighbour", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.neighbour:
+        neighbour(args.neighbour[0] == "1", args.neighbour[1])
+        return
+    sides = [
+        (f"{name}, {label}", limits)
+        for label, limits in (("isolated", ISOLATED), ("open", OPEN))
+        for name in ("idle", "burner", "neighbour")
+    ]
+    times: dict[str, list[float]] = {name: [] for name, _ in sides}
+    costs: dict[str, list[float]] = {"referee on": [], "referee off": []}
+    rates: dict[str, list[float]] = {"tournament on": [], "tournament off": []}
+    executors = {
+        "tournament on": LocalExecutor(2),
+        "tournament off": LocalExecutor(2),
+    }
+    way = {"on": ISOLATED, "off": dataclasses.replace(ISOLATED, freeze=False)}
+    try:
+        with tempfile.TemporaryDirectory() as logs:
+            for name, executor in executors.items():  # start-up: workers, first processes
+                batch = [
+                    dataclasses.replace(t, limits=way[name.split()[1]])
+                    for t in tasks(4, logs, 10_000)
+                ]
+                rate(executor, batch)
+            for number in range(args.rounds):
+                shift = number % len(sides)
+                for name, limits in sides[shift:] + sides[:shift]:
+                    seed = 100 * number + 1
+                    if name.startswith("neighbour"):
+                        other = Neighbour(limits, logs)
+                        try:
+                            times[name].append(honest_ms("play", limits, args.work, seed, logs))
+                        finally:
+                            other.stop()
+                    else:
+                        opponent = "burner 3" if name.startswith("burner") else "play"
+                        times[name].append(honest_ms(opponent, limits, args.work, seed, logs))
+                order = ["on", "off"] if number % 2 == 0 else ["off", "on"]
+                for switch in order:
+                    costs[f"referee {switch}"].append(referee_us(way[switch], number, logs))
+                for switch in order:
+                    batch = [
+                        dataclasses.replace(t, limits=way[switch])
+                        for t in tasks(args.matches, logs, number * 1000)
+                    ]
+                    rates[f"tournament {switch}"].append(
+                        rate(executors[f"tournament {switch}"], batch)
+                    )
+                shown = ", ".join(f"{name} {values[-1]:.1f}" for name, values in times.items())
+                print(f"round {number + 1}: honest ms per decision: {shown}", flush=True)
+    finally:
+        for executor in executors.values():
+            executor.close()
+    report(args, times, costs, rates)
+
+
+def report(args, times, costs, rates) -> None:
+    print(
+        f"isolation benchmark: {args.rounds} rounds, honest bot 'work {args.work}', "
+        f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at the end"
+    )
+    for label in ("isolated", "open"):
+        idle = times[f"idle, {label}"]
+        print(f"  {label}: honest bot beside an idle opponent {statistics.median(idle):.1f} ms")
+        for name in ("burner", "neighbour"):
+            measured = times[f"{name}, {label}"]
+            ratios = [m / i for m, i in zip(measured, idle, strict=True)]
+            where = "in the same match" if name == "burner" else "in a parallel match"
+            print(
+                f"    beside a burner {where}: median ratio {statistics.median(ratios):.2f}x "
+                f"(rounds {', '.join(f'{r:.2f}' for r in ratios)})"
+            )
+    on, off = costs["referee on"], costs["referee off"]
+    print(
+        f"  referee per decision: {statistics.median(on):.0f} us frozen between turns, "
+        f"{statistics.median(off):.0f} us not (median ratio "
+        f"{statistics.median([a / b for a, b in zip(on, off, strict=True)]):.2f}x)"
+    )
+    on, off = rates["tournament on"], rates["tournament off"]
+    ratios = [a / b for a, b in zip(on, off, strict=True)]
+    print(
+        f"  process tournament ({args.matches} 4-player matches, 2 workers, warm): "
+        f"{statistics.median(on):.1f} matches/min frozen, {statistics.median(off):.1f} not; "
+        f"median ratio {statistics.median(ratios):.3f} "
+        f"(rounds {', '.join(f'{r:.3f}' for r in ratios)})"
+    )
+
+
+if __name__ == "__main__":
+    main()

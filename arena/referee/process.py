@@ -178,16 +178,6 @@ def _new_cgroup(limits: ProcessLimits, cpus: float) -> BotCgroup | None:
     return made
 
 
-_FREEZING: set[BotCgroup] = set()  # cgroups asked to freeze, not yet seen frozen
-
-
-def settle_freezes() -> None:
-    """Wait until every cgroup asked to freeze is frozen (before another bot's clock runs)."""
-    while _FREEZING:
-        with contextlib.suppress(OSError):
-            _FREEZING.pop().settle()
-
-
 def scratch_use(folder: Path) -> tuple[int, int]:
     """Bytes and files (and folders) under ``folder``, not following links."""
     size = files = 0
@@ -426,16 +416,14 @@ class BotProcess:
 
     def freeze(self, wait: bool = True) -> None:
         """Stop it computing until ``thaw``: it is not being asked to act. Without ``wait``
-        a cgroup's freeze is only started: ``settle_freezes`` waits for it to complete (the
-        referee's own work between two decisions usually covers it)."""
+        a cgroup's freeze is only asked for (no instruction of the bot's own runs after
+        that: ``RemoteSeat.pause``), not waited for until the kernel reports it done."""
         if self.frozen or not self.limits.freeze:
             return
         self.frozen = True
         if self.cgroup is not None and self.cgroup.can_freeze():
             with contextlib.suppress(OSError):
                 self.cgroup.freeze(wait=wait)
-                if not wait:
-                    _FREEZING.add(self.cgroup)
             return
         self._signal_all(signal.SIGSTOP)
 
@@ -445,7 +433,6 @@ class BotProcess:
             return
         self.frozen = False
         if self.cgroup is not None and self.cgroup.can_freeze():
-            _FREEZING.discard(self.cgroup)
             with contextlib.suppress(OSError):
                 self.cgroup.thaw()
             return

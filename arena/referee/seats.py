@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from arena.engine.actions import Action
 from arena.referee.hub import Hub, Reply
-from arena.referee.process import BotProcess, settle_freezes
+from arena.referee.process import BotProcess
 from bots.sdk import Bot
 from protocols.messages import Act, Bye, Error, GameOver, GameStart
 
@@ -111,9 +111,8 @@ class RemoteSeat:
         return None
 
     def ask(self, act: Act, legal: Sequence[Action], deadline: float) -> Reply:
-        """Thaw the bot (once the seat that acted before is frozen) and ask: it computes only
-        on its own clock (``pause`` freezes it when its turn is over)."""
-        settle_freezes()
+        """Thaw the bot and ask: it computes only on its own clock (``pause`` freezes it when
+        its turn is over)."""
         if self.process is not None:
             self.process.thaw()
         self.hub.ask(self.seat, act.seq, act)
@@ -121,7 +120,9 @@ class RemoteSeat:
 
     def pause(self) -> None:
         """Its turn is over (the next decision is another seat's, or the game is over): freeze
-        it (the freeze completes while the referee works; ``ask`` waits for it)."""
+        it. Not waited for: from the moment the kernel is asked, none of its processes runs
+        another instruction of its own (each is trapped on its way back to user mode);
+        reaching the frozen state takes only the kernel's own time."""
         if self.process is not None:
             self.process.freeze(wait=False)
 

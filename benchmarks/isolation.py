@@ -12,8 +12,9 @@ load of a shared machine moves every side alike; figures are medians of per-roun
    - beside an idle opponent (``play``): the reference;
    - beside a burner in the same match (``burner 3``: three children that spin for ever
      from its first decision on);
-   - beside an idle opponent while another worker (a process of its own) plays a match
-     with a burner in it.
+   - beside an idle opponent while another worker (a process of its own) plays matches
+     of two idle bots (``play``), flat out: what any parallel match costs on this machine;
+   - the same while the other worker's matches have a burner in them.
    With the bots' isolation (the default: a cgroup each, one CPU's worth, frozen while not
    asked) and without it (``ProcessLimits(freeze=False, cgroup=False)``: how it was).
    The goal: each burner ratio within 1.2x of the idle one, with isolation.
@@ -65,12 +66,13 @@ def honest_ms(opponent: str, limits: ProcessLimits, work: int, seed: int, logs: 
 
 
 class Neighbour:
-    """Another worker: a process playing matches with a burner in them, again and again."""
+    """Another worker: a process playing matches of ``play`` against ``opponent``, again and
+    again."""
 
-    def __init__(self, limits: ProcessLimits, logs: str) -> None:
+    def __init__(self, limits: ProcessLimits, opponent: str, logs: str) -> None:
         isolated = "1" if limits == ISOLATED else "0"
         self.process = subprocess.Popen(
-            [sys.executable, __file__, "--neighbour", isolated, logs],
+            [sys.executable, __file__, "--neighbour", isolated, opponent, logs],
             stdout=subprocess.PIPE,
             text=True,
             cwd=ROOT,
@@ -79,18 +81,16 @@ class Neighbour:
         self.process.stdout.readline()  # its first match is under way, the burner burning
 
     def stop(self) -> None:
-        self.process.terminate()
+        """Kill it: its bots die with it (``PR_SET_PDEATHSIG``)."""
+        self.process.kill()
         self.process.wait(30)
 
 
-def neighbour(isolated: bool, logs: str) -> None:
-    """``--neighbour``: play matches of ``play`` against ``burner 3`` until terminated."""
-    import signal
-
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+def neighbour(isolated: bool, opponent: str, logs: str) -> None:
+    """``--neighbour``: play matches of ``play`` against ``opponent`` until killed."""
     limits = ISOLATED if isolated else OPEN
     for number in range(10**6):
-        entries = [bot("play"), bot("burner 3")]
+        entries = [bot("play"), bot(opponent)]
         with ProcessMatch(USA, entries, PATIENT, limits, log_dir=Path(logs)) as referee:
             if number == 0:
                 print("started", flush=True)  # handshake done: the burner burns from its turn
@@ -113,15 +113,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--work", type=int, default=300_000, help="the honest bot's steps")
     parser.add_argument("--matches", type=int, default=16, help="tournament matches per round")
-    parser.add_argument("--neighbour", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--neighbour", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.neighbour:
-        neighbour(args.neighbour[0] == "1", args.neighbour[1])
+        neighbour(args.neighbour[0] == "1", args.neighbour[1], args.neighbour[2])
         return
     sides = [
         (f"{name}, {label}", limits)
         for label, limits in (("isolated", ISOLATED), ("open", OPEN))
-        for name in ("idle", "burner", "neighbour")
+        for name in ("idle", "burner", "quiet-neighbour", "neighbour")
     ]
     times: dict[str, list[float]] = {name: [] for name, _ in sides}
     costs: dict[str, list[float]] = {"referee on": [], "referee off": []}
@@ -143,8 +143,9 @@ def main() -> None:
                 shift = number % len(sides)
                 for name, limits in sides[shift:] + sides[:shift]:
                     seed = 100 * number + 1
-                    if name.startswith("neighbour"):
-                        other = Neighbour(limits, logs)
+                    if "neighbour" in name:
+                        burning = name.startswith("neighbour")
+                        other = Neighbour(limits, "burner 3" if burning else "play", logs)
                         try:
                             times[name].append(honest_ms("play", limits, args.work, seed, logs))
                         finally:
@@ -179,12 +180,17 @@ def report(args, times, costs, rates) -> None:
     for label in ("isolated", "open"):
         idle = times[f"idle, {label}"]
         print(f"  {label}: honest bot beside an idle opponent {statistics.median(idle):.1f} ms")
-        for name in ("burner", "neighbour"):
+        quiet = times[f"quiet-neighbour, {label}"]
+        for name, where, reference in (
+            ("burner", "a burner in the same match", idle),
+            ("quiet-neighbour", "a parallel match of idle bots", idle),
+            ("neighbour", "a burner in a parallel match", idle),
+            ("neighbour", "a burner in a parallel match, to idle bots there", quiet),
+        ):
             measured = times[f"{name}, {label}"]
-            ratios = [m / i for m, i in zip(measured, idle, strict=True)]
-            where = "in the same match" if name == "burner" else "in a parallel match"
+            ratios = [m / i for m, i in zip(measured, reference, strict=True)]
             print(
-                f"    beside a burner {where}: median ratio {statistics.median(ratios):.2f}x "
+                f"    beside {where}: median ratio {statistics.median(ratios):.2f}x "
                 f"(rounds {', '.join(f'{r:.2f}' for r in ratios)})"
             )
     on, off = costs["referee on"], costs["referee off"]

@@ -21,7 +21,6 @@ import time
 
 import pytest
 
-from arena.procfs import process_tree, stat_fields
 from arena.referee.cgroup import PREFIX, BotCgroup, usable_parent
 from arena.referee.containment import CGROUP, PROCESS_GROUP, pid_namespace
 from arena.referee.faults import TimeControl
@@ -38,7 +37,7 @@ from arena.tournament.schedule import fixed_schedule
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.store import ResultsStore
 from arena.variants import all_variants, get_variant
-from tests.referee_helpers import HOSTILE, hostile, processes_with, stderr_of
+from tests.referee_helpers import HOSTILE, hostile, processes_with, stderr_of, tree_cpu
 from tests.test_referee import FAST, USA, check_complete, play
 
 ABI = landlock_abi()
@@ -604,16 +603,6 @@ def test_a_bot_flooding_stdout_and_stderr_is_capped_and_plays_on(tmp_path):
 
 
 # ---------------------------------------------------------------- bots cannot touch each other
-
-
-def tree_cpu(pid: int) -> float:
-    """CPU seconds used so far by ``pid`` and every live process below it (from /proc)."""
-    total = 0
-    for member in process_tree(pid):
-        fields = stat_fields(member)
-        if fields is not None:
-            total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
 
 
 def watch_turns(monkeypatch, seat: int, probe) -> list[tuple[float, float]]:

@@ -15,7 +15,7 @@ import time
 from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.pool import BotPool
 from bots import get_bot
-from tests.referee_helpers import HOSTILE, hostile, processes_with
+from tests.referee_helpers import HOSTILE, hostile, processes_with, tree_cpu
 from tests.test_referee import FAST, USA, check_complete
 
 
@@ -104,32 +104,21 @@ def test_a_warm_process_computes_nothing_between_matches(tmp_path):
     in the pool, and the pool's checks (messages, connections, the launched process's CPU)
     never saw it: the process was seated again each time. Frozen in the pool, it uses no
     CPU there; the pool's CPU and memory checks count its whole cgroup."""
-    from arena.procfs import process_tree, stat_fields
-
-    def cpu(pid: int) -> float:
-        """The CPU seconds of ``pid``'s processes together."""
-        ticks = 0
-        for member in process_tree(pid):
-            fields = stat_fields(member)
-            if fields is not None:
-                ticks += int(fields[11]) + int(fields[12])
-        return ticks / os.sysconf("SC_CLK_TCK")
-
     spinner = hostile("spin-after-over")
     with BotPool() as pool:
         check_complete(play_warm(pool, ["random", spinner], 1, tmp_path / "1"), {})
         (warm,) = [w for _, w in pool.idle.values() if "hostile" in " ".join(w.process.command)]
-        before = cpu(warm.process.pid)
+        before = tree_cpu(warm.process.pid)
         for number in range(2, 4):  # other matches of the worker, while it sits warm
             check_complete(
                 play_warm(pool, ["random", "greedy-claims"], number, tmp_path / str(number)), {}
             )
-        idle = cpu(warm.process.pid)
+        idle = tree_cpu(warm.process.pid)
         assert idle - before < 0.02, f"{idle - before:.2f} s of CPU used sitting in the pool"
         # Seated again: the child it started at the last game_over spins in its turns only.
         check_complete(play_warm(pool, [spinner, "random"], 4, tmp_path / "4"), {})
         assert pool.reused >= 1 and warm.process.alive()
-        assert warm.process.usage().cpu_seconds >= cpu(warm.process.pid) - 0.02
+        assert warm.process.usage().cpu_seconds >= tree_cpu(warm.process.pid) - 0.02
     assert "a spinning child started" in "".join(
         path.read_text() for path in tmp_path.rglob("seat*-spin-after-over.stderr")
     )

@@ -45,17 +45,27 @@ FREEZE_POLL_S = 0.00002  # the first pause between two looks at a freezing cgrou
 V1_CONTROLLERS = ("cpu", "cpuacct", "memory", "pids", "freezer")
 
 
-def _cgroup2_mount() -> tuple[Path, str] | None:
-    """Where the cgroup v2 hierarchy is mounted, and which of its cgroups is that folder."""
+def _cgroup_mounts() -> list[tuple[str, Path, str, list[str]]]:
+    """Every cgroup hierarchy mounted here: (``cgroup`` or ``cgroup2``, mount point, which
+    of its cgroups that folder is, super options), from ``/proc/self/mountinfo``."""
     try:
         lines = Path("/proc/self/mountinfo").read_text().splitlines()
     except OSError:
-        return None
+        return []
+    found = []
     for line in lines:
         fields, _, rest = line.partition(" - ")
-        if rest.split(" ", 1)[0] == "cgroup2":
-            parts = fields.split()
-            return Path(parts[4]), parts[3]
+        parts, mount = rest.split(), fields.split()
+        if len(parts) >= 3 and parts[0] in ("cgroup", "cgroup2"):
+            found.append((parts[0], Path(mount[4]), mount[3], parts[2].split(",")))
+    return found
+
+
+def _cgroup2_mount() -> tuple[Path, str] | None:
+    """Where the cgroup v2 hierarchy is mounted, and which of its cgroups is that folder."""
+    for kind, mount, root, _ in _cgroup_mounts():
+        if kind == "cgroup2":
+            return mount, root
     return None
 
 
@@ -381,18 +391,10 @@ def _subtree_control(parent: Path) -> set[str]:
 def _v1_mounts() -> dict[str, tuple[Path, str]]:
     """Each v1 controller's hierarchy: controller -> (mount point, its root cgroup)."""
     found: dict[str, tuple[Path, str]] = {}
-    try:
-        lines = Path("/proc/self/mountinfo").read_text().splitlines()
-    except OSError:
-        return found
-    for line in lines:
-        fields, _, rest = line.partition(" - ")
-        parts = rest.split()
-        if len(parts) >= 3 and parts[0] == "cgroup":
-            mount = fields.split()
-            for option in parts[2].split(","):
-                if option in V1_CONTROLLERS:
-                    found.setdefault(option, (Path(mount[4]), mount[3]))
+    for kind, mount, root, options in _cgroup_mounts():
+        for option in options if kind == "cgroup" else ():
+            if option in V1_CONTROLLERS:
+                found.setdefault(option, (mount, root))
     return found
 
 

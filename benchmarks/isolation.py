@@ -1,7 +1,7 @@
 """Isolation benchmark: an honest bot's decision time beside CPU burners, and what freezing
 bots between their turns costs the referee and a tournament.
 
-    python benchmarks/isolation.py [--rounds 5] [--work 300000] [--matches 16]
+    python benchmarks/isolation.py [--rounds 5] [--work 300000] [--matches 16] [--cost-only]
 
 Run from a checkout (the bots are tests/bots/hostile.py's ``work N``, ``play`` and
 ``burner N``). Everything is alternated round after round (the order rotates), so that the
@@ -22,7 +22,7 @@ load of a shared machine moves every side alike; figures are medians of per-roun
    random bot processes, and a process tournament's matches per minute (``--matches``
    4-player USA matches of the random bot on 2 local workers, warm processes), each with
    freezing on and off (``ProcessLimits(freeze=False)``). The goal: under 10% of the
-   tournament's throughput.
+   tournament's throughput. ``--cost-only`` measures this part alone.
 """
 
 from __future__ import annotations
@@ -113,6 +113,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--work", type=int, default=300_000, help="the honest bot's steps")
     parser.add_argument("--matches", type=int, default=16, help="tournament matches per round")
+    parser.add_argument("--cost-only", action="store_true", help="only the cost of freezing")
     parser.add_argument("--neighbour", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.neighbour:
@@ -122,6 +123,7 @@ def main() -> None:
         (f"{name}, {label}", limits)
         for label, limits in (("isolated", ISOLATED), ("open", OPEN))
         for name in ("idle", "burner", "quiet-neighbour", "neighbour")
+        if not args.cost_only
     ]
     times: dict[str, list[float]] = {name: [] for name, _ in sides}
     costs: dict[str, list[float]] = {"referee on": [], "referee off": []}
@@ -140,7 +142,7 @@ def main() -> None:
                 ]
                 rate(executor, batch)
             for number in range(args.rounds):
-                shift = number % len(sides)
+                shift = number % max(1, len(sides))
                 for name, limits in sides[shift:] + sides[:shift]:
                     seed = 100 * number + 1
                     if "neighbour" in name:
@@ -165,7 +167,12 @@ def main() -> None:
                         rate(executors[f"tournament {switch}"], batch)
                     )
                 shown = ", ".join(f"{name} {values[-1]:.1f}" for name, values in times.items())
-                print(f"round {number + 1}: honest ms per decision: {shown}", flush=True)
+                ratio = rates["tournament on"][-1] / rates["tournament off"][-1]
+                print(
+                    f"round {number + 1}: honest ms per decision: {shown or '-'}; "
+                    f"tournament frozen/not {ratio:.3f}",
+                    flush=True,
+                )
     finally:
         for executor in executors.values():
             executor.close()
@@ -177,7 +184,7 @@ def report(args, times, costs, rates) -> None:
         f"isolation benchmark: {args.rounds} rounds, honest bot 'work {args.work}', "
         f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at the end"
     )
-    for label in ("isolated", "open"):
+    for label in ("isolated", "open") if times else ():
         idle = times[f"idle, {label}"]
         print(f"  {label}: honest bot beside an idle opponent {statistics.median(idle):.1f} ms")
         quiet = times[f"quiet-neighbour, {label}"]

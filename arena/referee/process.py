@@ -386,6 +386,8 @@ class BotProcess:
         self._stderr_fd = self.popen.stderr.fileno()
         self.limits = limits
         self.frozen = False
+        # The cgroup that freezes it (looked up once: freezing is on the referee's hot path).
+        self._freezer = self.cgroup if self.cgroup and self.cgroup.can_freeze() else None
         self._drain = LogDrain(self._log_streams(), limits.log_bytes)
         self._drain.start()
 
@@ -394,7 +396,9 @@ class BotProcess:
         mib = 1024 * 1024
         return [
             Mount("/dev/shm", limits.shm_mb * mib, limits.scratch_files),
-            Mount(str(self.scratch.resolve()), limits.scratch_mb * mib, limits.scratch_files),
+            Mount(
+                str(self.scratch.resolve()), limits.scratch_mb * mib, limits.scratch_files, "700"
+            ),
         ]
 
     def set_cpus(self, cpus: float) -> None:
@@ -410,8 +414,8 @@ class BotProcess:
         ``SIGSTOP`` (every process of its PID namespace or process group), or ``off``."""
         if not self.limits.freeze:
             return "off"
-        if self.cgroup is not None and self.cgroup.can_freeze():
-            return "cgroup v2" if self.cgroup.path is not None else "cgroup v1"
+        if self._freezer is not None:
+            return "cgroup v2" if self._freezer.path is not None else "cgroup v1"
         return "SIGSTOP"
 
     def freeze(self, wait: bool = True) -> None:
@@ -421,22 +425,22 @@ class BotProcess:
         if self.frozen or not self.limits.freeze:
             return
         self.frozen = True
-        if self.cgroup is not None and self.cgroup.can_freeze():
-            with contextlib.suppress(OSError):
-                self.cgroup.freeze(wait=wait)
+        if self._freezer is None:
+            self._signal_all(signal.SIGSTOP)
             return
-        self._signal_all(signal.SIGSTOP)
+        with contextlib.suppress(OSError):  # its cgroup is gone: so is the bot
+            self._freezer.freeze(wait=wait)
 
     def thaw(self) -> None:
         """Let it compute again (its turn, or its end: it must be able to exit)."""
         if not self.frozen:
             return
         self.frozen = False
-        if self.cgroup is not None and self.cgroup.can_freeze():
-            with contextlib.suppress(OSError):
-                self.cgroup.thaw()
+        if self._freezer is None:
+            self._signal_all(signal.SIGCONT)
             return
-        self._signal_all(signal.SIGCONT)
+        with contextlib.suppress(OSError):  # its cgroup is gone: so is the bot
+            self._freezer.thaw()
 
     def _tree(self) -> list[int]:
         """Its processes: in a PID namespace, all below ``unshare`` (orphans are adopted by

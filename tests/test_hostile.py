@@ -767,7 +767,7 @@ def test_a_disk_filler_is_stopped_at_its_quota_and_leaves_nothing(mounts, tmp_pa
     outcome = play(
         ["random", hostile("fill", str(total))],
         seed=2,
-        tc=PATIENT,
+        tc=TimeControl(move_ms=60_000, bank_ms=5000),  # writing thousands of files: no hurry
         tmp_path=tmp_path,
         limits=limits,
     )

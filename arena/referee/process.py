@@ -474,16 +474,22 @@ class BotProcess:
         limits = self.limits
         if size <= limits.scratch_mb * 1024 * 1024 and files <= limits.scratch_files:
             return None
-        for entry in list(self.scratch.iterdir()):
-            with contextlib.suppress(OSError):
-                if entry.is_dir() and not entry.is_symlink():
-                    shutil.rmtree(entry)
-                else:
-                    entry.unlink()
+        self._empty_scratch()
         return (
             f"its scratch folder held {size // 1024} KiB in {files} files; the quota is "
             f"{limits.scratch_mb} MiB and {limits.scratch_files} files (emptied)"
         )
+
+    def _empty_scratch(self) -> None:
+        """Remove everything in its scratch folder (one on the disk: a private one vanishes
+        with the bot by itself)."""
+        with contextlib.suppress(OSError):
+            for entry in list(self.scratch.iterdir()):
+                with contextlib.suppress(OSError):
+                    if entry.is_dir() and not entry.is_symlink():
+                        shutil.rmtree(entry)
+                    else:
+                        entry.unlink()
 
     def relog(self, log_prefix: Path) -> None:
         """Send stdout and stderr to ``<log_prefix>.stdout``/``.stderr`` from now on (a warm
@@ -574,6 +580,8 @@ class BotProcess:
         if self.cgroup is not None:  # whatever left the process group (setsid) goes too
             self.cgroup.kill()
             self.cgroup.remove()
+        if not self.private_mounts:  # nothing it wrote outlives it but its logs
+            self._empty_scratch()
         self._drain.finish(timeout=1.0)
         for stream in (self.popen.stdout, self.popen.stderr):
             if stream is not None:

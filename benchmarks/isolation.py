@@ -18,9 +18,11 @@ load of a shared machine moves every side alike; figures are medians of per-roun
    With the bots' isolation (the default: a cgroup each, one CPU's worth, frozen while not
    asked) and without it (``ProcessLimits(freeze=False, cgroup=False)``: how it was).
    The goal: each burner ratio within 1.2x of the idle one, with isolation.
-2. **The cost of freezing.** The referee's wall time per decision of a 2-player game of
-   random bot processes, and a process tournament's matches per minute (``--matches``
-   4-player USA matches of the random bot on 2 local workers, warm processes), each with
+2. **The cost of freezing.** Per decision of 4-player games of random bot processes: the
+   referee's wall time, its CPU time, and the CPU time of the referee and the bots
+   together; and a process tournament's matches per minute (``--matches``
+   4-player USA matches of the random bot on 2 local workers, warm processes, one executor
+   for both ways), each with
    freezing on and off (``ProcessLimits(freeze=False)``). The goal: under 10% of the
    tournament's throughput. ``--cost-only`` measures this part alone.
 """
@@ -34,6 +36,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from tournament import rate, tasks  # benchmarks/tournament.py (beside this script)
@@ -97,15 +100,23 @@ def neighbour(isolated: bool, opponent: str, logs: str) -> None:
             referee.play(number)
 
 
-def referee_us(limits: ProcessLimits, seed: int, logs: str) -> float:
-    """The referee's wall time per decision (µs) of a 2-player game of random processes."""
-    entries = [BotEntry.parse("random")] * 2
+def referee_us(limits: ProcessLimits, seed: int, logs: str) -> tuple[float, float, float]:
+    """Per decision (µs) of 4-player games of random bot processes: the referee's wall time,
+    its CPU time, and the CPU time of the referee and every bot together (their cgroups'
+    ``cpu.stat``). CPU time, unlike wall time, hardly moves with the machine's load: it is
+    what a tournament that fills the machine pays for each decision."""
+    entries = [BotEntry.parse("random")] * 4
     with ProcessMatch(USA, entries, PATIENT, limits, log_dir=Path(logs)) as referee:
-        total = decisions = 0.0
+        processes = [seat.process for seat in referee.seats if seat.process is not None]
+        bots_before = sum(process.usage().cpu_seconds for process in processes)
+        total = decisions = cpu = 0.0
         for game in range(3):
+            started = time.process_time()
             outcome = referee.play(seed + game)
+            cpu += time.process_time() - started
             total, decisions = total + outcome.seconds, decisions + outcome.decisions
-    return total / decisions * 1e6
+        bots = sum(process.usage().cpu_seconds for process in processes) - bots_before
+    return total / decisions * 1e6, cpu / decisions * 1e6, (cpu + bots) / decisions * 1e6
 
 
 def main() -> None:
@@ -126,12 +137,13 @@ def main() -> None:
         if not args.cost_only
     ]
     times: dict[str, list[float]] = {name: [] for name, _ in sides}
-    costs: dict[str, list[float]] = {"referee on": [], "referee off": []}
-    rates: dict[str, list[float]] = {"tournament on": [], "tournament off": []}
-    executors = {
-        "tournament on": LocalExecutor(2),
-        "tournament off": LocalExecutor(2),
+    kinds = ("wall", "cpu", "all-cpu")
+    costs: dict[str, list[float]] = {
+        f"referee {kind} {switch}": [] for kind in kinds for switch in ("on", "off")
     }
+    rates: dict[str, list[float]] = {"tournament on": [], "tournament off": []}
+    shared = LocalExecutor(2)  # one for both ways: two executors differed by up to 1.4x
+    executors = {"tournament on": shared, "tournament off": shared}
     way = {"on": ISOLATED, "off": dataclasses.replace(ISOLATED, freeze=False)}
     try:
         with tempfile.TemporaryDirectory() as logs:
@@ -157,7 +169,10 @@ def main() -> None:
                         times[name].append(honest_ms(opponent, limits, args.work, seed, logs))
                 order = ["on", "off"] if number % 2 == 0 else ["off", "on"]
                 for switch in order:
-                    costs[f"referee {switch}"].append(referee_us(way[switch], number, logs))
+                    for kind, value in zip(
+                        kinds, referee_us(way[switch], number, logs), strict=True
+                    ):
+                        costs[f"referee {kind} {switch}"].append(value)
                 for switch in order:
                     batch = [
                         dataclasses.replace(t, limits=way[switch])
@@ -174,8 +189,7 @@ def main() -> None:
                     flush=True,
                 )
     finally:
-        for executor in executors.values():
-            executor.close()
+        shared.close()
     report(args, times, costs, rates)
 
 
@@ -200,12 +214,17 @@ def report(args, times, costs, rates) -> None:
                 f"    beside {where}: median ratio {statistics.median(ratios):.2f}x "
                 f"(rounds {', '.join(f'{r:.2f}' for r in ratios)})"
             )
-    on, off = costs["referee on"], costs["referee off"]
-    print(
-        f"  referee per decision: {statistics.median(on):.0f} us frozen between turns, "
-        f"{statistics.median(off):.0f} us not (median ratio "
-        f"{statistics.median([a / b for a, b in zip(on, off, strict=True)]):.2f}x)"
-    )
+    for kind, what in (
+        ("wall", "the referee's wall time"),
+        ("cpu", "the referee's CPU time"),
+        ("all-cpu", "the CPU time of the referee and the bots"),
+    ):
+        on, off = costs[f"referee {kind} on"], costs[f"referee {kind} off"]
+        print(
+            f"  4-player games, {what} per decision: {statistics.median(on):.0f} us frozen "
+            f"between turns, {statistics.median(off):.0f} us not (median ratio "
+            f"{statistics.median([a / b for a, b in zip(on, off, strict=True)]):.2f}x)"
+        )
     on, off = rates["tournament on"], rates["tournament off"]
     ratios = [a / b for a, b in zip(on, off, strict=True)]
     print(

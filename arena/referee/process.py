@@ -422,25 +422,25 @@ class BotProcess:
         """Stop it computing until ``thaw``: it is not being asked to act. Without ``wait``
         a cgroup's freeze is only asked for (no instruction of the bot's own runs after
         that: ``RemoteSeat.pause``), not waited for until the kernel reports it done."""
-        if self.frozen or not self.limits.freeze:
-            return
-        self.frozen = True
-        if self._freezer is None:
-            self._signal_all(signal.SIGSTOP)
-            return
-        with contextlib.suppress(OSError):  # its cgroup is gone: so is the bot
-            self._freezer.freeze(wait=wait)
+        if not self.frozen and self.limits.freeze:
+            self._hold(True, wait)
 
     def thaw(self) -> None:
         """Let it compute again (its turn, or its end: it must be able to exit)."""
-        if not self.frozen:
-            return
-        self.frozen = False
+        if self.frozen:
+            self._hold(False)
+
+    def _hold(self, frozen: bool, wait: bool = True) -> None:
+        """Freeze (``frozen``) or thaw it: its cgroup, else every process with a signal."""
+        self.frozen = frozen
         if self._freezer is None:
-            self._signal_all(signal.SIGCONT)
+            self._signal_all(signal.SIGSTOP if frozen else signal.SIGCONT)
             return
         with contextlib.suppress(OSError):  # its cgroup is gone: so is the bot
-            self._freezer.thaw()
+            if frozen:
+                self._freezer.freeze(wait=wait)
+            else:
+                self._freezer.thaw()
 
     def _tree(self) -> list[int]:
         """Its processes: in a PID namespace, all below ``unshare`` (orphans are adopted by

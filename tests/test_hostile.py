@@ -18,6 +18,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -764,13 +765,19 @@ def test_a_disk_filler_is_stopped_at_its_quota_and_leaves_nothing(mounts, tmp_pa
     private = mounts == "private"
     total = (200 if private else 80) * 2**20
     limits = ProcessLimits() if private else ProcessLimits(private_mounts=False)
-    outcome = play(
-        ["random", hostile("fill", str(total))],
-        seed=2,
-        tc=TimeControl(move_ms=60_000, bank_ms=5000),  # writing thousands of files: no hurry
-        tmp_path=tmp_path,
-        limits=limits,
-    )
+    try:
+        outcome = play(
+            ["random", hostile("fill", str(total))],
+            seed=2,
+            tc=TimeControl(move_ms=60_000, bank_ms=5000),  # thousands of files: no hurry
+            tmp_path=tmp_path,
+            limits=limits,
+        )
+    finally:
+        leaked = list(Path("/dev/shm").glob("ttr-arena-fill-*"))
+        for path in leaked:  # the host's /dev/shm, where a bot could write it (a failure)
+            path.unlink(missing_ok=True)
+    assert not leaked, f"{len(leaked)} files left in the host's /dev/shm"
     report = stderr_of(tmp_path, 1)
     (scratch,) = tmp_path.rglob("seat1-*.tmp")
     wrote = {folder: int(size) for folder, size in re.findall(r"fill (\S+): (\d+) bytes", report)}

@@ -374,7 +374,9 @@ def fill(total):
         stopped = "reached the target"
         try:
             while written < total:
-                with open(os.path.join(folder, f"fill-{os.getpid()}-{files}"), "wb") as out:
+                with open(
+                    os.path.join(folder, f"ttr-arena-fill-{os.getpid()}-{files}"), "wb"
+                ) as out:
                     files += 1
                     out.write(chunk)
                     written += len(chunk)

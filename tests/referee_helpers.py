@@ -57,10 +57,26 @@ def processes_with(marker: str, exclude: int | None = None, where: str = "cmdlin
     return found
 
 
-def recorded(log_dir, seat: int, name: str):
-    """The file a ``record NAME`` bot in ``seat`` wrote in its scratch folder."""
-    (path,) = log_dir.rglob(f"seat{seat}-*.tmp/{name}")
-    return path
+def tree_cpu(pid: int) -> float:
+    """CPU seconds used so far by ``pid`` and every live process below it (from /proc)."""
+    from arena.procfs import process_tree
+
+    ticks = 0
+    for member in process_tree(pid):
+        fields = stat_fields(member)
+        if fields is not None:
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def recorded(log_dir, seat: int, name: str) -> str:
+    """What a ``record NAME`` bot in ``seat`` recorded: its stdout logs under ``log_dir``
+    (each match's in turn, by folder), whole (nothing a bot writes in its scratch folder
+    outlives it: only its logs)."""
+    logs = sorted(log_dir.rglob(f"seat{seat}-*.stdout"))
+    text = "".join(path.read_text() for path in logs)
+    assert logs and "[ttr-arena:" not in text, f"the recording of {name} was cut by the cap"
+    return text
 
 
 def stderr_of(log_dir, seat: int) -> str:

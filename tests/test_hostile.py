@@ -13,21 +13,23 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
 from arena.referee.cgroup import PREFIX, BotCgroup, usable_parent
 from arena.referee.containment import CGROUP, PROCESS_GROUP, pid_namespace
 from arena.referee.faults import TimeControl
-from arena.referee.hub import LOST_GRACE_S
+from arena.referee.hub import LOST_GRACE_S, Hub
 from arena.referee.keys import MatchKey
 from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.matchlog import MatchLog
-from arena.referee.process import ProcessLimits
+from arena.referee.process import BotProcess, ProcessLimits
 from arena.referee.sandbox import landlock_abi, network_namespace_available
 from arena.tournament.executors import LocalExecutor
 from arena.tournament.frames import matches_frame, seats_frame
@@ -37,7 +39,14 @@ from arena.tournament.spec import TournamentSpec
 from arena.tournament.store import ResultsStore
 from arena.variants import all_variants, get_variant
 from tests.journey import PROMPTLY_S
-from tests.referee_helpers import HOSTILE, hostile, left_behind, processes_with, stderr_of
+from tests.referee_helpers import (
+    HOSTILE,
+    hostile,
+    left_behind,
+    processes_with,
+    stderr_of,
+    tree_cpu,
+)
 from tests.test_referee import FAST, USA, check_complete, play
 
 ABI = landlock_abi()
@@ -323,6 +332,14 @@ def test_arena_doctor_reports_what_this_machine_gives(tmp_path):
     assert rows["cgroup v2"]["ok"] == (CGROUPS or CONTAINED)
     assert rows["network namespace"]["ok"] == network_namespace_available()
     assert rows["Landlock sandbox"]["ok"] == (ABI >= 6)
+    from arena.referee.cgroup import setup
+    from arena.referee.containment import private_mounts
+
+    given = setup()
+    for row, controller in (("CPU isolation", "cpu"), ("per-bot memory", "memory")):
+        assert rows[row]["ok"] == (given.source(controller) is not None)
+    assert rows["freezing"]["ok"] == (given.source("freezer") is not None or CONTAINED)
+    assert rows["private /dev/shm"]["ok"] == rows["scratch quota"]["ok"] == bool(private_mounts())
     bad = subprocess.run([*ARENA, "doctor", "--format", "yaml"], capture_output=True, text=True)
     assert bad.returncode == 2 and not bad.stdout
     assert bad.stderr == "error: --format is table or json, not 'yaml'\n"
@@ -365,16 +382,19 @@ def test_a_killed_referee_s_cgroups_are_swept_with_what_they_hold(tmp_path):
 @pytest.mark.skipif(not CONTAINED, reason="no PID namespace here (arena doctor)")
 def test_the_user_namespace_variant_contains_bots_too(tmp_path, monkeypatch):
     """Without root, the PID namespace is made inside a user namespace of the bot's own; that
-    variant works as root too, so it is tested here for real."""
+    variant works as root too, so it is tested here for real (with its private mounts)."""
     import shutil
 
     from arena.referee import containment, process
 
-    prefix = tuple(containment._unshare_prefix(shutil.which("unshare"), as_user=True))
-    monkeypatch.setattr(process, "containment_prefix", lambda enabled=True: prefix)
+    unshare = shutil.which("unshare")
+    prefix = tuple(containment._unshare_prefix(unshare, as_user=True, mounts=True))
+    monkeypatch.setattr(process, "containment_prefix", lambda enabled=True, mounts=False: prefix)
+    monkeypatch.setattr(process, "private_mounts", lambda: prefix)
     tag = marker("userns")
     outcome = play(["random", hostile("setsid", tag), hostile("fork-exit", "4")], tmp_path=tmp_path)
-    check_complete(outcome, {2: "crash"})
+    log = check_complete(outcome, {2: "crash"})
+    assert log.header["seats"][1]["isolation"]["private_mounts"]
     assert not left_behind(tag)
 
 
@@ -385,7 +405,9 @@ def test_flooding_from_extra_sockets_is_charged_at_once_with_the_count(tmp_path)
     outcome = play(["random", hostile("junk", "4"), hostile("sockets", "500")], tmp_path=tmp_path)
     log = check_complete(outcome, {1: "flood", 2: "flood"})
     faults = {line["seat"]: line for line in log.faults}
-    assert faults[1]["counts"]["messages"] > 32 and faults[1]["decision"] == 0
+    # Charged at once: before its first decision (seat 1's is decision 1) is over. Frozen
+    # while not asked, it may send nothing at all until then.
+    assert faults[1]["counts"]["messages"] > 32 and faults[1]["decision"] <= 1
     assert faults[2]["counts"]["connections"] > 4
     assert "the budget is 32 messages and 262144 bytes a decision" in faults[2]["detail"]
 
@@ -596,6 +618,196 @@ def test_a_bot_flooding_stdout_and_stderr_is_capped_and_plays_on(tmp_path):
         (path,) = tmp_path.rglob(f"seat1-*.{stream}")
         text = path.read_text()
         assert len(text) < 10_200 and "bytes dropped at the 10000-byte cap" in text
+
+
+# ---------------------------------------------------------------- bots cannot touch each other
+
+
+def watch_turns(monkeypatch, seat: int, probe) -> list[tuple[float, float]]:
+    """Call ``probe()`` just before and just after each wait of the referee for ``seat``'s
+    answer (that seat's turns: every other bot is frozen then): [(before, after), ...]."""
+    seen: list[tuple[float, float]] = []
+    original = Hub.wait_action
+
+    def wait_action(self, asked, seq, deadline):
+        if asked != seat:
+            return original(self, asked, seq, deadline)
+        before = probe()
+        try:
+            return original(self, asked, seq, deadline)
+        finally:
+            seen.append((before, probe()))
+
+    monkeypatch.setattr(Hub, "wait_action", wait_action)
+    return seen
+
+
+def host_ipc_leftovers(tag: str) -> list[str]:
+    """The host's System V segment and POSIX queue named after ``tag``, removed if found (a
+    bot without an IPC namespace of its own leaves them behind)."""
+    import ctypes
+    import zlib
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    found = []
+    shmid = libc.shmget(zlib.crc32(tag.encode()) & 0x7FFFFFFF, 0, 0)
+    if shmid >= 0:
+        found.append("System V shared memory")
+        libc.shmctl(shmid, 0, None)  # IPC_RMID
+    if libc.mq_unlink(f"/{tag}".encode()) == 0:
+        found.append("POSIX message queue")
+    for path in (f"/dev/shm/{tag}", f"/tmp/{tag}", f"/var/tmp/{tag}"):
+        if os.path.exists(path):
+            found.append(path)
+            os.unlink(path)
+    return found
+
+
+@pytest.mark.parametrize("mounts", ["private", "none"])
+def test_two_colluding_seats_share_nothing(mounts, tmp_path):
+    """Two bots of one author in one game: seat 0 writes its hand at every decision into
+    every place two processes of one machine could share (/dev/shm, System V shared memory,
+    a POSIX message queue, /tmp, /var/tmp, an abstract Unix socket), seat 1 looks in each at
+    every decision. Seat 1 used to read seat 0's hand from /dev/shm (granted to every bot)
+    and from System V shared memory (no IPC namespace), and the files outlived the match.
+    With private mounts each bot has its own /dev/shm; without them none at all; System V
+    IPC and queues are each bot's own either way."""
+    if not CONTAINED:
+        pytest.skip("no PID namespace here (arena doctor)")
+    tag = marker("collude")
+    limits = ProcessLimits() if mounts == "private" else ProcessLimits(private_mounts=False)
+    try:
+        outcome = play(
+            [hostile("collude-write", tag), hostile("collude-read", tag)],
+            seed=3,
+            tc=PATIENT,
+            tmp_path=tmp_path,
+            limits=limits,
+        )
+    finally:
+        left = host_ipc_leftovers(tag)
+    writer, reader = stderr_of(tmp_path, 0), stderr_of(tmp_path, 1)
+    assert "SAW" not in reader, reader
+    check_complete(outcome, {})
+    assert reader.count("denied:") == 6, reader
+    assert ("wrote: /dev/shm" in writer) == (mounts == "private"), writer
+    assert not left, f"left on the host after the match: {left}"
+
+
+FREEZERS = {  # how a bot is frozen, by test id: (ProcessLimits' switches, available here)
+    "cgroup": ({}, CGROUPS),
+    "sigstop-namespace": ({"cgroup": False}, CONTAINED),
+    "sigstop-process-group": ({"cgroup": False, "pid_namespace": False}, True),
+}
+
+
+@pytest.mark.parametrize("freezer", list(FREEZERS))
+def test_a_cpu_burner_computes_nothing_while_the_others_think(freezer, tmp_path, monkeypatch):
+    """At its first decision the burner forks 3 children that spin for ever, and plays on:
+    they used to compute all through its opponent's turns (the opponent's clock paid).
+    Frozen whenever it is not asked to act (its cgroup; without one, every process of its
+    PID namespace or process group stopped), it uses no CPU at all in the others' turns."""
+    switches, available = FREEZERS[freezer]
+    if not available:
+        pytest.skip(f"no {freezer} here (arena doctor)")
+    burner: list[int] = []
+    seen = watch_turns(monkeypatch, 0, lambda: tree_cpu(burner[0]) if burner else 0.0)
+    entries = [BotEntry.parse(b) for b in (hostile("slow", "0.02"), hostile("burner", "3"))]
+    limits = ProcessLimits(**switches)
+    with ProcessMatch(USA, entries, PATIENT, limits, log_dir=tmp_path) as referee:
+        process = referee.seats[1].process
+        assert process is not None
+        burner.append(process.pid)
+        outcome = referee.play(5)
+    log = check_complete(outcome, {})
+    assert "3 spinning children started" in stderr_of(tmp_path, 1)
+    turns = [after - before for before, after in seen[1:]]
+    assert len(turns) > 20
+    assert sum(turns) < 0.05, f"the burner used {sum(turns):.2f} s of CPU in the others' turns"
+    method = log.header["seats"][1]["isolation"]["frozen_between_turns"]
+    assert (method == "SIGSTOP") == ("sigstop" in freezer) and method != "off", method
+
+
+def test_a_cpu_burner_gets_at_most_its_share_of_the_machine(tmp_path, monkeypatch):
+    """The same burner (4 spinning children; its first 4 decisions take 0.5 s each): in its
+    own turns its children used to take every core, slowing the matches beside it on the
+    other workers. Its cgroup holds them all to the time control's ``cpus`` (here 0.5): the
+    kernel throttles it, and its CPU time in its turns stays within its share (plus, at
+    most, one period's quota per turn)."""
+    from arena.referee.cgroup import setup
+
+    if setup().source("cpu") is None:
+        pytest.skip("no cgroup cpu controller here (arena doctor)")
+    tc = TimeControl(move_ms=5000, bank_ms=5000, cpus=0.5)
+    found: list[BotProcess] = []
+
+    def probe() -> tuple[float, float]:
+        return (tree_cpu(found[0].pid) if found else 0.0), time.monotonic()
+
+    seen = watch_turns(monkeypatch, 1, probe)
+    entries = [BotEntry.parse(b) for b in ("random", hostile("burner", "4 0.5"))]
+    with ProcessMatch(USA, entries, tc, log_dir=tmp_path) as referee:
+        process = referee.seats[1].process
+        assert process is not None and process.cgroup is not None
+        found.append(process)
+        outcome = referee.play(6)
+        throttled = cpu_throttled(process)
+    check_complete(outcome, {})
+    long_turns = seen[:4]
+    used = sum(after[0] - before[0] for before, after in long_turns)
+    thawed = sum(after[1] - before[1] for before, after in long_turns)
+    assert throttled > 0
+    assert used <= 0.5 * thawed + 0.05 * len(long_turns) + 0.02, (used, thawed)
+
+
+def cpu_throttled(process: BotProcess) -> int:
+    """How many periods the kernel throttled ``process``'s cgroup (its cpu.stat)."""
+    assert process.cgroup is not None
+    for folder in process.cgroup._for("cpu"):
+        for line in (folder / "cpu.stat").read_text().splitlines():
+            if line.startswith("nr_throttled "):
+                return int(line.split()[1])
+    return 0
+
+
+@pytest.mark.parametrize("mounts", ["private", "none"])
+def test_a_disk_filler_is_stopped_at_its_quota_and_leaves_nothing(mounts, tmp_path):
+    """At its first decision the filler writes 200 MiB into 16 KiB files in its scratch
+    folder, and as much into /dev/shm. It used to leave hundreds of MiB in thousands of files
+    behind, no fault charged. Its private tmpfs stop it at 64 MiB and vanish with it; where
+    there is no private mount, it has no /dev/shm, and its scratch folder, checked after the
+    game, is over its quota: it is charged ``disk`` and the folder emptied."""
+    if mounts == "private" and pid_namespace()[0] == PROCESS_GROUP:
+        pytest.skip("no PID namespace here (arena doctor)")
+    private = mounts == "private"
+    total = (200 if private else 80) * 2**20
+    limits = ProcessLimits() if private else ProcessLimits(private_mounts=False)
+    try:
+        outcome = play(
+            ["random", hostile("fill", str(total))],
+            seed=2,
+            tc=TimeControl(move_ms=60_000, bank_ms=5000),  # thousands of files: no hurry
+            tmp_path=tmp_path,
+            limits=limits,
+        )
+    finally:
+        leaked = list(Path("/dev/shm").glob("ttr-arena-fill-*"))
+        for path in leaked:  # the host's /dev/shm, where a bot could write it (a failure)
+            path.unlink(missing_ok=True)
+    assert not leaked, f"{len(leaked)} files left in the host's /dev/shm"
+    report = stderr_of(tmp_path, 1)
+    (scratch,) = tmp_path.rglob("seat1-*.tmp")
+    wrote = {folder: int(size) for folder, size in re.findall(r"fill (\S+): (\d+) bytes", report)}
+    assert list(scratch.iterdir()) == [], "the scratch folder outlived its bot"
+    if private:
+        check_complete(outcome, {})
+        assert 0 < wrote[str(scratch.resolve())] <= 64 * 2**20, report
+        assert 0 < wrote["/dev/shm"] <= 64 * 2**20, report
+        assert report.count("No space left on device") == 2, report
+    else:
+        log = check_complete(outcome, {1: "disk"})
+        assert wrote[str(scratch.resolve())] == total and wrote["/dev/shm"] == 0, report
+        assert "the quota is 64 MiB and 4096 files" in log.faults[0]["detail"]
 
 
 def test_security_md_names_only_tests_that_exist():

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from arena.referee.faults import TimeControl
 from arena.referee.launch import BotEntry, ProcessMatch
+from arena.referee.process import ProcessLimits
 from arena.variants import get_variant
 from protocols.gen_schema import SCHEMA_PATH, schema_text
 from protocols.messages import (
@@ -149,10 +150,11 @@ def test_bots_are_sent_nothing_they_may_not_know(tmp_path):
 
     entries = [BotEntry.parse(hostile("record", "seat.jsonl")) for _ in range(4)]
     tc = TimeControl(move_ms=2000, bank_ms=5000)
-    with ProcessMatch(get_variant("usa"), entries, tc, log_dir=tmp_path) as referee:
+    limits = ProcessLimits(log_bytes=64 * 2**20)  # the recordings are the bots' stdout
+    with ProcessMatch(get_variant("usa"), entries, tc, limits, log_dir=tmp_path) as referee:
         outcomes = [referee.play(seed) for seed in (21, 22, 23)]
-    paths = [recorded(tmp_path, s, "seat.jsonl") for s in range(4)]
-    received = [[json.loads(line) for line in p.read_text().splitlines()] for p in paths]
+    texts = [recorded(tmp_path, s, "seat.jsonl") for s in range(4)]
+    received = [[json.loads(line) for line in text.splitlines()] for text in texts]
     rng = random.Random(0)
     checked = 0
     for outcome in outcomes:
@@ -181,10 +183,8 @@ def test_game_start_carries_the_printed_board(tmp_path):
     entries = [BotEntry.parse("random"), BotEntry.parse(hostile("record", "rec.jsonl"))]
     with ProcessMatch(get_variant("usa"), entries, TimeControl(), log_dir=tmp_path) as referee:
         referee.play(1)
-    path = recorded(tmp_path, 1, "rec.jsonl")
-    start = next(
-        json.loads(line) for line in path.read_text().splitlines() if '"game_start"' in line
-    )
+    text = recorded(tmp_path, 1, "rec.jsonl")
+    start = next(json.loads(line) for line in text.splitlines() if '"game_start"' in line)
     board = start["board"]
     assert len(board["routes"]) == 100 and len(board["cities"]) == 36
     assert len(board["tickets"]) == 30 and board["route_points"]["6"] == 15

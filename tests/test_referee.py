@@ -70,7 +70,7 @@ def test_one_connection_plays_several_games(tmp_path):
         games=3,
     )
     assert [o.log.header["seed"] for o in outcomes] == [5, 6, 7]
-    lines = recorded(tmp_path, 2, "rec.jsonl").read_text().splitlines()
+    lines = recorded(tmp_path, 2, "rec.jsonl").splitlines()
     kinds = [line.split('"type":"', 1)[1].split('"', 1)[0] for line in lines]
     assert kinds.count("game_start") == 3 and kinds.count("game_over") == 3
     assert kinds[:2] == ["welcome", "game_start"]

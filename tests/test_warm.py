@@ -16,7 +16,7 @@ from pathlib import Path
 from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.pool import BotPool
 from bots import get_bot
-from tests.referee_helpers import HOSTILE, hostile, left_behind, processes_with
+from tests.referee_helpers import HOSTILE, hostile, left_behind, processes_with, tree_cpu
 from tests.test_referee import FAST, USA, check_complete
 
 
@@ -38,8 +38,8 @@ def test_a_warm_process_is_told_each_match_and_nothing_of_the_last(tmp_path):
             check_complete(play_warm(pool, bots, 10 + number, tmp_path / str(number)), {})
         assert pool.reused == 6  # every seat after the first match: a warm process
     assert started(tmp_path, "heard") == started(tmp_path, "random") == 1
-    (heard,) = tmp_path.rglob("seat*-heard.tmp/heard")
-    messages = [json.loads(line) for line in heard.read_text().splitlines()]
+    heard = "".join(path.read_text() for path in sorted(tmp_path.rglob("seat*-heard.stdout")))
+    messages = [json.loads(line) for line in heard.splitlines()]
     assert messages.pop()["type"] == "bye"  # the pool's close: the session's end
     # Four matches on one connection: each opens with a welcome naming the seat it then
     # plays, and every message after it until the next welcome is about that match's game.
@@ -97,6 +97,33 @@ def test_a_process_is_replaced_after_its_matches_and_a_fresh_one_never_kept(tmp_
                 check_complete(referee.play(number), {})
         assert [warm.process.command[-1] for _, warm in pool.idle.values()] == ["greedy-claims"]
     assert started(tmp_path, "random") == 7
+
+
+def test_a_warm_process_computes_nothing_between_matches(tmp_path):
+    """At each game_over the bot forks a child that spins for ever, sending nothing. The
+    child used to run through every later match of its worker while the process sat warm
+    in the pool, and the pool's checks (messages, connections, the launched process's CPU)
+    never saw it: the process was seated again each time. Frozen in the pool, it uses no
+    CPU there; the pool's CPU and memory checks count its whole cgroup."""
+    spinner = hostile("spin-after-over")
+    with BotPool() as pool:
+        check_complete(play_warm(pool, ["random", spinner], 1, tmp_path / "1"), {})
+        (warm,) = [w for _, w in pool.idle.values() if "hostile" in " ".join(w.process.command)]
+        before = tree_cpu(warm.process.pid)
+        for number in range(2, 4):  # other matches of the worker, while it sits warm
+            check_complete(
+                play_warm(pool, ["random", "greedy-claims"], number, tmp_path / str(number)), {}
+            )
+        idle = tree_cpu(warm.process.pid)
+        assert idle - before < 0.02, f"{idle - before:.2f} s of CPU used sitting in the pool"
+        # Seated again: the child it started at the last game_over spins in its turns only.
+        check_complete(play_warm(pool, [spinner, "random"], 4, tmp_path / "4"), {})
+        assert pool.reused >= 1 and warm.process.alive()
+        assert warm.process.usage().cpu_seconds >= tree_cpu(warm.process.pid) - 0.02
+    assert "a spinning child started" in "".join(
+        path.read_text() for path in tmp_path.rglob("seat*-spin-after-over.stderr")
+    )
+    assert not processes_with(str(HOSTILE))
 
 
 def test_a_killed_worker_takes_its_pool_s_processes_with_it(tmp_path):

@@ -20,8 +20,15 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.commands.common import console, fail
-from arena.referee.cgroup import usable_parent
-from arena.referee.containment import PID_NAMESPACE, USER_PID_NAMESPACE, pid_namespace
+from arena.referee.cgroup import setup, usable_parent
+from arena.referee.containment import (
+    PID_NAMESPACE,
+    USER_PID_NAMESPACE,
+    own_ipc,
+    pid_namespace,
+    private_mounts,
+)
+from arena.referee.faults import TimeControl
 from arena.referee.keys import SECRET_ENV
 from arena.referee.process import ProcessLimits
 from arena.referee.sandbox import landlock_abi, network_namespace_available
@@ -101,7 +108,7 @@ def _cgroup() -> Check:
             f"yes, under {parent}",
             "a bot's cgroup is killed whole, setsid or not"
             if needed
-            else "not needed: the PID namespace contains bots",
+            else "frozen, limited, killed whole (the rows below)",
         )
     return Check(
         "cgroup v2",
@@ -110,6 +117,120 @@ def _cgroup() -> Check:
         "a setsid() child outlives its match"
         if needed
         else "not needed: the PID namespace contains bots",
+    )
+
+
+def _from(controller: str) -> str | None:
+    """``cgroup v2`` or ``cgroup v1 (PATH)``: where bots' ``controller`` comes from here."""
+    given = setup()
+    source = given.source(controller)
+    if source == "v1":
+        return f"cgroup v1 ({given.v1[controller]})"
+    return "cgroup v2" if source == "v2" else None
+
+
+def _cpu() -> Check:
+    source = _from("cpu")
+    if source is None:
+        return Check(
+            "CPU isolation",
+            False,
+            "missing: no cgroup cpu controller the referee may use",
+            "a bot's threads and children take every core while it thinks (RLIMIT_CPU is "
+            "per process), slowing the bots beside it",
+        )
+    return Check(
+        "CPU isolation",
+        True,
+        source,
+        f"each bot's processes share {TimeControl.cpus:g} CPU (time_control.cpus), "
+        "threads and children included",
+    )
+
+
+def _freezing() -> Check:
+    source = _from("freezer")
+    if source is not None:
+        return Check(
+            "freezing",
+            True,
+            f"{source} freezer",
+            "a bot is frozen whenever it is not asked to act: it thinks on its own clock only",
+        )
+    if pid_namespace()[0] in (PID_NAMESPACE, USER_PID_NAMESPACE):
+        return Check(
+            "freezing",
+            True,
+            "SIGSTOP of its PID namespace (no cgroup freezer)",
+            "every process of a bot is stopped while it is not asked to act",
+        )
+    return Check(
+        "freezing",
+        False,
+        "SIGSTOP of its process group only",
+        "a setsid() child of a bot escapes the stop and computes on others' clocks",
+    )
+
+
+def _shm() -> Check:
+    if private_mounts():
+        return Check(
+            "private /dev/shm",
+            True,
+            "mount and IPC namespace per bot",
+            f"its own {ProcessLimits().shm_mb} MiB /dev/shm, System V IPC and message queues; "
+            "gone with it",
+        )
+    ipc = (
+        "System V IPC and message queues are each bot's own"
+        if own_ipc()
+        else "System V shared memory is shared by every bot (no IPC namespace)"
+    )
+    return Check(
+        "private /dev/shm",
+        False,
+        "missing: needs a PID namespace with mount namespaces (root or user namespaces)",
+        f"no /dev/shm for bots (Landlock); {ipc}",
+    )
+
+
+def _scratch() -> Check:
+    limits = ProcessLimits()
+    quota = f"{limits.scratch_mb} MiB, {limits.scratch_files} files"
+    if private_mounts():
+        return Check(
+            "scratch quota",
+            True,
+            "private tmpfs",
+            f"{quota}; memory-backed, gone with the bot",
+        )
+    return Check(
+        "scratch quota",
+        False,
+        "on the disk, checked after each game",
+        f"{quota}: a bot over it is charged 'disk' and its folder emptied; it can fill "
+        "the disk during a game",
+    )
+
+
+def _memory() -> Check:
+    limits = ProcessLimits()
+    source = _from("memory")
+    pids = _from("pids")
+    counted = f"; at most {limits.pids} processes" if pids else ""
+    if source is None:
+        return Check(
+            "per-bot memory",
+            False,
+            "missing: no cgroup memory controller the referee may use",
+            f"{limits.memory_mb} MiB of address space per process only (each child gets its "
+            f"own){counted}",
+        )
+    return Check(
+        "per-bot memory",
+        True,
+        source,
+        f"{limits.memory_mb} MiB for all its processes and memory-backed files{counted}",
     )
 
 
@@ -135,8 +256,8 @@ def _limits() -> Check:
         "resource limits",
         sys.platform.startswith("linux"),
         "on",
-        f"per bot: {limits.memory_mb} MiB memory, {limits.cpu_seconds} s CPU, "
-        f"{limits.open_files} files, {limits.log_bytes // 1024} KiB log per stream",
+        f"per process: {limits.memory_mb} MiB address space, {limits.cpu_seconds} s CPU, "
+        f"{limits.open_files} files; {limits.log_bytes // 1024} KiB log per stream",
     )
 
 
@@ -152,7 +273,20 @@ def _secret() -> Check:
 
 
 def checks() -> list[Check]:
-    return [_landlock(), _network(), _pid(), _cgroup(), _pidfd(), _limits(), _secret()]
+    return [
+        _landlock(),
+        _network(),
+        _pid(),
+        _cgroup(),
+        _cpu(),
+        _freezing(),
+        _memory(),
+        _shm(),
+        _scratch(),
+        _pidfd(),
+        _limits(),
+        _secret(),
+    ]
 
 
 def doctor(

@@ -17,6 +17,13 @@ unprivileged user namespaces. Where neither works (or there is no
 Where none of these is possible, bots fall back to a process group of their
 own, killed as a whole at the end: a process that calls ``setsid`` escapes it.
 ``arena doctor`` says which applies (SECURITY.md says what each means).
+
+The namespace comes with an IPC namespace of the bot's own (System V IPC and
+POSIX message queues) where the system allows it, and with a mount namespace and
+a ``/proc`` of its own too (``private_mounts``): PID 1 then mounts
+size-limited memory-backed file systems on ``/dev/shm`` and on the bot's scratch
+folder (``sandbox.py``), seen by nobody else and gone with the bot's last
+process.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 
 PID_NAMESPACE = "pid-namespace"
 USER_PID_NAMESPACE = "user+pid-namespace"  # the same, inside a user namespace (no root)
@@ -33,11 +41,32 @@ CGROUP = "cgroup"  # no PID namespace here: a cgroup v2 of the bot's own (cgroup
 PROCESS_GROUP = "process-group"
 
 _PROBE = "import os, sys; sys.exit(0 if os.getpid() == 1 else 3)"
+# PID 1 mounts a small tmpfs on /dev/shm (its own: the host's is untouched) and sees its own
+# namespace's /proc.
+_MOUNT_PROBE = (
+    "import ctypes, os, sys; libc = ctypes.CDLL(None, use_errno=True); "
+    "ok = libc.mount(b'tmpfs', b'/dev/shm', b'tmpfs', 6, b'size=65536') == 0; "
+    "sys.exit(0 if ok and os.getpid() == 1 and os.listdir('/proc').count('1') else 3)"
+)
+MOUNT_OPTIONS = ("--mount", "--ipc", "--mount-proc", "--propagation", "private")
 
 
-def _unshare_prefix(unshare: str, as_user: bool) -> list[str]:
+def _unshare_prefix(
+    unshare: str, as_user: bool, mounts: bool = False, ipc: bool = True
+) -> list[str]:
     user = ["--user", "--map-root-user"] if as_user else []
-    return [unshare, *user, "--pid", "--fork", "--kill-child", "--"]
+    private = list(MOUNT_OPTIONS) if mounts else ["--ipc"] if ipc else []
+    return [unshare, *user, "--pid", "--fork", "--kill-child", *private, "--"]
+
+
+def _probe(prefix: Sequence[str], code: str) -> bool:
+    try:
+        probe = subprocess.run(
+            [*prefix, sys.executable, "-I", "-S", "-c", code], capture_output=True, timeout=30
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return probe.returncode == 0
 
 
 @functools.cache
@@ -49,20 +78,32 @@ def pid_namespace() -> tuple[str, tuple[str, ...]]:
         return PROCESS_GROUP, ()
     attempts = [False, True] if os.geteuid() == 0 else [True]
     for as_user in attempts:
-        prefix = _unshare_prefix(unshare, as_user)
-        try:
-            probe = subprocess.run(
-                [*prefix, sys.executable, "-I", "-S", "-c", _PROBE],
-                capture_output=True,
-                timeout=30,
-            )
-        except (OSError, subprocess.SubprocessError):
-            continue
-        if probe.returncode == 0:
-            return (USER_PID_NAMESPACE if as_user else PID_NAMESPACE), tuple(prefix)
+        for ipc in (True, False):  # its own System V IPC and message queues where it can
+            prefix = _unshare_prefix(unshare, as_user, ipc=ipc)
+            if _probe(prefix, _PROBE):
+                return (USER_PID_NAMESPACE if as_user else PID_NAMESPACE), tuple(prefix)
     return PROCESS_GROUP, ()
 
 
-def containment_prefix(enabled: bool = True) -> tuple[str, ...]:
-    """The command prefix that puts a bot in its own PID namespace (empty: none here)."""
-    return pid_namespace()[1] if enabled else ()
+def own_ipc() -> bool:
+    """Whether bots get System V IPC and POSIX message queues of their own here."""
+    return "--ipc" in (private_mounts() or pid_namespace()[1])
+
+
+@functools.cache
+def private_mounts() -> tuple[str, ...]:
+    """The prefix that also gives a bot its own mount, IPC and ``/proc`` (empty: not here),
+    probed once by mounting a tmpfs on ``/dev/shm`` inside, for real."""
+    method, prefix = pid_namespace()
+    if not prefix:
+        return ()
+    mounted = _unshare_prefix(prefix[0], method == USER_PID_NAMESPACE, mounts=True)
+    return tuple(mounted) if _probe(mounted, _MOUNT_PROBE) else ()
+
+
+def containment_prefix(enabled: bool = True, mounts: bool = False) -> tuple[str, ...]:
+    """The command prefix that puts a bot in its own PID namespace (empty: none here); with
+    ``mounts``, with its own mount namespace too where there is one (``private_mounts``)."""
+    if not enabled:
+        return ()
+    return (mounts and private_mounts()) or pid_namespace()[1]

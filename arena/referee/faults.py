@@ -16,7 +16,10 @@ OVERSIZE = "oversize"  # a message over the size limit
 VERSION = "version"  # a protocol version the referee does not speak
 ILLEGAL = "illegal"  # illegal actions, after every retry was used
 FLOOD = "flood"  # more messages, bytes or connections in one decision than the budget allows
-FAULT_CODES = (CRASH, NO_SHOW, TIMEOUT, MALFORMED, OVERSIZE, VERSION, ILLEGAL, FLOOD)
+# Its scratch folder over its quota after a game (only where it is on the disk: no private
+# memory-backed mount could be had; a private one simply fills up).
+DISK = "disk"
+FAULT_CODES = (CRASH, NO_SHOW, TIMEOUT, MALFORMED, OVERSIZE, VERSION, ILLEGAL, FLOOD, DISK)
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,10 @@ class TimeControl:
     bank_ms: int = 30000
     handshake_ms: int = 20000  # a bot process must connect and say hello within this
     retries: int = 2  # illegal actions answered with an error before the bot forfeits
+    # CPUs' worth of time a bot's processes may use together while it thinks (its cgroup's
+    # cpu.max; threads and children share it); 0 for no cap. Its clock runs only while it
+    # is asked: it is frozen the rest of the time.
+    cpus: float = 1.0
 
 
 @dataclass(frozen=True)

@@ -178,6 +178,9 @@ class ProcessMatch:
             self.referee.dead[s] = Fault(s, CRASH, detail, 0)
         deadline = time.monotonic() + self.time_control.handshake_ms / 1000
         hub.handshake(set(range(len(seats))) - set(unstartable), deadline)
+        for seat in seats:  # from now on, each computes only while it is asked to act
+            if seat.process is not None:
+                seat.process.freeze()
         early = hub.take_faults()
         for s, seat in enumerate(seats):
             if s in unstartable:
@@ -215,6 +218,7 @@ class ProcessMatch:
             self.warm[s] = warm
             process = warm.process
             process.relog(log_prefix)
+            process.set_cpus(self.time_control.cpus)
             hub.adopt(s, warm.link)
         else:
             own_network = (
@@ -232,6 +236,7 @@ class ProcessMatch:
                 endpoint,
                 own_network,
                 entry.own_files,
+                self.time_control.cpus,
             )
         hub.watch(s, ProcessWatch(process.pidfd, process.alive, process.status, process.exited))
         seat = RemoteSeat(hub, s, process, entry.name)

@@ -13,14 +13,18 @@ counts in a match):
 
 - after any fault charged to it (the referee stops it, as always);
 - after ``matches_per_process`` matches;
-- when any of its processes has used half its CPU-time limit, or its address
-  space has grown past half its memory limit (``ProcessLimits``: the limits are
-  per process, so a warm process starts every match with at least half of each);
+- when it has used half its CPU-time limit, or holds more than half its memory
+  limit: counted for its whole cgroup where it has one (every process it started,
+  the pages of its memory-backed files), else for its largest process
+  (``ProcessLimits``; the per-process limits leave a warm process at least half
+  of each for every match);
 - when it did anything between matches: exited, sent a message, opened or lost
   a connection — so nothing of an earlier match ever reaches a later one;
 - when the pool holds more than ``MAX_IDLE`` idle processes (the oldest goes).
 
-A bot marked ``fresh_process`` gets a new process for every match.
+A bot marked ``fresh_process`` gets a new process for every match. A warm process
+is frozen while it waits in the pool (``BotProcess.freeze``: it was frozen when its
+last turn passed), so nothing it started computes between matches.
 """
 
 from __future__ import annotations
@@ -147,7 +151,8 @@ def quiet(warm: WarmBot) -> bool:
 
 
 def near_limits(process: BotProcess) -> bool:
-    """Whether a process has used half of its CPU-time or memory limit (per process)."""
+    """Whether a process has used half of its CPU-time or memory limit (its whole cgroup's
+    use, where it has one: ``BotProcess.usage``)."""
     limits, used = process.limits, process.usage()
     if limits.cpu_seconds and used.cpu_seconds >= limits.cpu_seconds * LIMIT_SHARE:
         return True

@@ -4,10 +4,19 @@
   (``bot_environment``), never the organiser's variables (secrets included)
   unless the organiser lists them.
 - **Contained**: its own PID namespace where the system allows it
-  (``containment.py``), so everything it starts dies with it; else its own
-  cgroup v2 where the referee may make one (``cgroup.py``), killed whole; else
-  its own process group. Limits: address space, CPU time, open files (which also
-  bounds how many connections it can open to the referee).
+  (``containment.py``), so everything it starts dies with it; and its own cgroup
+  where the referee may make one (``cgroup.py``), killed whole (where there is no
+  PID namespace, that is what contains it), else its own process group. Limits:
+  address space, CPU time, open files (which also bounds how many connections it
+  can open to the referee) per process; CPU share, memory and processes for the
+  whole cgroup.
+- **Frozen while not asked** (``freeze``/``thaw``): its cgroup frozen, or, where
+  there is none, every process of its PID namespace (or process group) stopped
+  with ``SIGSTOP``, so that it computes only on its own clock.
+- **Nothing shared, nothing left**: its own ``/dev/shm`` and scratch folder,
+  private size-limited tmpfs in a mount namespace of its own where the system
+  allows it; else no ``/dev/shm`` at all, and its scratch folder checked against
+  its quota after each game (``scratch_over``).
 - **Sandboxed** (``sandbox.py``) and, where possible, in a network namespace
   of its own.
 - **Logged as it writes**: stdout and stderr go through pipes to capped files,
@@ -33,9 +42,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.procfs import process_tree, stat_fields
-from arena.referee.cgroup import BotCgroup, usable_parent
-from arena.referee.containment import CGROUP, PROCESS_GROUP, containment_prefix, pid_namespace
+from arena.referee.cgroup import BotCgroup, setup
+from arena.referee.containment import (
+    CGROUP,
+    PROCESS_GROUP,
+    containment_prefix,
+    pid_namespace,
+    private_mounts,
+)
 from arena.referee.sandbox import (
+    Mount,
     SandboxPolicy,
     confine_command,
     enter_network_namespace,
@@ -66,6 +82,18 @@ class ProcessLimits:
     # without one, its own cgroup v2 where the referee may make one (cgroup.py).
     pid_namespace: bool = True
     cgroup: bool = True
+    # For the whole cgroup: processes and threads (pids.max); memory_mb above is its
+    # memory.max too (every process, and the pages of its memory-backed files).
+    pids: int = 512
+    # Frozen whenever it is not being asked to act (its cgroup, else SIGSTOP).
+    freeze: bool = True
+    # Its own /dev/shm and scratch folder: private tmpfs of these sizes (MiB) and file
+    # counts in a mount namespace of its own; where none can be had, no /dev/shm and the
+    # scratch folder's size and files are checked after each game.
+    private_mounts: bool = True
+    shm_mb: int = 64
+    scratch_mb: int = 64
+    scratch_files: int = 4096
     # The organiser's additions to a bot's environment: "NAME" passes the organiser's
     # value on (if set), "NAME=VALUE" sets one.
     env: tuple[str, ...] = ()
@@ -73,7 +101,8 @@ class ProcessLimits:
 
 @dataclass(frozen=True)
 class ProcessUsage:
-    """What a bot's processes used: the largest CPU time (s) and address space (MiB)."""
+    """What a bot used: CPU time (s) and memory (MiB), of its whole cgroup where it has one
+    (else the largest of any one process: CPU time and address space)."""
 
     cpu_seconds: float
     memory_mb: float
@@ -135,16 +164,29 @@ def _child_setup(
         restrict_self(policy, abi)  # fails closed: a bot that cannot be sandboxed never runs
 
 
-def _new_cgroup(limits: ProcessLimits) -> BotCgroup | None:
-    """A new cgroup for a bot with no PID namespace, if ``limits`` allow one and the
-    system lets the referee make it (else None: a process group only)."""
-    parent = usable_parent() if limits.cgroup else None
-    if parent is None:
+def _new_cgroup(limits: ProcessLimits, cpus: float) -> BotCgroup | None:
+    """A new cgroup for a bot, capped by ``limits`` and ``cpus``, if ``limits`` allow one
+    and the system lets the referee make it (else None)."""
+    given = setup()
+    if not limits.cgroup or not given.any:
         return None
     try:
-        return BotCgroup.create(parent)
+        made = BotCgroup.create(given.v2, given.v1)
     except OSError:
         return None
+    made.limit(cpus, limits.memory_mb * 1024 * 1024, limits.pids)
+    return made
+
+
+def scratch_use(folder: Path) -> tuple[int, int]:
+    """Bytes and files (and folders) under ``folder``, not following links."""
+    size = files = 0
+    for root, dirs, names in os.walk(folder):
+        for name in names + dirs:
+            files += 1
+            with contextlib.suppress(OSError):
+                size += os.lstat(os.path.join(root, name)).st_blocks * 512
+    return size, files
 
 
 def die_with_parent(parent: int | None = None) -> None:
@@ -298,31 +340,42 @@ class BotProcess:
         endpoint: str | None = None,
         own_network: bool = False,
         own_files: Sequence[str] = (),
+        cpus: float = 1.0,
     ) -> None:
         """Start ``command`` with the arena's variables ``env``; with ``limits.sandbox`` and an
         ``endpoint`` (the referee's), in a Landlock sandbox whose scratch folder is
         ``<log_prefix>.tmp`` (its ``TMPDIR`` and ``HOME``); with ``own_network``, in a new
         network namespace (``endpoint`` is then a Unix socket); ``own_files`` are readable
-        in the sandbox even inside a protected folder."""
+        in the sandbox even inside a protected folder; ``cpus``: its cgroup's CPU share
+        (0: no cap)."""
         self.command = list(command)
         log_prefix.parent.mkdir(parents=True, exist_ok=True)
-        scratch = log_prefix.with_suffix(".tmp")
+        self.scratch = scratch = log_prefix.with_suffix(".tmp")
         scratch.mkdir(exist_ok=True)
+        prefix = containment_prefix(limits.pid_namespace, limits.private_mounts)
+        self.private_mounts = bool(prefix) and prefix == private_mounts()
         abi = landlock_abi() if limits.sandbox and endpoint is not None else 0
         policy = (
-            SandboxPolicy.for_bot(self.command, scratch, endpoint, limits.protected, own_files)
+            SandboxPolicy.for_bot(
+                self.command,
+                scratch,
+                endpoint,
+                limits.protected,
+                own_files,
+                shm=self.private_mounts,
+            )
             if abi and endpoint is not None
             else None
         )
-        prefix = containment_prefix(limits.pid_namespace)
-        self.cgroup = None if prefix else _new_cgroup(limits)
+        self.cgroup = _new_cgroup(limits, cpus)
         self.containment = (
             pid_namespace()[0] if prefix else CGROUP if self.cgroup else PROCESS_GROUP
         )
         argv = self.command
-        if policy is not None and prefix:
-            # PID 1 of the new namespace confines itself, then becomes the bot.
-            argv = [*confine_command(policy, abi), *argv]
+        mounts = self._mounts(limits) if self.private_mounts else []
+        if prefix and (policy is not None or mounts):
+            # PID 1 of the new namespace mounts, confines itself, then becomes the bot.
+            argv = [*confine_command(policy, abi, mounts), *argv]
         argv = [*prefix, *argv]
         self.sandboxed = policy is not None
         self.contained = bool(prefix)
@@ -357,8 +410,111 @@ class BotProcess:
         assert self.popen.stdout is not None and self.popen.stderr is not None
         self._stderr_fd = self.popen.stderr.fileno()
         self.limits = limits
+        self.frozen = False
+        # The cgroup that freezes it (looked up once: freezing is on the referee's hot path).
+        self._freezer = self.cgroup if self.cgroup and self.cgroup.can_freeze() else None
         self._drain = LogDrain(self._log_streams(), limits.log_bytes)
         self._drain.start()
+
+    def _mounts(self, limits: ProcessLimits) -> list[Mount]:
+        """Its private ``/dev/shm`` and scratch folder (in its own mount namespace)."""
+        mib = 1024 * 1024
+        return [
+            Mount("/dev/shm", limits.shm_mb * mib, limits.scratch_files),
+            Mount(
+                str(self.scratch.resolve()), limits.scratch_mb * mib, limits.scratch_files, "700"
+            ),
+        ]
+
+    def set_cpus(self, cpus: float) -> None:
+        """Cap its cgroup at ``cpus`` CPUs' worth of time (a warm process's next match may
+        have another time control)."""
+        if self.cgroup is not None:
+            self.cgroup.limit(cpus, self.limits.memory_mb * 1024 * 1024, self.limits.pids)
+
+    # ---------------------------------------------------------------- its clock
+
+    def freeze_method(self) -> str:
+        """How it is kept from computing while not asked: ``cgroup v2``, ``cgroup v1``,
+        ``SIGSTOP`` (every process of its PID namespace or process group), or ``off``."""
+        if not self.limits.freeze:
+            return "off"
+        if self._freezer is not None:
+            return "cgroup v2" if self._freezer.path is not None else "cgroup v1"
+        return "SIGSTOP"
+
+    def freeze(self, wait: bool = True) -> None:
+        """Stop it computing until ``thaw``: it is not being asked to act. Without ``wait``
+        a cgroup's freeze is only asked for (no instruction of the bot's own runs after
+        that: ``RemoteSeat.pause``), not waited for until the kernel reports it done."""
+        if not self.frozen and self.limits.freeze:
+            self._hold(True, wait)
+
+    def thaw(self) -> None:
+        """Let it compute again (its turn, or its end: it must be able to exit)."""
+        if self.frozen:
+            self._hold(False)
+
+    def _hold(self, frozen: bool, wait: bool = True) -> None:
+        """Freeze (``frozen``) or thaw it: its cgroup, else every process with a signal."""
+        self.frozen = frozen
+        if self._freezer is None:
+            self._signal_all(signal.SIGSTOP if frozen else signal.SIGCONT)
+            return
+        with contextlib.suppress(OSError):  # its cgroup is gone: so is the bot
+            if frozen:
+                self._freezer.freeze(wait=wait)
+            else:
+                self._freezer.thaw()
+
+    def _tree(self) -> list[int]:
+        """Its processes: in a PID namespace, all below ``unshare`` (orphans are adopted by
+        its PID 1); else the launched process and its descendants."""
+        tree = process_tree(self.pid)
+        return tree[1:] if self.contained else tree
+
+    def _signal_all(self, sig: int) -> None:
+        """``SIGSTOP`` (until every one of its processes is stopped: one could fork or be
+        continued by a sibling meanwhile) or ``SIGCONT`` every process of the bot."""
+        for _ in range(100):
+            pids = self._tree()
+            if not self.contained:
+                with contextlib.suppress(OSError):
+                    os.killpg(self.pid, sig)
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, sig)
+            if sig != signal.SIGSTOP:
+                return
+            states = [stat_fields(pid) for pid in self._tree()]
+            if all(f is None or f[0] in "TtZX" for f in states):
+                return
+
+    def scratch_over(self) -> str | None:
+        """What is over its scratch folder's quota, or None (a folder on the disk: where there
+        is no private mount); a bot over it has its folder emptied."""
+        if self.private_mounts:
+            return None
+        size, files = scratch_use(self.scratch)
+        limits = self.limits
+        if size <= limits.scratch_mb * 1024 * 1024 and files <= limits.scratch_files:
+            return None
+        self._empty_scratch()
+        return (
+            f"its scratch folder held {size // 1024} KiB in {files} files; the quota is "
+            f"{limits.scratch_mb} MiB and {limits.scratch_files} files (emptied)"
+        )
+
+    def _empty_scratch(self) -> None:
+        """Remove everything in its scratch folder (one on the disk: a private one vanishes
+        with the bot by itself)."""
+        with contextlib.suppress(OSError):
+            for entry in list(self.scratch.iterdir()):
+                with contextlib.suppress(OSError):
+                    if entry.is_dir() and not entry.is_symlink():
+                        shutil.rmtree(entry)
+                    else:
+                        entry.unlink()
 
     def relog(self, log_prefix: Path) -> None:
         """Send stdout and stderr to ``<log_prefix>.stdout``/``.stderr`` from now on (a warm
@@ -380,8 +536,13 @@ class BotProcess:
         }
 
     def usage(self) -> ProcessUsage:
-        """The most CPU time and address space any process of this bot has used so far (the
-        limits apply per process): a warm process near them is replaced before a match."""
+        """What this bot has used so far: its cgroup's CPU time and memory where it has one,
+        else the most CPU time and address space of any of its processes (the limits apply
+        per process): a warm process near them is replaced before a match."""
+        if self.cgroup is not None:
+            cpu_total, memory = self.cgroup.cpu_seconds(), self.cgroup.memory_bytes()
+            if cpu_total is not None and memory is not None:
+                return ProcessUsage(cpu_total, memory / (1024 * 1024))
         cpu, space = 0.0, 0
         for pid in process_tree(self.pid):
             fields = stat_fields(pid)
@@ -398,6 +559,9 @@ class BotProcess:
             "processes": self.containment,
             "landlock": self.landlock_abi if self.sandboxed else 0,
             "own_network": self.own_network,
+            "cgroup": self.cgroup is not None,
+            "frozen_between_turns": self.freeze_method(),
+            "private_mounts": self.private_mounts,
         }
 
     def stderr_logged(self) -> int:
@@ -425,6 +589,7 @@ class BotProcess:
     def stop(self, grace: float = 2.0) -> None:
         """Wait ``grace`` seconds for a clean exit, then kill it and everything it started
         (its PID namespace, or its cgroup, or its process group where there is neither)."""
+        self.thaw()  # a frozen process could neither exit nor die of SIGTERM
         deadline = time.monotonic() + grace
         while self.popen.poll() is None and time.monotonic() < deadline:
             time.sleep(0.01)
@@ -440,6 +605,8 @@ class BotProcess:
         if self.cgroup is not None:  # whatever left the process group (setsid) goes too
             self.cgroup.kill()
             self.cgroup.remove()
+        if not self.private_mounts:  # nothing it wrote outlives it but its logs
+            self._empty_scratch()
         self._drain.finish(timeout=1.0)
         for stream in (self.popen.stdout, self.popen.stderr):
             if stream is not None:

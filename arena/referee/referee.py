@@ -25,7 +25,7 @@ from arena.engine.errors import IllegalActionError, NotationError
 from arena.engine.game import GameState
 from arena.engine.result import GameResult
 from arena.engine.variant import Variant
-from arena.referee.faults import ILLEGAL, Fault, TimeControl, ranks_with_forfeits
+from arena.referee.faults import DISK, ILLEGAL, Fault, TimeControl, ranks_with_forfeits
 from arena.referee.hub import Hub, Reply
 from arena.referee.keys import MatchKey
 from arena.referee.matchlog import MatchLog, memory_figures
@@ -195,6 +195,8 @@ class Referee:
                 by = "bot" if s not in game.forfeits else "fallback"
                 think[s] += seconds
             state.apply(action)
+            if s not in game.forfeits and state.to_move != s:
+                self.seats[s].pause()  # its turn is over: it computes no more meanwhile
             decisions += 1
             line = {
                 "n": decisions,
@@ -211,7 +213,19 @@ class Referee:
         if self.hub is not None:
             self.hub.pump(0)  # a process that exited during the last decision is a crash
             self._sweep(game)
+        self._check_scratch(game)
         return self._finish(game, started, decisions, think)
+
+    def _check_scratch(self, game: _Game) -> None:
+        """Charge ``disk`` to a bot whose scratch folder is over its quota (only where it is
+        on the disk: no private mount could be had), emptied on the way."""
+        for s, seat in enumerate(self.seats):
+            process = seat.process if isinstance(seat, RemoteSeat) else None
+            if process is None or s in game.forfeits:
+                continue
+            over = process.scratch_over()
+            if over is not None:
+                self._forfeit(game, s, Reply(fault=DISK, detail=over))
 
     def _finish(self, game: _Game, started: float, decisions: int, think: list[float]):
         state, log, forfeits = game.state, game.log, game.forfeits

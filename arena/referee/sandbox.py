@@ -9,8 +9,9 @@ child process restricts itself to:
   and metadata (wherever they are installed), and the files and folders
   named on the bot's command line (its script, its folder);
 - listing (not reading) the folders on Python's import path, so imports work;
-- reading and writing its own scratch folder (``TMPDIR``, also its ``HOME``), ``/dev/shm`` and
-  the harmless devices (``/dev/null``, ``/dev/urandom``, ...); reading its own ``/proc/self``;
+- reading and writing its own scratch folder (``TMPDIR``, also its ``HOME``), its own
+  ``/dev/shm`` (only where it is a private mount: never the host's) and the harmless
+  devices (``/dev/null``, ``/dev/urandom``, ...); reading its own ``/proc/self``;
 - connecting by TCP to the referee's port only, binding no TCP port (ABI 4+);
 - sending no signal to, and opening no abstract Unix socket of, any process
   outside its own sandbox (ABI 6+).
@@ -21,7 +22,10 @@ without it (``landlock_abi()`` is 0) and SECURITY.md says what remains.
 
 A bot in its own PID namespace is confined by its PID 1 itself, just before
 the bot's program replaces it: ``python -I -S sandbox.py POLICY -- COMMAND``
-(``confine_command``), so that ``/proc/self`` is the bot's own entry.
+(``confine_command``), so that ``/proc/self`` is the bot's own entry. With a
+mount namespace of its own, PID 1 first mounts private, size-limited tmpfs file
+systems (``Mount``) on ``/dev/shm`` and the scratch folder: the rules then name
+those, and they vanish with the bot's last process.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from pathlib import Path
 SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446
 CLONE_NEWNET = 0x40000000
 CREATE_RULESET_VERSION = 1
+MS_NOSUID, MS_NODEV = 2, 4
 RULE_PATH_BENEATH, RULE_NET_PORT = 1, 2
 PR_SET_NO_NEW_PRIVS = 38
 O_PATH = getattr(os, "O_PATH", 0o10000000)
@@ -127,6 +132,7 @@ class SandboxPolicy:
         endpoint: str,
         protected: Sequence[str] = (),
         own_files: Sequence[str] = (),
+        shm: bool = False,
     ) -> SandboxPolicy:
         """The policy of a bot started with ``argv`` talking to the referee at ``endpoint``.
 
@@ -135,7 +141,8 @@ class SandboxPolicy:
         named: a bot whose command names the store, or a script beside it, still cannot
         read the store. ``own_files`` are granted read access wherever they are: the
         arena names them (a registered bot's stored code in the data folder), never the
-        bot's command line."""
+        bot's command line. ``/dev/shm`` is granted only with ``shm`` (it is the bot's own
+        private mount): the host's is shared by every bot."""
         import arena
         import bots
         import protocols
@@ -165,7 +172,7 @@ class SandboxPolicy:
         return cls(
             read=_existing(read),
             list_only=_existing(list_only),
-            write=_existing([str(scratch), "/dev/shm", *DEVICES]),
+            write=_existing([str(scratch), *(["/dev/shm"] if shm else []), *DEVICES]),
             connect_port=port,
         )
 
@@ -228,20 +235,50 @@ def _allow_path(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None
         os.close(fd)
 
 
-def confine_command(policy: SandboxPolicy, abi: int) -> list[str]:
-    """The command prefix that applies ``policy`` to itself and then runs the rest of the
-    command line in its place (stdlib only: ``-I -S`` keeps it from reading anything else)."""
-    return [sys.executable, "-I", "-S", os.path.abspath(__file__), policy.to_json(abi), "--"]
+@dataclass(frozen=True)
+class Mount:
+    """A private tmpfs PID 1 mounts over ``target`` in the bot's own mount namespace."""
+
+    target: str
+    size: int  # bytes
+    inodes: int  # files and folders
+    mode: str = "1777"
+
+    def mount(self) -> None:
+        options = f"size={self.size},nr_inodes={self.inodes},mode={self.mode}"
+        if (
+            _libc().mount(
+                b"tmpfs", self.target.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options.encode()
+            )
+            != 0
+        ):
+            raise OSError(ctypes.get_errno(), f"cannot mount a private tmpfs on {self.target}")
+
+
+def confine_command(
+    policy: SandboxPolicy | None, abi: int, mounts: Sequence[Mount] = ()
+) -> list[str]:
+    """The command prefix that mounts ``mounts``, applies ``policy`` (none: ``abi`` 0) to
+    itself and then runs the rest of the command line in its place (stdlib only: ``-I -S``
+    keeps it from reading anything else)."""
+    rules = json.loads((policy or SandboxPolicy()).to_json(abi if policy else 0))
+    rules["mounts"] = [m.__dict__ for m in mounts]
+    return [sys.executable, "-I", "-S", os.path.abspath(__file__), json.dumps(rules), "--"]
 
 
 def main(argv: list[str]) -> None:
-    """``sandbox.py POLICY -- COMMAND...``: confine this process, then become COMMAND."""
+    """``sandbox.py POLICY -- COMMAND...``: mount, confine this process, then become COMMAND."""
     if len(argv) < 3 or argv[1] != "--":
         print("usage: sandbox.py POLICY -- COMMAND...", file=sys.stderr)
         os._exit(2)
-    policy, abi = SandboxPolicy.from_json(argv[0])
+    data = json.loads(argv[0])
+    mounts = [Mount(**m) for m in data.pop("mounts", [])]
+    policy, abi = SandboxPolicy.from_json(json.dumps(data))
     try:
-        restrict_self(policy, abi)  # fails closed: a bot that cannot be sandboxed never runs
+        for mount in mounts:  # before Landlock: its rules then name the private mounts
+            mount.mount()
+        if abi:
+            restrict_self(policy, abi)  # fails closed: a bot that cannot be sandboxed never runs
     except OSError as error:
         print(f"ttr-arena: cannot sandbox the bot: {error}", file=sys.stderr, flush=True)
         os._exit(126)

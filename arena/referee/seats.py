@@ -50,6 +50,9 @@ class InProcessSeat:
     def new_stderr(self) -> list[str]:
         return []  # an in-process bot's output is the caller's own
 
+    def pause(self) -> None:
+        pass  # no process: it runs only when called
+
     def alive(self) -> bool:
         return True
 
@@ -108,8 +111,20 @@ class RemoteSeat:
         return None
 
     def ask(self, act: Act, legal: Sequence[Action], deadline: float) -> Reply:
+        """Thaw the bot and ask: it computes only on its own clock (``pause`` freezes it when
+        its turn is over)."""
+        if self.process is not None:
+            self.process.thaw()
         self.hub.ask(self.seat, act.seq, act)
         return self.hub.wait_action(self.seat, act.seq, deadline)
+
+    def pause(self) -> None:
+        """Its turn is over (the next decision is another seat's, or the game is over): freeze
+        it. Not waited for: from the moment the kernel is asked, none of its processes runs
+        another instruction of its own (each is trapped on its way back to user mode);
+        reaching the frozen state takes only the kernel's own time."""
+        if self.process is not None:
+            self.process.freeze(wait=False)
 
     def tell(self, message: Error | GameOver) -> None:
         self.hub.send(self.seat, message)

@@ -61,6 +61,7 @@ class TimeControlTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     bank_ms: Annotated[int, msgspec.Meta(ge=0)] = TimeControl.bank_ms
     handshake_ms: Annotated[int, msgspec.Meta(gt=0)] = TimeControl.handshake_ms
     retries: Annotated[int, msgspec.Meta(ge=0)] = TimeControl.retries
+    cpus: Annotated[float, msgspec.Meta(ge=0)] = TimeControl.cpus
 
 
 class BotTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -258,6 +259,8 @@ def check_time_control(tc: TimeControl) -> None:
         value = getattr(tc, key)
         if not isinstance(value, int) or value < low:
             raise SpecError(f"time_control.{key}: must be a whole number >= {low}, not {value!r}")
+    if isinstance(tc.cpus, bool) or not isinstance(tc.cpus, int | float) or tc.cpus < 0:
+        raise SpecError(f"time_control.cpus: must be a number >= 0, not {tc.cpus!r}")
 
 
 def check_bot_text(text: str) -> None:

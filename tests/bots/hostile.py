@@ -7,9 +7,11 @@ can break it in every way. Every mode first says on stderr (flushed)
 "hostile MODE started; environment: NAME NAME ..." (the names of every
 environment variable it sees), then:
 
-well-behaved      play (a random bot, seeded by each game's seed); record NAME (also writes
-                  every message it receives to NAME in its scratch folder $TMPDIR, one JSON
-                  per line)
+well-behaved      play (a random bot, seeded by each game's seed); work N (the same, after a
+                  fixed computation of N steps at each decision: an honest bot's thinking,
+                  for benchmarks/isolation.py); record NAME (also writes
+                  every message it receives to stdout, one JSON per line: its scratch
+                  folder does not outlive it, its log does)
 process           crash-start; crash-mid N (exits after N answers); hang; slow SECONDS;
                   sluggish (thinks 0.5 s over each of its first 3 decisions, then plays);
                   drop N (closes its connection after its N-th answer, and lives on);
@@ -42,6 +44,19 @@ spying            snoop SECRET PORT [PID] (tries to read the file SECRET, to con
                   rebuild [SPEC] (tries to rebuild the whole deal from everything
                   it receives, and from the tournament file SPEC when given: reports
                   "REBUILT" on stderr and sends garbage if it can)
+colluding seats   collude-write TAG (at each decision, writes its hand into every place
+                  another bot could read: /dev/shm/TAG, a System V shared memory segment and
+                  a POSIX message queue named after TAG, /tmp/TAG, /var/tmp/TAG, an abstract
+                  Unix socket; reports each on stderr); collude-read TAG (at each decision,
+                  looks in each of them: reports "SAW PLACE" on stderr and sends garbage if
+                  it finds any, so that a leak shows as a fault)
+other bots' time  burner N [SECONDS] (at its first decision, forks N children that spin for
+                  ever, then plays on: they compute while the others think; it thinks
+                  SECONDS over each of its first 4 decisions); spin-after-over (at each
+                  game_over, forks a child that spins for ever, sending nothing)
+disk              fill BYTES (at its first decision, writes BYTES into 16 KiB files in its
+                  scratch folder and BYTES into /dev/shm, until refused; reports what it
+                  wrote on stderr, then plays on)
 raw ZMTP          zmtp BYTES (no ZeroMQ library: speaks the ZMTP 3.0 wire protocol by hand
                   on a second connection and sends one multi-part message of 60 KiB
                   frames that never ends, BYTES in all, while its first connection plays)
@@ -238,6 +253,149 @@ if mode == "child":
     subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", arg])
 
 
+def collusion_places(tag):
+    """Every place two bots of one machine could share, as (name, write, read) functions:
+    write(text) stores it, read() returns what is there or raises OSError."""
+    import ctypes
+    import socket as unix
+    import zlib
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.shmat.restype = ctypes.c_void_p
+    libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+    key = zlib.crc32(tag.encode()) & 0x7FFFFFFF
+    queue = f"/{tag}".encode()
+
+    def failed(what):
+        number = ctypes.get_errno()
+        raise OSError(number, f"{what}: {os.strerror(number)}")
+
+    def segment(flags):
+        shmid = libc.shmget(key, 4096, flags)
+        if shmid < 0:
+            failed("shmget")
+        address = libc.shmat(shmid, None, 0)
+        if address in (None, ctypes.c_void_p(-1).value):
+            failed("shmat")
+        return address
+
+    def shm_write(text):
+        data = text.encode()[:4000] + b"\0"
+        ctypes.memmove(segment(0o1000 | 0o666), data, len(data))  # IPC_CREAT
+
+    def shm_read():
+        return ctypes.string_at(segment(0o666), 4000).split(b"\0", 1)[0].decode()
+
+    def mq_write(text):
+        fd = libc.mq_open(queue, os.O_CREAT | os.O_WRONLY | os.O_NONBLOCK, 0o666, None)
+        if fd < 0:
+            failed("mq_open")
+        data = text.encode()[:4000]
+        libc.mq_send(fd, data, len(data), 0)  # a full queue keeps its older hands
+        os.close(fd)
+
+    def mq_read():
+        fd = libc.mq_open(queue, os.O_RDONLY | os.O_NONBLOCK)
+        if fd < 0:
+            failed("mq_open")
+        buffer = ctypes.create_string_buffer(65536)
+        size = libc.mq_receive(fd, buffer, 65536, None)
+        os.close(fd)
+        return buffer.raw[: max(size, 0)].decode() or "(an empty queue of the other seat)"
+
+    def file_place(path):
+        def write(text):
+            with open(path, "w") as out:
+                out.write(text)
+
+        def read():
+            with open(path) as found:
+                return found.read()
+
+        return write, read
+
+    listener = []
+
+    def abstract_write(text):
+        if not listener:
+            server = unix.socket(unix.AF_UNIX, unix.SOCK_STREAM)
+            server.bind(f"\0{tag}")
+            server.listen(8)
+            listener.append(server)
+
+    def abstract_read():
+        client = unix.socket(unix.AF_UNIX, unix.SOCK_STREAM)
+        client.connect(f"\0{tag}")
+        client.close()
+        return "(connected to the other seat's socket)"
+
+    places = [
+        ("/dev/shm", *file_place(f"/dev/shm/{tag}")),
+        ("System V shared memory", shm_write, shm_read),
+        ("POSIX message queue", mq_write, mq_read),
+        ("/tmp", *file_place(f"/tmp/{tag}")),
+        ("/var/tmp", *file_place(f"/var/tmp/{tag}")),
+        ("abstract Unix socket", abstract_write, abstract_read),
+    ]
+    return places
+
+
+def collude(message, tag):
+    """collude-write / collude-read at one decision (see the module's docstring)."""
+    hand = json.dumps(message["observation"].get("hand"), sort_keys=True)
+    for place, write, read in collusion_places(tag):
+        try:
+            if mode == "collude-write":
+                write(hand)
+            else:
+                found = read()
+        except (OSError, ValueError) as error:
+            if not reported.get(place):
+                print(f"denied: {place}: {error}", file=sys.stderr, flush=True)
+                reported[place] = True
+            continue
+        if mode == "collude-write":
+            if not reported.get(place):
+                print(f"wrote: {place}", file=sys.stderr, flush=True)
+                reported[place] = True
+        else:
+            print(f"SAW {place}: {found[:200]}", file=sys.stderr, flush=True)
+            leaked.append(place)
+
+
+def spin_for_ever():
+    """A child that computes and never stops (its parent plays on)."""
+    if os.fork() == 0:
+        while True:
+            pass
+
+
+def fill(total):
+    """Write ``total`` bytes into 16 KiB files in the scratch folder and into /dev/shm."""
+    chunk = b"f" * 16384
+    for folder in (os.environ["TMPDIR"], "/dev/shm"):
+        written = files = 0
+        stopped = "reached the target"
+        try:
+            while written < total:
+                with open(
+                    os.path.join(folder, f"ttr-arena-fill-{os.getpid()}-{files}"), "wb"
+                ) as out:
+                    files += 1
+                    out.write(chunk)
+                    written += len(chunk)
+        except OSError as error:
+            stopped = error.strerror
+        print(
+            f"fill {folder}: {written} bytes in {files} files ({stopped})",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+reported = {}
+
+
 def rebuild(start, received):
     """Try every seed this bot could know of: the numbers 0 to 999, every number (decimal
     or hex, and its top 63 bits) in anything it was sent, and the seeds of the tournament
@@ -267,11 +425,7 @@ def rebuild(start, received):
     return None
 
 
-record = (
-    open(os.path.join(os.environ.get("TMPDIR", "."), arg), "a")  # noqa: SIM115
-    if mode == "record"
-    else None
-)
+record = sys.stdout if mode == "record" else None
 rng = random.Random(0)
 answered = 0
 received = []
@@ -303,15 +457,32 @@ while True:
         break
     if message["type"] == "game_start":
         rng = random.Random(message["seed"])  # each game replays exactly, warm process or not
+    if message["type"] == "game_over" and mode == "spin-after-over":
+        spin_for_ever()
+        print("spin-after-over: a spinning child started", file=sys.stderr, flush=True)
     if message["type"] != "act":
         continue
     seq = message["seq"]
+    if mode in ("collude-write", "collude-read"):
+        collude(message, arg)
+    if mode == "burner" and not answered:
+        for _ in range(int(arg)):
+            spin_for_ever()
+        print(f"burner: {arg} spinning children started", file=sys.stderr, flush=True)
+    if mode == "burner" and len(args) > 1 and answered < 4:
+        time.sleep(float(args[1]))
+    if mode == "fill" and not answered:
+        fill(int(arg))
     if mode in ("hang", "wrong-token"):
         time.sleep(3600)
     if mode == "crash-mid" and answered >= int(arg):
         os._exit(1)
     if mode == "slow":
         time.sleep(float(arg))
+    if mode == "work":
+        total = 0
+        for step in range(int(arg)):
+            total += step * step
     if mode == "sluggish" and answered < 3:
         time.sleep(0.5)
     if mode == "memory":

@@ -1,0 +1,70 @@
+"""The competition file (``arena host``): typed and checked like a tournament file, each
+mistake one line naming its path; the example in examples/ loads."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.server.competition import Competition, CompetitionError
+
+ARENA = Path(sys.executable).with_name("arena")
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "competition.toml"
+BASE = {"name": "c1", "title": "A competition", "ranked": [{"variant": "usa", "players": [2]}]}
+
+
+def test_the_example_loads() -> None:
+    competition = Competition.from_toml(EXAMPLE)
+    assert competition.boards == (("usa", 2),)
+    assert competition.final.deadline is not None and competition.final.deadline.tzinfo
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"titel": "x"}, "titel: unknown key (known keys: name, title, ranked"),
+        ({"ranked": [{"variant": "nowhere"}]}, "ranked[0].variant: "),
+        ({"ranked": [{"variant": "usa", "players": [7]}]}, "usa is played by 2-5 players, not 7"),
+        ({"ranked": []}, "ranked: name at least one variant"),
+        ({"ranked": [{"variant": "usa", "players": [2, 2]}]}, "usa with 2 players twice"),
+        ({"limits": {"files": 0}}, "limits.files: must be a whole number >= 1"),
+        ({"limits": {"upload_bytes": 10, "unpacked_bytes": 5}}, "limits.unpacked_bytes"),
+        ({"registration": {"mode": "invite"}}, "invite mode needs at least one code"),
+        ({"registration": {"mode": "maybe"}}, "registration.mode: 'maybe' is not one of"),
+        ({"visibility": {"replays": "all"}}, "visibility.replays"),
+        ({"time_control": {"move_ms": 0}}, "time_control.move_ms: must be"),
+        ({"name": "a b"}, "competition name"),
+        ({"title": " "}, "title: give the competition a title"),
+    ],
+)
+def test_mistakes_are_one_line(change: dict, message: str) -> None:
+    with pytest.raises(CompetitionError) as caught:
+        Competition.from_dict(BASE | change)
+    assert message in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_deadline_needs_a_time_zone(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text(
+        'name = "c1"\ntitle = "t"\n[[ranked]]\nvariant = "usa"\n[final]\n'
+        "deadline = 2030-01-01T00:00:00\n"
+    )
+    with pytest.raises(CompetitionError, match="final.deadline: give a time zone"):
+        Competition.from_toml(path)
+
+
+def test_arena_host_refuses_a_bad_file_in_one_line_and_stores_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text('name = "c1"\ntitle = "t"\nranked = [{ variant = "usa", players = [9] }]\n')
+    data = tmp_path / "data"
+    done = subprocess.run(
+        [ARENA, "host", str(path), "--data-dir", str(data), "--port", "0"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "not 9" in done.stderr
+    assert not data.exists()

@@ -67,7 +67,6 @@ STATIC = Path(__file__).resolve().parents[2] / "leaderboards" / "static"
 EVENT_SECONDS = 0.5
 STREAM_SECONDS = 300.0  # an event stream ends after this; the browser opens a new one
 MAX_STREAMS = 64
-MAX_SIGNUPS_PER_ADDRESS = 10  # per FAILURE_WINDOW
 
 
 class Host:
@@ -309,7 +308,10 @@ def signup(request: Request) -> Response:
     ):
         return host.page(request, "signup.html", status=400, error="that invite code is not valid")
     address = client(request.scope)
-    if host.accounts.throttled("", address) or _signups(host, address) >= MAX_SIGNUPS_PER_ADDRESS:
+    if (
+        host.accounts.throttled("", address)
+        or _signups(host, address) >= host.competition.limits.signups_per_address
+    ):
         return host.refuse(request, 429, "too many sign-ups from this address: try again later")
     try:
         user = host.accounts.create_user(name, password)

@@ -58,6 +58,7 @@ class LimitsTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     submissions_per_day: Count = 20  # per participant, over the last 24 hours
     active_bots: Count = 2  # versions of a participant that play at once
     validation_games: Count = 2  # per variant, against the random bot
+    signups_per_address: Count = 10  # new accounts from one address per 15 minutes
 
 
 class RegistrationTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):

@@ -126,7 +126,7 @@ def _unzip(upload: Path, folder: Path, budget: Budget) -> None:
             if info.is_dir():
                 (folder / relative).mkdir(parents=True, exist_ok=True)
                 continue
-            if mode and not stat.S_ISREG(mode):
+            if stat.S_IFMT(mode) and not stat.S_ISREG(mode):  # no type bits: a plain file
                 raise UploadRefused(f"archive member {info.filename!r} is not a plain file")
             try:
                 with archive.open(info) as source:

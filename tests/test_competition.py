@@ -53,7 +53,7 @@ def test_a_deadline_needs_a_time_zone(tmp_path: Path) -> None:
         'name = "c1"\ntitle = "t"\n[[ranked]]\nvariant = "usa"\n[final]\n'
         "deadline = 2030-01-01T00:00:00\n"
     )
-    with pytest.raises(CompetitionError, match="final.deadline: give a time zone"):
+    with pytest.raises(CompetitionError, match=r"final\.deadline: give a time zone"):
         Competition.from_toml(path)
 
 

@@ -69,11 +69,12 @@ class HostProcess:
         self.env = {**os.environ, "ARENA_HOST_BODY_SECONDS": "3", **(env or {})}
         self.process: subprocess.Popen | None = None
         self.url = ""
+        self.port = 0  # after the first start, a restart listens where it did
 
     def start(self) -> HostProcess:
         log = (self.folder / "host-stderr.txt").open("ab")
         self.process = subprocess.Popen(
-            [ARENA, "host", str(self.file), "--data-dir", str(self.data), "--port", "0"],
+            [ARENA, "host", str(self.file), "--data-dir", str(self.data), "--port", str(self.port)],
             stdout=subprocess.PIPE, stderr=log, env=self.env, start_new_session=True,
         )  # fmt: skip
         assert self.process.stdout is not None
@@ -92,6 +93,7 @@ class HostProcess:
             self.stop()
             raise RuntimeError(f"arena host did not start: {line!r}; {self.stderr()}")
         self.url = found.group().decode()
+        self.port = int(self.url.rsplit(":", 1)[1].strip("/"))
         return self
 
     def stderr(self) -> str:

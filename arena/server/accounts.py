@@ -420,6 +420,15 @@ class Accounts:
         )
         return {f"{bot_key(user, bot)}@{version}": user for user, bot, version in rows}
 
+    def eligible(self) -> set[str]:
+        """Validated versions an admin did not disable, of enabled accounts (the final's
+        pool: a version resting from the ladder may still be among the best)."""
+        rows = self.db.execute(
+            "SELECT u.name, s.bot, s.version FROM submissions s JOIN users u ON u.id = s.user_id"
+            " WHERE s.version IS NOT NULL AND s.disabled = 0 AND u.disabled = 0"
+        )
+        return {f"{bot_key(user, bot)}@{version}" for user, bot, version in rows}
+
     def owners(self) -> dict[str, str]:
         """Every validated version's label, with its owner (for who sees which logs)."""
         rows = self.db.execute(

@@ -10,6 +10,7 @@ through Jinja2's autoescaping (or ``html.escape``), never raw.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import os
@@ -104,7 +105,7 @@ class Host:
             csrf=request.state.csrf,
             boards=self.competition.boards,
             closed=closed,
-            live=context.pop("live", False),
+            live=f"/events?since={signature(self.data_dir)}" if context.pop("live", False) else "",
             **context,
         )
         return HTMLResponse(body, status_code=status)
@@ -606,15 +607,17 @@ def admin_export(request: Request) -> Response:
 # ---------------------------------------------------------------- live updates
 
 
-def _signature(host: Host) -> tuple:
+def signature(data_dir: Path) -> str:
+    """What the stores' files look like now (sizes and times): it changes when a match
+    lands or an account, upload or validation changes; no SQLite read."""
     found: list[tuple[int, int] | None] = []
     for name in ("results.sqlite", "results.sqlite-wal", "accounts.sqlite", "accounts.sqlite-wal"):
         try:
-            stat = (host.data_dir / name).stat()
+            stat = (data_dir / name).stat()
             found.append((stat.st_size, stat.st_mtime_ns))
         except OSError:
             found.append(None)
-    return tuple(found)
+    return hashlib.sha256(repr(found).encode()).hexdigest()[:16]
 
 
 async def events(request: Request) -> Response:
@@ -624,18 +627,22 @@ async def events(request: Request) -> Response:
     if host.streams >= MAX_STREAMS:
         return PlainTextResponse("too many live pages open", status_code=503)
 
+    # What the page was made from (its URL), or the last event's id (a reconnect): a
+    # change in between is told at once, never lost between page and stream.
+    since = request.headers.get("last-event-id") or request.query_params.get("since", "")
+
     async def stream():
         host.streams += 1
         try:
-            seen = _signature(host)
+            seen = since or signature(host.data_dir)
             yield "retry: 2000\n\n"
             deadline = time.monotonic() + STREAM_SECONDS
             while time.monotonic() < deadline and not host.stopping.is_set():
-                await asyncio.sleep(EVENT_SECONDS)
-                now = _signature(host)
+                now = signature(host.data_dir)
                 if now != seen:
                     seen = now
-                    yield "event: change\ndata: 1\n\n"
+                    yield f"id: {now}\nevent: change\ndata: 1\n\n"
+                await asyncio.sleep(EVENT_SECONDS)
         finally:
             host.streams -= 1
 

@@ -151,9 +151,14 @@ class Limits:
             return
         deadline = time.monotonic() + BODY_SECONDS
         seen = 0
+        done = False
 
         async def bounded() -> Message:
-            nonlocal seen
+            """The body within its deadline and size; after it, waiting for the client to
+            go (a live page's event stream) is not bounded here."""
+            nonlocal seen, done
+            if done:
+                return await receive()
             left = deadline - time.monotonic()
             try:
                 message = await asyncio.wait_for(receive(), timeout=max(left, 0.001))
@@ -162,14 +167,27 @@ class Limits:
             seen += len(message.get("body", b""))
             if seen > self.max_body:
                 raise BodyTooLarge
+            done = message["type"] != "http.request" or not message.get("more_body", False)
             return message
 
+        started = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
         try:
-            await self.app(scope, bounded, send)
-        except BodyTooLarge:
-            await plain(send, 413, f"refused: a request body is at most {self.max_body:,} bytes")
-        except BodyTooSlow:
-            await plain(send, 408, "refused: the request body came too slowly")
+            await self.app(scope, bounded, watched)
+        except (BodyTooLarge, BodyTooSlow) as error:
+            if started:
+                raise
+            if isinstance(error, BodyTooLarge):
+                await plain(
+                    send, 413, f"refused: a request body is at most {self.max_body:,} bytes"
+                )
+            else:
+                await plain(send, 408, "refused: the request body came too slowly")
 
 
 class Identify:

@@ -130,7 +130,7 @@ class Worker:
         """The board's ladder, made once enough participants have bots that play."""
         if (variant, players) in self.ladders:
             return self.ladders[variant, players]
-        pool = self.pool(variant)
+        pool = self.accounts.playing
         if len(set(pool().values())) < players:
             return None
         spec = ladder_spec(self.competition, variant, players, max(2, 2 * self.workers))
@@ -140,12 +140,6 @@ class Worker:
         self.ladders[variant, players] = ladder
         log.info("ladder %s started", spec.name)
         return ladder
-
-    def pool(self, variant: str):
-        def playing() -> dict[str, str]:
-            return self.accounts.playing()
-
-        return playing
 
     def finals(self, store: ResultsStore, executor) -> None:
         """At the deadline: each board's top bots play a final (fixed once, resumable)."""
@@ -160,7 +154,7 @@ class Worker:
             chosen = self.accounts.final_bots(board)
             if chosen is None:
                 live = LiveBoard(self.competition.ladder_name(variant, players))
-                playing = set(self.accounts.owners())
+                playing = self.accounts.eligible()
                 rows = live.rows(store, self.accounts.voided())
                 top = [row["bot"] for row in rows if row["bot"] in playing][: final.top]
                 chosen = self.accounts.fix_final(board, top)

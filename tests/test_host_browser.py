@@ -15,9 +15,13 @@ import pytest
 from tests.host_helpers import PYTHON_BOT, HostProcess, competition_text
 from tests.test_browser import ARTIFACTS, CHROMIUM, LAUNCH
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="Debian's chromium is not installed (make test does)"
-)
+# The journeys follow one competition in order: one xdist worker runs them (--dist loadgroup).
+pytestmark = [
+    pytest.mark.skipif(
+        CHROMIUM is None, reason="Debian's chromium is not installed (make test does)"
+    ),
+    pytest.mark.xdist_group("host-browser"),
+]
 WAIT_MS = 300_000  # every wait is for a condition, bounded by this
 
 

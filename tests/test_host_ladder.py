@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +20,8 @@ from arena.tournament.store import ResultsStore
 from leaderboards.standings import Board
 from tests.host_helpers import PYTHON_BOT, HostProcess, Visitor, competition_text
 
+# The tests follow one competition in order: one xdist worker runs them (--dist loadgroup).
+pytestmark = pytest.mark.xdist_group("host-ladder")
 LADDER = "test-cup-usa-2p"
 GREEDY = (PYTHON_BOT / "greedy.py").read_bytes()
 
@@ -90,11 +93,25 @@ def test_the_ladder_plays_and_the_board_moves(cup: Cup) -> None:
     for result in stored(cup.host):
         owners = [bot.split(".")[0] for bot in result.bots]
         assert len(set(owners)) == len(owners), result.bots
+    # Versions are kept and the participant chooses which play (at most active_bots = 2).
+    answer = cup.alice.upload("third", "third.py", GREEDY)
+    third = answer.headers["location"]
+    assert "playing" not in cup.alice.wait_for(third, r'id="status">ok<')
+    refused = cup.alice.post(f"{third}/play", {"play": "1"})
+    assert refused.status_code == 400 and "at most 2 versions play at once" in refused.text
+    assert "alice.third@1" not in Accounts(cup.host.data).playing()
     # The board page moves without a reload: its event stream says 'change'.
     with cup.alice.client.stream("GET", "/events") as events:
         for line in events.iter_lines():
             if line == "event: change":
                 break
+
+
+def test_a_live_page_is_told_of_a_change_it_missed(cup: Cup) -> None:
+    """A page made before a change (its state in the event URL) hears of it at once."""
+    with cup.alice.client.stream("GET", "/events?since=stale") as events:
+        lines = events.iter_lines()
+        assert next(line for line in lines if line.startswith("event:")) == "event: change"
 
 
 def test_each_sees_their_own_logs_and_not_the_others(cup: Cup) -> None:
@@ -186,3 +203,27 @@ def _zip(members: dict[str, bytes]) -> bytes:
         for name, data in members.items():
             out.writestr(name, data)
     return buffer.getvalue()
+
+
+def test_replays_and_bot_pages_for_participants_or_owners_only(tmp_path: Path) -> None:
+    text = competition_text().replace(
+        'replays = "public"', 'replays = "owners"\nbot_pages = "participants"'
+    )
+    host = HostProcess(tmp_path, text).start()
+    try:
+        alice, bob, carol = host.visitor(), host.visitor(), host.visitor()
+        for visitor, name in ((alice, "alice"), (bob, "bob"), (carol, "carol")):
+            assert visitor.signup(name).status_code == 303
+        for visitor, name in ((alice, "one"), (bob, "two")):
+            answer = visitor.upload(name, f"{name}.py", GREEDY)
+            visitor.wait_for(answer.headers["location"], r'id="status">ok<')
+        match = wait_until(lambda: stored(host), "a match")[0].match_id
+        stranger = host.visitor()
+        assert alice.get(f"/matches/{match}").status_code == 200
+        assert bob.get(f"/matches/{match}").status_code == 200
+        assert carol.get(f"/matches/{match}").status_code == 404  # played no part in it
+        assert stranger.get(f"/matches/{match}").status_code == 404
+        assert carol.get("/bots/alice.one").status_code == 200
+        assert stranger.get("/bots/alice.one").status_code == 404
+    finally:
+        host.stop()

@@ -279,3 +279,45 @@ def test_an_error_shows_an_id_and_logs_the_traceback(host: HostProcess) -> None:
     assert "sign-up kim" in server_log.read_text()
     answer = kim.get("/matches/999999999999")
     assert answer.status_code == 404 and "Traceback" not in answer.text
+
+
+def test_no_traceback_reaches_a_page(tmp_path: Path) -> None:
+    """An unexpected error answers a short page with an id; the traceback is in the log
+    under that id (a real uvicorn on loopback, an application that fails)."""
+    import logging
+    import threading
+
+    import httpx
+    import uvicorn
+
+    from arena.server.web import ErrorPages
+    from tests.conftest import free_port
+
+    async def failing(scope, receive, send) -> None:
+        if scope["type"] == "http":
+            raise RuntimeError("secret internals")
+
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    logging.getLogger("arena.host").addHandler(handler)
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(ErrorPages(failing), port=port, log_level="error"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        answer = None
+        for _ in range(200):  # bounded: until the server answers
+            try:
+                answer = httpx.get(f"http://127.0.0.1:{port}/x", timeout=10)
+                break
+            except httpx.ConnectError:
+                thread.join(0.1)
+        assert answer is not None and answer.status_code == 500
+        assert "secret internals" not in answer.text and "Traceback" not in answer.text
+        error_id = answer.text.split("error id ")[1].split(")")[0]
+        assert any(error_id in r.getMessage() and r.exc_info for r in records)
+    finally:
+        server.should_exit = True
+        thread.join(30)
+        logging.getLogger("arena.host").removeHandler(handler)

@@ -27,8 +27,7 @@ def sees_submission(user: User | None, submission: dict[str, Any]) -> bool:
 def sees_replays(user: User | None, competition: Competition) -> bool:
     """Match pages (moves and results, never another's stderr) as the file allows;
     ``owners``: only matches the visitor's bots played (checked with ``plays_in``)."""
-    replays = competition.visibility.replays
-    return replays == "public" or (user is not None and (user.admin or replays != "owners"))
+    return competition.visibility.replays == "public" or user is not None
 
 
 def plays_in(user: User | None, owners: list[str | None]) -> bool:

@@ -68,3 +68,9 @@ def test_arena_host_refuses_a_bad_file_in_one_line_and_stores_nothing(tmp_path: 
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "not 9" in done.stderr
     assert not data.exists()
+
+
+def test_the_readme_shows_the_example_file() -> None:
+    readme = (EXAMPLE.parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Host a competition", 1)[1].split("\n## ", 1)[0]
+    assert f"```toml\n{EXAMPLE.read_text(encoding='utf-8')}```" in section

@@ -30,8 +30,12 @@ def host(
     ray: Annotated[
         str | None, typer.Option(help="play the matches on Ray (an address, or 'local')")
     ] = None,
-    secure_cookies: Annotated[
-        bool, typer.Option(help="mark cookies Secure (behind a TLS reverse proxy)")
+    behind_proxy: Annotated[
+        bool,
+        typer.Option(
+            help="behind a TLS reverse proxy on this machine: trust its X-Forwarded-For "
+            "(rate limits per real address) and mark cookies Secure"
+        ),
     ] = False,
 ) -> None:
     """Serve a competition: sign-ups, uploads, validation, a ladder that never stops."""
@@ -66,7 +70,7 @@ def host(
             f"cannot listen on {bind}:{port}: {error.strerror or error}; choose another --port"
         ) from None
     sock.listen(128)
-    app = create_app(competition, data_dir, secret, secure_cookies)
+    app = create_app(competition, data_dir, secret, behind_proxy)
     worker = subprocess.Popen(
         [
             sys.executable, "-m", "arena.server.worker", str(competition_file),
@@ -80,8 +84,8 @@ def host(
     print(f"serving '{competition.title}' from {data_dir} at {url} (Ctrl-C stops)", flush=True)
     if address.is_loopback:
         console.print(
-            "only this machine can reach it: to open it to others, run behind a TLS reverse "
-            "proxy with --bind and --secure-cookies (README: Host a competition)",
+            "only this machine can reach it: to open it to others, put a TLS reverse proxy in "
+            "front and add --behind-proxy (README: Host a competition)",
             soft_wrap=True,
         )
     else:
@@ -94,7 +98,8 @@ def host(
         limit_concurrency=256,
         h11_max_incomplete_event_size=16 * 1024,
         server_header=False,
-        proxy_headers=False,
+        proxy_headers=behind_proxy,  # X-Forwarded-For only from the proxy on loopback
+        forwarded_allow_ips="127.0.0.1,::1",
     )
     server = uvicorn.Server(config)
     signal.signal(signal.SIGTERM, lambda *_: setattr(server, "should_exit", True))

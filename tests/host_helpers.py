@@ -60,8 +60,15 @@ def competition_text(deadline: str = "2030-01-01T00:00:00Z", **replace: str) -> 
 class HostProcess:
     """``arena host`` started as an organiser would (``--port 0``), stopped by its pid."""
 
-    def __init__(self, folder: Path, text: str | None = None, env: dict[str, str] | None = None):
+    def __init__(
+        self,
+        folder: Path,
+        text: str | None = None,
+        env: dict[str, str] | None = None,
+        options: tuple[str, ...] = (),
+    ) -> None:
         self.folder = folder
+        self.options = options  # more of arena host's options (--workers N)
         self.data = folder / "data"
         self.file = folder / "competition.toml"
         if text is not None or not self.file.exists():
@@ -74,7 +81,8 @@ class HostProcess:
     def start(self) -> HostProcess:
         log = (self.folder / "host-stderr.txt").open("ab")
         self.process = subprocess.Popen(
-            [ARENA, "host", str(self.file), "--data-dir", str(self.data), "--port", str(self.port)],
+            [ARENA, "host", str(self.file), "--data-dir", str(self.data), "--port", str(self.port),
+             *self.options],
             stdout=subprocess.PIPE, stderr=log, env=self.env, start_new_session=True,
         )  # fmt: skip
         assert self.process.stdout is not None

@@ -85,10 +85,17 @@ class Host:
         }
         self.streams = 0
         self.stopping = asyncio.Event()
+        threading.Thread(target=self.warm, name="warm-boards", daemon=True).start()
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(str(TEMPLATES / "host")),
             autoescape=True,
         )
+
+    def warm(self) -> None:
+        """Fold every board's stored matches in once at start (a long ladder takes a while:
+        pages show the rows so far meanwhile instead of waiting)."""
+        for live in self.boards.values():
+            live.update(self.store, self.accounts.voided())
 
     @property
     def store(self) -> ResultsStore:
@@ -153,10 +160,10 @@ def board(request: Request) -> Response:
     if live is None:
         return host.refuse(request, 404, "no such board")
     rows = live.rows(host.store, host.accounts.voided())
-    recent = host.store.results(live.tournament, details=False)[-20:][::-1]
+    recent = host.store.latest_results(live.tournament, 20)
     return host.page(
         request, "board.html", variant=variant, players=players, rows=rows, recent=recent,
-        live=True, voided=host.accounts.voided(),
+        live=True, voided=host.accounts.voided(), rated=live.matches,
     )  # fmt: skip
 
 

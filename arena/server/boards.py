@@ -33,22 +33,34 @@ class LiveBoard:
         self.position = 0
         self.voided: frozenset[int] = frozenset()
         self.matches = 0
+        self.shown: list[dict[str, Any]] = []
 
     def update(self, store: ResultsStore, voided: set[int]) -> Board:
         """The board with every stored match not in ``voided``."""
         with self.lock:
-            if not voided >= self.voided or any(v <= self.position for v in voided - self.voided):
-                self.board, self.position, self.matches = Board(), 0, 0  # a void: recompute
-            self.voided = frozenset(voided)
-            for match in store.tournament_results_after(self.tournament, self.position):
-                if match.match_id not in voided:
-                    self.board.add(match)
-                    self.matches += 1
-                self.position = match.match_id
-            return self.board
+            return self._update(store, voided)
+
+    def _update(self, store: ResultsStore, voided: set[int]) -> Board:
+        if not voided >= self.voided or any(v <= self.position for v in voided - self.voided):
+            self.board, self.position, self.matches = Board(), 0, 0  # a void: recompute
+        self.voided = frozenset(voided)
+        for match in store.tournament_results_after(self.tournament, self.position):
+            if match.match_id not in voided:
+                self.board.add(match)
+                self.matches += 1
+            self.position = match.match_id
+        return self.board
 
     def rows(self, store: ResultsStore, voided: set[int]) -> list[dict[str, Any]]:
-        return self.update(store, voided).rows()
+        """The board's rows; while another thread is folding matches in (a long ladder read
+        for the first time after a start), the rows of the last fold, without waiting."""
+        if not self.lock.acquire(blocking=False):
+            return self.shown
+        try:
+            self.shown = self._update(store, voided).rows()
+        finally:
+            self.lock.release()
+        return self.shown
 
 
 def final_rows(matches: list[MatchResult], voided: set[int]) -> list[dict[str, Any]]:

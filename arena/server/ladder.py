@@ -59,7 +59,10 @@ def next_table(
     return tuple(chosen[turn:] + chosen[:turn])
 
 
-def ladder_spec(competition: Competition, variant: str, players: int, wave: int) -> TournamentSpec:
+WAVE = 8  # in the tournament's description (its fingerprint): the same for every run
+
+
+def ladder_spec(competition: Competition, variant: str, players: int) -> TournamentSpec:
     return TournamentSpec(
         name=competition.ladder_name(variant, players),
         variant=variant,
@@ -69,7 +72,7 @@ def ladder_spec(competition: Competition, variant: str, players: int, wave: int)
         games=ENDLESS,
         seed=competition.seed,
         time_control=competition.time_control,
-        ladder_wave=wave,
+        ladder_wave=WAVE,
     )
 
 
@@ -88,8 +91,10 @@ class BoardLadder(TournamentRunner):
         pool: Callable[[], dict[str, str]],
         voided: Callable[[], set[int]],
         should_stop: Callable[[], bool],
+        wave: int = WAVE,
     ) -> None:
         self.pool = pool
+        self.wave = wave  # tables planned together: enough to keep the workers busy
         self.voided = voided
         self.known_voids: set[int] = set()
         super().__init__(
@@ -129,7 +134,7 @@ class BoardLadder(TournamentRunner):
         self.skipped.update(m.index for m in gone)
         todo = [m for m in todo if m not in gone]
         if not todo:
-            todo = self._plan(pool, max((m.index for m in planned), default=-1) + 1)
+            todo = self._plan(pool, max({m.index for m in planned} | done, default=-1) + 1)
             if not todo:
                 return False
         self.executor.run([self._task(m) for m in todo], self)
@@ -140,7 +145,7 @@ class BoardLadder(TournamentRunner):
         rng = random.Random(derive_seed(self.spec.seed, "competition-wave", start))
         games = Counter(self.games)
         wave = []
-        for index in range(start, start + self.spec.ladder_wave):
+        for index in range(start, start + self.wave):
             seats = next_table(pool, players, self.ratings, games, rng, index)
             if seats is None:
                 break

@@ -133,10 +133,11 @@ class Worker:
         pool = self.accounts.playing
         if len(set(pool().values())) < players:
             return None
-        spec = ladder_spec(self.competition, variant, players, max(2, 2 * self.workers))
+        spec = ladder_spec(self.competition, variant, players)
         ladder = BoardLadder(
-            spec, store, executor, self.data_dir, pool, self.accounts.voided, self.stop.is_set
-        )
+            spec, store, executor, self.data_dir, pool, self.accounts.voided, self.stop.is_set,
+            wave=max(2, 2 * self.workers),
+        )  # fmt: skip
         self.ladders[variant, players] = ladder
         log.info("ladder %s started", spec.name)
         return ladder

@@ -197,3 +197,14 @@ class Visitor:
                 return text
             time.sleep(0.5)
         raise AssertionError(f"{pattern!r} never showed on {path}: {text[-2000:]}")
+
+
+def wait_until(condition, what: str, seconds: float = 300.0):
+    """``condition()``'s value once it is true (a bounded loop: fails after ``seconds``)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        time.sleep(0.5)
+    raise AssertionError(f"never happened: {what}")

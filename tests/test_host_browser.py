@@ -12,8 +12,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests import test_browser
 from tests.host_helpers import PYTHON_BOT, HostProcess, competition_text
-from tests.test_browser import ARTIFACTS, CHROMIUM, LAUNCH
+from tests.test_browser import ARTIFACTS, CHROMIUM
 
 # The journeys follow one competition in order: one xdist worker runs them (--dist loadgroup).
 pytestmark = [
@@ -23,6 +24,7 @@ pytestmark = [
     pytest.mark.xdist_group("host-browser"),
 ]
 WAIT_MS = 300_000  # every wait is for a condition, bounded by this
+browser = test_browser.browser  # the same Chromium fixture as the site's tests
 
 
 @pytest.fixture(scope="module")
@@ -30,17 +32,6 @@ def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostProcess]:
     server = HostProcess(tmp_path_factory.mktemp("host-browser")).start()
     yield server
     server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="module")

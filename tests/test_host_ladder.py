@@ -8,7 +8,6 @@ final's table is the result."""
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from arena.server.accounts import Accounts
 from arena.server.boards import LiveBoard
 from arena.tournament.store import ResultsStore
 from leaderboards.standings import Board
-from tests.host_helpers import PYTHON_BOT, HostProcess, Visitor, competition_text
+from tests.host_helpers import PYTHON_BOT, HostProcess, Visitor, competition_text, wait_until
 
 # The tests follow one competition in order: one xdist worker runs them (--dist loadgroup).
 pytestmark = pytest.mark.xdist_group("host-ladder")
@@ -46,16 +45,6 @@ def cup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cup]:
 def stored(host: HostProcess, name: str = LADDER) -> list:
     with ResultsStore.reader(host.data) as store:
         return store.results(name, details=False)
-
-
-def wait_until(condition, what: str, seconds: float = 300.0):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = condition()
-        if found:
-            return found
-        time.sleep(0.5)
-    raise AssertionError(f"never happened: {what}")
 
 
 def test_upload_from_the_page_and_from_the_command_line(cup: Cup) -> None:

@@ -10,6 +10,7 @@ through Jinja2's autoescaping (or ``html.escape``), never raw.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 import logging
@@ -18,6 +19,7 @@ import secrets
 import shutil
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -137,6 +139,32 @@ def need_user(request: Request) -> User | Response:
     if request.url.path.startswith("/api/"):
         return JSONResponse({"error": "sign in: an API token is required"}, status_code=401)
     return RedirectResponse("/signin", status_code=303)
+
+
+def needs_user(handler: Callable[[Request, Host, User], Response]) -> Callable[..., Response]:
+    """A handler for signed-in users only; others go to the sign-in page (the API: 401)."""
+
+    @functools.wraps(handler)
+    def endpoint(request: Request) -> Response:
+        user = need_user(request)
+        if isinstance(user, Response):
+            return user
+        return handler(request, host_of(request), user)
+
+    return endpoint
+
+
+def admin_only(handler: Callable[[Request, Host, User], Response]) -> Callable[..., Response]:
+    """A handler for admins only; to anyone else the page does not exist."""
+
+    @functools.wraps(handler)
+    def endpoint(request: Request) -> Response:
+        found = _admin(request)
+        if isinstance(found, Response):
+            return found
+        return handler(request, *found)
+
+    return endpoint
 
 
 # ---------------------------------------------------------------- pages for everyone
@@ -271,12 +299,9 @@ def _log(host: Host, match_id: int) -> list[dict[str, Any]]:
     return lines
 
 
-def match_stderr(request: Request) -> Response:
+@needs_user
+def match_stderr(request: Request, host: Host, user: User) -> Response:
     """One seat's stderr of one match: its owner's and admins' only."""
-    host = host_of(request)
-    user = need_user(request)
-    if isinstance(user, Response):
-        return user
     found = _match(host, request.path_params["match_id"])
     seat = request.path_params["seat"]
     if (
@@ -379,22 +404,16 @@ def signout(request: Request) -> Response:
     return response
 
 
-def me(request: Request) -> Response:
-    host = host_of(request)
-    user = need_user(request)
-    if isinstance(user, Response):
-        return user
+@needs_user
+def me(request: Request, host: Host, user: User) -> Response:
     return host.page(
         request, "me.html", submissions=host.accounts.submissions(user)[::-1],
         tokens=host.accounts.tokens(user), new_token=None,
     )  # fmt: skip
 
 
-def new_token(request: Request) -> Response:
-    host = host_of(request)
-    user = need_user(request)
-    if isinstance(user, Response):
-        return user
+@needs_user
+def new_token(request: Request, host: Host, user: User) -> Response:
     token = host.accounts.new_token(user, str(form_of(request).get("label", "cli")) or "cli")
     log.info("token made by %s", user.name)
     return host.page(
@@ -403,11 +422,8 @@ def new_token(request: Request) -> Response:
     )  # fmt: skip
 
 
-def revoke_token(request: Request) -> Response:
-    host = host_of(request)
-    user = need_user(request)
-    if isinstance(user, Response):
-        return user
+@needs_user
+def revoke_token(request: Request, host: Host, user: User) -> Response:
     host.accounts.revoke_token(user, request.path_params["token_id"])
     return RedirectResponse("/me", status_code=303)
 
@@ -415,13 +431,10 @@ def revoke_token(request: Request) -> Response:
 # ---------------------------------------------------------------- submissions
 
 
-def upload(request: Request) -> Response:
+@needs_user
+def upload(request: Request, host: Host, user: User) -> Response:
     """A bot from the page (form) or the command line (token): unpacked safely now, so a
     refusal is immediate and stores nothing; validated in the background."""
-    host = host_of(request)
-    user = need_user(request)
-    if isinstance(user, Response):
-        return user
     form = form_of(request)
     api = request.url.path.startswith("/api/")
     bot = str(form.get("bot", ""))
@@ -540,42 +553,30 @@ def _admin(request: Request) -> tuple[Host, User] | Response:
     return host, user
 
 
-def admin(request: Request) -> Response:
-    found = _admin(request)
-    if isinstance(found, Response):
-        return found
-    host, _ = found
+@admin_only
+def admin(request: Request, host: Host, user: User) -> Response:
     return host.page(
         request, "admin.html", users=host.accounts.users(), submissions=host.accounts.submissions(),
         voided=sorted(host.accounts.voided()),
     )  # fmt: skip
 
 
-def admin_disable_submission(request: Request) -> Response:
-    found = _admin(request)
-    if isinstance(found, Response):
-        return found
-    host, user = found
+@admin_only
+def admin_disable_submission(request: Request, host: Host, user: User) -> Response:
     host.accounts.disable_submission(request.path_params["sid"])
     log.info("admin %s disabled submission %d", user.name, request.path_params["sid"])
     return RedirectResponse("/admin", status_code=303)
 
 
-def admin_disable_user(request: Request) -> Response:
-    found = _admin(request)
-    if isinstance(found, Response):
-        return found
-    host, user = found
+@admin_only
+def admin_disable_user(request: Request, host: Host, user: User) -> Response:
     host.accounts.disable_user(request.path_params["user_id"])
     log.info("admin %s disabled account %d", user.name, request.path_params["user_id"])
     return RedirectResponse("/admin", status_code=303)
 
 
-def admin_void(request: Request) -> Response:
-    found = _admin(request)
-    if isinstance(found, Response):
-        return found
-    host, user = found
+@admin_only
+def admin_void(request: Request, host: Host, user: User) -> Response:
     match_id = request.path_params["match_id"]
     if _match(host, match_id) is None:
         return host.refuse(request, 404, "no such match")
@@ -584,11 +585,8 @@ def admin_void(request: Request) -> Response:
     return RedirectResponse(f"/matches/{match_id}", status_code=303)
 
 
-def admin_export(request: Request) -> Response:
-    found = _admin(request)
-    if isinstance(found, Response):
-        return found
-    host, user = found
+@admin_only
+def admin_export(request: Request, host: Host, user: User) -> Response:
     names = [host.competition.ladder_name(*b) for b in host.competition.boards]
     names += [host.competition.final_name(*b) for b in host.competition.boards]
     voided = host.accounts.voided()

@@ -23,7 +23,6 @@ file (``arena.tournament.spec``), so a wrong key or value is one line naming its
 from __future__ import annotations
 
 import datetime
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
@@ -32,7 +31,13 @@ import msgspec
 
 from arena.referee.faults import TimeControl
 from arena.tournament.names import BadName, check_name
-from arena.tournament.spec import SpecError, TimeControlTable, check_time_control, explain
+from arena.tournament.spec import (
+    SpecError,
+    TimeControlTable,
+    check_time_control,
+    explain,
+    read_toml,
+)
 
 Count = Annotated[int, msgspec.Meta(ge=1)]
 
@@ -165,16 +170,7 @@ class Competition:
 
     @classmethod
     def from_toml(cls, path: Path) -> Competition:
-        try:
-            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise CompetitionError(f"{path}: no such file") from None
-        except IsADirectoryError:
-            raise CompetitionError(f"{path}: is a folder, not a competition file") from None
-        except (OSError, UnicodeDecodeError) as error:
-            raise CompetitionError(f"{path}: cannot be read ({error})") from None
-        except tomllib.TOMLDecodeError as error:
-            raise CompetitionError(f"{path}: not valid TOML: {error}") from None
+        data = read_toml(path, "a competition file", CompetitionError)
         try:
             return cls.from_dict(data)
         except CompetitionError as error:

@@ -21,9 +21,10 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import jinja2
+from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.datastructures import UploadFile
 from starlette.middleware import Middleware
@@ -65,6 +66,7 @@ from arena.tournament.forfeits import read_tail
 from arena.tournament.store import ResultsStore
 
 log = logging.getLogger("arena.host")
+T = TypeVar("T")
 TEMPLATES = Path(__file__).resolve().parents[2] / "leaderboards" / "templates"
 STATIC = Path(__file__).resolve().parents[2] / "leaderboards" / "static"
 EVENT_SECONDS = 0.5
@@ -86,12 +88,30 @@ class Host:
             board: LiveBoard(competition.ladder_name(*board)) for board in competition.boards
         }
         self.streams = 0
+        self.cache: dict[tuple, tuple[str, Any]] = {}
+        self.cache_lock = threading.Lock()
         self.stopping = asyncio.Event()
         threading.Thread(target=self.warm, name="warm-boards", daemon=True).start()
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(str(TEMPLATES / "host")),
             autoescape=True,
         )
+
+    def shared(self, key: tuple, make: Callable[[], tuple[T, bool]]) -> T:
+        """What ``make`` gives, made once per state of the stores (their files' signature)
+        and shared by every request until a match lands or an account changes: twenty
+        readers of one big board cost one rendering. ``make`` says whether its value is
+        whole (a board still folding in after a start is not kept)."""
+        now = signature(self.data_dir)
+        with self.cache_lock:
+            found = self.cache.get(key)
+        if found is not None and found[0] == now:
+            return found[1]
+        value, whole = make()
+        if whole:
+            with self.cache_lock:
+                self.cache[key] = (now, value)
+        return value
 
     def warm(self) -> None:
         """Fold every board's stored matches in once at start (a long ladder takes a while:
@@ -187,12 +207,21 @@ def board(request: Request) -> Response:
     live = host.boards.get((variant, players))
     if live is None:
         return host.refuse(request, 404, "no such board")
-    rows = live.rows(host.store, host.accounts.voided())
-    recent = host.store.latest_results(live.tournament, 20)
+
+    def content() -> tuple[Markup, bool]:
+        voided = host.accounts.voided()
+        rows = live.rows(host.store, voided)
+        recent = host.store.latest_results(live.tournament, 20)
+        html = host.env.get_template("_board_body.html").render(
+            variant=variant, players=players, rows=rows, recent=recent, voided=voided,
+            rated=live.matches,
+        )  # fmt: skip
+        return Markup(html), live.complete
+
+    body = host.shared(("board", variant, players), content)
     return host.page(
-        request, "board.html", variant=variant, players=players, rows=rows, recent=recent,
-        live=True, voided=host.accounts.voided(), rated=live.matches,
-    )  # fmt: skip
+        request, "board.html", variant=variant, players=players, content=body, live=True
+    )
 
 
 def _finals(host: Host) -> list[dict[str, Any]]:

@@ -34,6 +34,7 @@ class LiveBoard:
         self.voided: frozenset[int] = frozenset()
         self.matches = 0
         self.shown: list[dict[str, Any]] = []
+        self.complete = False  # whether ``shown`` holds every stored match (not mid-fold)
 
     def update(self, store: ResultsStore, voided: set[int]) -> Board:
         """The board with every stored match not in ``voided``."""
@@ -55,9 +56,11 @@ class LiveBoard:
         """The board's rows; while another thread is folding matches in (a long ladder read
         for the first time after a start), the rows of the last fold, without waiting."""
         if not self.lock.acquire(blocking=False):
+            self.complete = False
             return self.shown
         try:
             self.shown = self._update(store, voided).rows()
+            self.complete = True
         finally:
             self.lock.release()
         return self.shown

@@ -321,3 +321,17 @@ def test_no_traceback_reaches_a_page(tmp_path: Path) -> None:
         server.should_exit = True
         thread.join(30)
         logging.getLogger("arena.host").removeHandler(handler)
+
+
+def test_a_disabled_account_is_signed_out_everywhere(host: HostProcess) -> None:
+    larry = signed_up(host, "larry")
+    token = larry.token()
+    admin = host.admin("boss")
+    user = Accounts(host.data).user_named("larry")
+    assert user is not None
+    assert admin.post(f"/admin/users/{user.id}/disable", page="/admin").status_code == 303
+    assert larry.get("/me").status_code == 303  # its session ended
+    assert host.visitor().signin("larry").status_code == 401
+    api = host.visitor().get("/api/submissions/1", headers={"Authorization": f"Bearer {token}"})
+    assert api.status_code == 401
+    assert "admin boss disabled account" in (host.data / "server.log").read_text()

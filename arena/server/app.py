@@ -344,9 +344,9 @@ def match_stderr(request: Request, host: Host, user: User) -> Response:
     )
     seats = header.get("seats", [])
     path = seats[seat].get("stderr") if seat < len(seats) else None
-    text = read_tail((host.data_dir / path).resolve()) if path else ""
-    if path and host.data_dir.resolve() not in (host.data_dir / path).resolve().parents:
-        text = ""
+    file = (host.data_dir / path).resolve() if path else None
+    inside = file is not None and host.data_dir.resolve() in file.parents  # never elsewhere
+    text = read_tail(file) if inside else ""
     return PlainTextResponse(text or "(no stderr)")
 
 
@@ -544,10 +544,8 @@ def submission_code(request: Request) -> Response:
     if isinstance(found, Response):
         return found
     host, _, record = found
-    folder = (host.data_dir / record["upload"]).resolve()
-    while folder.name != "bot" and folder != host.data_dir:
-        folder = folder.parent
-    originals = list(folder.parent.glob("upload.*"))
+    kept = Path(record["upload"]).parts[:2]  # uploads/ID: the original beside its unpacking
+    originals = list(host.data_dir.joinpath(*kept).glob("upload.*")) if len(kept) == 2 else []
     if not originals:
         return host.refuse(request, 404, "the upload is no longer kept")
     return FileResponse(

@@ -335,3 +335,37 @@ def test_a_disabled_account_is_signed_out_everywhere(host: HostProcess) -> None:
     api = host.visitor().get("/api/submissions/1", headers={"Authorization": f"Bearer {token}"})
     assert api.status_code == 401
     assert "admin boss disabled account" in (host.data / "server.log").read_text()
+
+
+def test_invite_codes_closed_registration_and_the_daily_limit(tmp_path: Path) -> None:
+    from tests.host_helpers import competition_text
+
+    text = competition_text().replace('mode = "open"', 'mode = "invite"\ninvite_codes = ["s3cret"]')
+    text = text.replace("submissions_per_day = 6", "submissions_per_day = 1")
+    (tmp_path / "invite").mkdir()
+    host = HostProcess(tmp_path / "invite", text).start()
+    try:
+        guest = host.visitor()
+        fields = {"name": "guest", "password": "correct horse battery", "invite": "guess"}
+        answer = guest.post("/signup", fields, page="/signup")
+        assert answer.status_code == 400 and "invite code is not valid" in answer.text
+        assert rows(host, "users") == 0
+        assert (
+            guest.post("/signup", fields | {"invite": "s3cret"}, page="/signup").status_code == 303
+        )
+        assert guest.upload("one", "one.py", GOOD_BOT).status_code == 303
+        answer = guest.upload("two", "two.py", GOOD_BOT)
+        assert answer.status_code == 400 and "at most 1 submissions a day" in answer.text
+        assert rows(host, "submissions") == 1
+    finally:
+        host.stop()
+    (tmp_path / "closed").mkdir()
+    closed = HostProcess(tmp_path / "closed", competition_text().replace('"open"', '"closed"'))
+    closed.start()
+    try:
+        fields = {"name": "nobody", "password": "correct horse battery"}
+        answer = closed.visitor().post("/signup", fields, page="/signin")  # no form to fill
+        assert answer.status_code == 403 and "registration is closed" in answer.text
+        assert rows(closed, "users") == 0
+    finally:
+        closed.stop()

@@ -90,6 +90,7 @@ class Host:
         self.streams = 0
         self.cache: dict[tuple, tuple[str, Any]] = {}
         self.cache_lock = threading.Lock()
+        self.making: set[tuple] = set()  # keys a thread is making anew (one at a time)
         self.stopping = asyncio.Event()
         threading.Thread(target=self.warm, name="warm-boards", daemon=True).start()
         self.env = jinja2.Environment(
@@ -100,14 +101,20 @@ class Host:
     def shared(self, key: tuple, make: Callable[[], tuple[T, bool]]) -> T:
         """What ``make`` gives, made once per state of the stores (their files' signature)
         and shared by every request until a match lands or an account changes: twenty
-        readers of one big board cost one rendering. ``make`` says whether its value is
-        whole (a board still folding in after a start is not kept)."""
+        readers of one big board cost one rendering, and while one thread makes the new
+        one the others answer with the last (a page at most one change behind). ``make``
+        says whether its value is whole (a board still folding in after a start is not kept)."""
         now = signature(self.data_dir)
         with self.cache_lock:
             found = self.cache.get(key)
-        if found is not None and found[0] == now:
-            return found[1]
-        value, whole = make()
+            if found is not None and (found[0] == now or key in self.making):
+                return found[1]  # current, or the last one while another thread makes anew
+            self.making.add(key)
+        try:
+            value, whole = make()
+        finally:
+            with self.cache_lock:
+                self.making.discard(key)
         if whole:
             with self.cache_lock:
                 self.cache[key] = (now, value)
@@ -218,6 +225,15 @@ def board(request: Request) -> Response:
         )  # fmt: skip
         return Markup(html), live.complete
 
+    def page() -> tuple[bytes, bool]:
+        body, whole = content()
+        made = host.page(
+            request, "board.html", variant=variant, players=players, content=body, live=True
+        )
+        return bytes(made.body), whole
+
+    if signed_in(request) is None:  # every visitor's page is the same: made once per change
+        return HTMLResponse(host.shared(("board-page", variant, players), page))
     body = host.shared(("board", variant, players), content)
     return host.page(
         request, "board.html", variant=variant, players=players, content=body, live=True

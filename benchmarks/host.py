@@ -204,6 +204,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--skip-throughput", action="store_true")
+    parser.add_argument("--skip-latency", action="store_true")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="arena-host-bench-"))
     try:
@@ -217,6 +218,8 @@ def main() -> None:
                 f"arena host {served:.1f} matches/min ({100 * (served / cli - 1):+.0f} %)",
                 flush=True,
             )
+        if args.skip_latency:
+            return
         (folder / "big").mkdir()
         found = latency(folder / "big", args.bots, args.matches, args.clients, args.seconds)
         print(

@@ -158,7 +158,10 @@ def test_kill_9_loses_nothing_and_the_ladder_resumes(cup: Cup) -> None:
     cup.host.kill()
     kept = {r.match_id for r in stored(cup.host)}
     accounts_before = [(u.name, u.role) for u in Accounts(cup.host.data).users()]
+    half_done = cup.host.data / "uploads" / "killed-before-its-record"
+    (half_done / "bot").mkdir(parents=True)  # what a kill between unpacking and recording leaves
     cup.host.start()
+    assert not half_done.exists()
     assert [(u.name, u.role) for u in Accounts(cup.host.data).users()] == accounts_before
     assert cup.alice.signin("alice").status_code == 303
     wait_until(lambda: len(stored(cup.host)) > len(kept), "the ladder resumes")

@@ -92,6 +92,7 @@ class Host:
         self.cache_lock = threading.Lock()
         self.making: set[tuple] = set()  # keys a thread is making anew (one at a time)
         self.stopping = asyncio.Event()
+        self.sweep_uploads()
         threading.Thread(target=self.warm, name="warm-boards", daemon=True).start()
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(str(TEMPLATES / "host")),
@@ -119,6 +120,14 @@ class Host:
             with self.cache_lock:
                 self.cache[key] = (now, value)
         return value
+
+    def sweep_uploads(self) -> None:
+        """Remove what a kill left under uploads/ between unpacking an upload and recording
+        it (at start, when no upload is in flight): an upload no submission names."""
+        kept = {Path(s["upload"]).parts[1] for s in self.accounts.submissions() if s["upload"]}
+        for folder in (self.data_dir / "uploads").glob("*"):
+            if folder.name not in kept:
+                shutil.rmtree(folder, ignore_errors=True)
 
     def warm(self) -> None:
         """Fold every board's stored matches in once at start (a long ladder takes a while:

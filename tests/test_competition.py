@@ -74,3 +74,25 @@ def test_the_readme_shows_the_example_file() -> None:
     readme = (EXAMPLE.parents[1] / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Host a competition", 1)[1].split("\n## ", 1)[0]
     assert f"```toml\n{EXAMPLE.read_text(encoding='utf-8')}```" in section
+
+
+def test_tables_never_seat_two_bots_of_one_participant_and_favour_new_bots() -> None:
+    import random
+    from collections import Counter
+
+    import trueskill
+
+    from arena.server.ladder import next_table
+
+    pool = {"a.x@1": "a", "a.y@1": "a", "b.x@1": "b", "c.x@1": "c", "new.x@1": "new"}
+    settled = trueskill.Rating(25, 1)
+    ratings = {bot: settled for bot in pool if not bot.startswith("new")}
+    games = {bot: 50 for bot in ratings}
+    rng = random.Random(1)
+    seated: Counter[str] = Counter()
+    for index in range(400):
+        table = next_table(pool, 3, ratings, games, rng, index)
+        assert table is not None and len({pool[bot] for bot in table}) == 3
+        seated.update(table)
+    assert seated["new.x@1"] == max(seated.values())  # the uncertain newcomer plays most
+    assert next_table({"a.x@1": "a", "a.y@1": "a"}, 2, {}, {}, rng, 0) is None

@@ -96,3 +96,19 @@ def test_tables_never_seat_two_bots_of_one_participant_and_favour_new_bots() -> 
         seated.update(table)
     assert seated["new.x@1"] == max(seated.values())  # the uncertain newcomer plays most
     assert next_table({"a.x@1": "a", "a.y@1": "a"}, 2, {}, {}, rng, 0) is None
+
+
+def test_arena_host_on_a_busy_port_is_one_line(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [ARENA, "host", str(EXAMPLE), "--data-dir", str(tmp_path / "d"), "--port", str(port)],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and f"cannot listen on 127.0.0.1:{port}" in done.stderr
+    assert not (tmp_path / "d").exists()  # refused: nothing stored

@@ -56,9 +56,6 @@ def host(
         address = ipaddress.ip_address(bind)
     except ValueError:
         raise fail(f"--bind {bind}: give an IP address (127.0.0.1, 0.0.0.0, ...)") from None
-    ResultsStore(data_dir).close()  # created (or migrated) before anything reads it
-    setup_logging(data_dir)
-    secret = server_secret(data_dir)
     family = socket.AF_INET6 if address.version == 6 else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -70,6 +67,9 @@ def host(
             f"cannot listen on {bind}:{port}: {error.strerror or error}; choose another --port"
         ) from None
     sock.listen(128)
+    ResultsStore(data_dir).close()  # created (or migrated) before anything reads it
+    setup_logging(data_dir)
+    secret = server_secret(data_dir)
     app = create_app(competition, data_dir, secret, behind_proxy)
     worker = subprocess.Popen(
         [

@@ -50,6 +50,7 @@ HEADERS = [
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
     (b"referrer-policy", b"same-origin"),
+    (b"cache-control", b"no-store"),  # private pages (code, logs) never kept by a proxy
 ]
 
 

@@ -112,3 +112,22 @@ def test_arena_host_on_a_busy_port_is_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and f"cannot listen on 127.0.0.1:{port}" in done.stderr
     assert not (tmp_path / "d").exists()  # refused: nothing stored
+
+
+def test_the_first_admin_is_made_on_the_host_and_a_bad_one_stores_nothing(tmp_path: Path) -> None:
+    def admin(name: str, password: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [ARENA, "admin", "create", name, "--data-dir", str(tmp_path / "d"), "--password-stdin"],
+            input=password + "\n", capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+
+    for name, password in (("root", "short"), ("<b>", "long enough pw")):
+        refused = admin(name, password)
+        assert refused.returncode == 2 and refused.stderr.count("\n") == 1
+    assert not (tmp_path / "d").exists()
+    made = admin("root", "long enough pw")
+    assert made.returncode == 0 and "admin root created" in made.stdout
+    from arena.server.accounts import Accounts
+
+    user = Accounts(tmp_path / "d").user_named("root")
+    assert user is not None and user.admin

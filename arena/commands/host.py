@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from arena.commands.common import DATA_DIR, RUNTIME, DataDir, console, fail, warn
+from arena.commands.common import DATA_DIR, DataDir, console, fail, warn
 
 admin_app = typer.Typer(help="Manage a hosted competition's accounts (on the host).")
 
@@ -127,19 +127,30 @@ def create_admin(
     ] = False,
 ) -> None:
     """Make an admin account (or make an existing account admin), on the host."""
-    from arena.server.accounts import AccountError, Accounts
+    from arena.server.accounts import (
+        FILE_NAME,
+        MAX_PASSWORD,
+        MIN_PASSWORD,
+        AccountError,
+        Accounts,
+        check_account_name,
+    )
 
-    accounts = Accounts(data_dir)
-    if accounts.user_named(name) is not None:
-        accounts.set_role(name, "admin")
-        console.print(f"{name} is now an admin")
-        return
-    if password_stdin:
-        password = sys.stdin.readline().rstrip("\n")
-    else:
-        password = typer.prompt("password", hide_input=True, confirmation_prompt=True)
-    try:
-        accounts.create_user(name, password, role="admin")
+    if (Path(data_dir) / FILE_NAME).exists():
+        accounts = Accounts(data_dir)
+        if accounts.user_named(name) is not None:
+            accounts.set_role(name, "admin")
+            console.print(f"{name} is now an admin")
+            return
+    try:  # checked before anything is written: a refusal leaves no trace
+        check_account_name(name)
+        if password_stdin:
+            password = sys.stdin.readline().rstrip("\n")
+        else:
+            password = typer.prompt("password", hide_input=True, confirmation_prompt=True)
+        if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+            raise AccountError(f"a password is {MIN_PASSWORD}-{MAX_PASSWORD} characters")
+        Accounts(data_dir).create_user(name, password, role="admin")
     except AccountError as error:
-        raise fail(str(error), RUNTIME if "taken" in str(error) else 2) from None
+        raise fail(str(error)) from None
     console.print(f"admin {name} created")

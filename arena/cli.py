@@ -21,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.commands import bots as bots_commands
+from arena.commands import host as host_commands
 from arena.commands import store as store_commands
 from arena.commands import tournaments as tournament_commands
 from arena.commands.botargs import bot_entries, check_startable
@@ -530,11 +531,24 @@ def submit(
     ] = None,
     games: Annotated[int, typer.Option(help="validation games per variant", min=1)] = 2,
     data_dir: DataDir = DATA_DIR,
+    server: Annotated[
+        str | None, typer.Option(help="a hosted competition's URL: upload --file there")
+    ] = None,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            help="your API token for --server (its account page makes one)", envvar="ARENA_TOKEN"
+        ),
+    ] = None,
 ) -> None:
     """Validate a bot against the random bot and register it (again: a new version).
 
     The validation games run exactly as a tournament will: the same sandbox, the
-    data folder protected. Names: letters, digits, '-', '_', '.'."""
+    data folder protected. Names: letters, digits, '-', '_', '.'. With --server, the
+    bot is uploaded to a hosted competition and validated there."""
+    if server is not None:
+        submit_to_server(name, file, server, token, plugin or cmd)
+        return
     try:
         check_name(name)  # before the data folder is touched
     except BadName as error:
@@ -553,6 +567,25 @@ def submit(
         f"registered {done.name}@{done.version} ({done.kind}) for "
         f"{', '.join(done.variants)} after {done.validation_games} validation games"
     )
+
+
+def submit_to_server(
+    name: str, file: Path | None, server: str, token: str | None, other: str | None
+) -> None:
+    """``arena submit --server``: upload, wait for validation, one line either way."""
+    from arena.server.client import ClientError, submit_remote
+
+    if file is None or other is not None:
+        raise fail("--server uploads a --file (a .py, a folder with bot.py, or an archive)")
+    if not token:
+        raise fail("--server needs --token (or ARENA_TOKEN): make one on your account page")
+    try:
+        status = submit_remote(server, token, name, file)
+    except ClientError as error:
+        raise fail(str(error), RUNTIME) from None
+    if status["status"] != "ok":
+        raise fail(f"rejected: {status.get('reason') or status['status']}")
+    console.print(f"registered {status['label']} on {server} after validation")
 
 
 @app.command()
@@ -662,6 +695,8 @@ def site(
 app.command()(serve)
 app.command()(view)
 app.command()(doctor)
+app.command()(host_commands.host)
+app.add_typer(host_commands.admin_app, name="admin")
 app.add_typer(store_commands.app, name="store")
 
 

@@ -235,22 +235,28 @@ class TournamentSpec:
 
     @classmethod
     def from_toml(cls, path: Path) -> TournamentSpec:
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise SpecError(f"{path}: no such file") from None
-        except IsADirectoryError:
-            raise SpecError(f"{path}: is a folder, not a tournament file") from None
-        except (OSError, UnicodeDecodeError) as error:
-            raise SpecError(f"{path}: cannot be read ({error})") from None
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as error:
-            raise SpecError(f"{path}: not valid TOML: {error}") from None
+        data = read_toml(path, "a tournament file")
         try:
             return cls.from_dict(data)
         except SpecError as error:
             raise SpecError(f"{path}: {error}") from None
+
+
+def read_toml(path: Path, what: str, error: type[ValueError] = SpecError) -> dict[str, Any]:
+    """The table a TOML file holds (a tournament or competition file), or ``error`` in one
+    line saying why it cannot be read."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise error(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise error(f"{path}: is a folder, not {what}") from None
+    except (OSError, UnicodeDecodeError) as problem:
+        raise error(f"{path}: cannot be read ({problem})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as problem:
+        raise error(f"{path}: not valid TOML: {problem}") from None
 
 
 def check_time_control(tc: TimeControl) -> None:

@@ -928,6 +928,29 @@ class ResultsStore:
         """The variant's matches that sort after ``position``, in rating order (no details)."""
         return self._results_query(" WHERE m.variant = ? AND m.id > ?", (variant, position), False)
 
+    @_translated
+    def match_result(self, match_id: int) -> MatchResult | None:
+        """One stored match with its details, or None."""
+        found = self._results_query(" WHERE m.id = ?", (match_id,))
+        return found[0] if found else None
+
+    @_translated
+    def latest_results(self, tournament: str, count: int) -> list[MatchResult]:
+        """A tournament's ``count`` newest matches by schedule index, newest first (no
+        details): a page of recent matches without reading them all."""
+        where = (
+            " WHERE m.id IN (SELECT m2.id FROM matches m2 JOIN tournaments t2"
+            " ON t2.id = m2.tournament_id WHERE t2.name = ? ORDER BY m2.idx DESC LIMIT ?)"
+        )
+        return self._results_query(where, (tournament, count), False)[::-1]
+
+    @_translated
+    def tournament_results_after(self, tournament: str, position: int) -> list[MatchResult]:
+        """A tournament's matches whose id is after ``position``, in rating order (no
+        details): a competition's boards fold in only what is new since their last read."""
+        where = " WHERE t.name = ? AND m.id > ?"
+        return self._results_query(where, (tournament, position), False)
+
     def save_rating_checkpoints(
         self,
         checkpoints: Sequence[StoredCheckpoint],

@@ -1,0 +1,156 @@
+"""``arena host COMPETITION.toml``: serve a competition (accounts, uploads, a continuous
+ladder) from a data folder; ``arena admin create NAME``: the first admin, on the host."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from arena.commands.common import DATA_DIR, DataDir, console, fail, warn
+
+admin_app = typer.Typer(help="Manage a hosted competition's accounts (on the host).")
+
+
+def host(
+    competition_file: Annotated[Path, typer.Argument(help="the competition file (TOML)")],
+    data_dir: DataDir = DATA_DIR,
+    bind: Annotated[
+        str, typer.Option(help="address to listen on (0.0.0.0: every interface; see README)")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port (0: any free port)")] = 8080,
+    workers: Annotated[int, typer.Option(help="local match workers", min=1)] = 1,
+    ray: Annotated[
+        str | None, typer.Option(help="play the matches on Ray (an address, or 'local')")
+    ] = None,
+    behind_proxy: Annotated[
+        bool,
+        typer.Option(
+            help="behind a TLS reverse proxy on this machine: trust its X-Forwarded-For "
+            "(rate limits per real address) and mark cookies Secure"
+        ),
+    ] = False,
+) -> None:
+    """Serve a competition: sign-ups, uploads, validation, a ladder that never stops."""
+    import uvicorn
+
+    from arena.server.app import create_app, server_secret
+    from arena.server.competition import Competition, CompetitionError
+    from arena.server.logs import setup_logging
+    from arena.tournament.store import ResultsStore
+
+    try:
+        competition = Competition.from_toml(competition_file)
+    except CompetitionError as error:
+        raise fail(str(error)) from None
+    if not 0 <= port <= 65535:
+        raise fail("--port is 0 to 65535")
+    try:
+        address = ipaddress.ip_address(bind)
+    except ValueError:
+        raise fail(f"--bind {bind}: give an IP address (127.0.0.1, 0.0.0.0, ...)") from None
+    family = socket.AF_INET6 if address.version == 6 else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((bind, port))
+    except OSError as error:
+        sock.close()
+        raise fail(
+            f"cannot listen on {bind}:{port}: {error.strerror or error}; choose another --port"
+        ) from None
+    sock.listen(128)
+    ResultsStore(data_dir).close()  # created (or migrated) before anything reads it
+    setup_logging(data_dir)
+    secret = server_secret(data_dir)
+    app = create_app(competition, data_dir, secret, behind_proxy)
+    worker = subprocess.Popen(
+        [
+            sys.executable, "-m", "arena.server.worker", str(competition_file),
+            "--data-dir", str(data_dir), "--workers", str(workers), "--parent", str(os.getpid()),
+            *(["--ray", ray] if ray else []),
+        ],
+        start_new_session=True,
+    )  # fmt: skip
+    shown = f"[{bind}]" if address.version == 6 else bind
+    url = f"http://{shown}:{sock.getsockname()[1]}/"
+    print(f"serving '{competition.title}' from {data_dir} at {url} (Ctrl-C stops)", flush=True)
+    if address.is_loopback:
+        console.print(
+            "only this machine can reach it: to open it to others, put a TLS reverse proxy in "
+            "front and add --behind-proxy (README: Host a competition)",
+            soft_wrap=True,
+        )
+    else:
+        warn(f"listening on {bind}: put a TLS reverse proxy in front (README: Host a competition)")
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        timeout_keep_alive=5,
+        timeout_graceful_shutdown=3,
+        limit_concurrency=256,
+        h11_max_incomplete_event_size=16 * 1024,
+        server_header=False,
+        proxy_headers=behind_proxy,  # X-Forwarded-For only from the proxy on loopback
+        forwarded_allow_ips="127.0.0.1,::1",
+    )
+    server = uvicorn.Server(config)
+    signal.signal(signal.SIGTERM, lambda *_: setattr(server, "should_exit", True))
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass
+    finally:
+        app.state.host.stopping.set()
+        worker.terminate()
+        try:
+            worker.wait(30)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()
+    console.print("stopped")
+
+
+@admin_app.command("create")
+def create_admin(
+    name: Annotated[str, typer.Argument(help="the admin's account name")],
+    data_dir: DataDir = DATA_DIR,
+    password_stdin: Annotated[
+        bool, typer.Option("--password-stdin", help="read the password from stdin")
+    ] = False,
+) -> None:
+    """Make an admin account (or make an existing account admin), on the host."""
+    from arena.server.accounts import (
+        FILE_NAME,
+        MAX_PASSWORD,
+        MIN_PASSWORD,
+        AccountError,
+        Accounts,
+        check_account_name,
+    )
+
+    if (Path(data_dir) / FILE_NAME).exists():
+        accounts = Accounts(data_dir)
+        if accounts.user_named(name) is not None:
+            accounts.set_role(name, "admin")
+            console.print(f"{name} is now an admin")
+            return
+    try:  # checked before anything is written: a refusal leaves no trace
+        check_account_name(name)
+        if password_stdin:
+            password = sys.stdin.readline().rstrip("\n")
+        else:
+            password = typer.prompt("password", hide_input=True, confirmation_prompt=True)
+        if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+            raise AccountError(f"a password is {MIN_PASSWORD}-{MAX_PASSWORD} characters")
+        Accounts(data_dir).create_user(name, password, role="admin")
+    except AccountError as error:
+        raise fail(str(error)) from None
+    console.print(f"admin {name} created")

@@ -1,0 +1,2 @@
+"""``arena host``: a competition server (accounts, uploads, a continuous ladder) as one
+Starlette application served by uvicorn."""

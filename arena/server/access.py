@@ -1,0 +1,38 @@
+"""Who sees what, decided here and nowhere else.
+
+A participant sees their own submissions (code, validation reason and stderr,
+versions) and their own bots' per-match stderr logs; everyone sees names,
+ratings and what the competition file makes public (replays, bot pages); an
+admin sees everything. A page refused for privacy answers 404, as if the thing
+did not exist, so ids cannot be probed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.server.accounts import User
+from arena.server.competition import Competition
+
+
+def owns(user: User | None, owner: str) -> bool:
+    return user is not None and (user.admin or user.name == owner)
+
+
+def sees_submission(user: User | None, submission: dict[str, Any]) -> bool:
+    """Code, validation reason and stderr, versions: the owner's and admins' only."""
+    return user is not None and (user.admin or submission["user_id"] == user.id)
+
+
+def sees_replays(user: User | None, competition: Competition) -> bool:
+    """Match pages (moves and results, never another's stderr) as the file allows;
+    ``owners``: only matches the visitor's bots played (checked with ``plays_in``)."""
+    return competition.visibility.replays == "public" or user is not None
+
+
+def plays_in(user: User | None, owners: list[str | None]) -> bool:
+    return user is not None and (user.admin or user.name in owners)
+
+
+def sees_bot_pages(user: User | None, competition: Competition) -> bool:
+    return competition.visibility.bot_pages == "public" or user is not None

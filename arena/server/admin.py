@@ -1,0 +1,66 @@
+"""Admins: disable a bot or an account, void a match, export every result."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+
+from arena.server.accounts import User
+from arena.server.host import Host, admin_only, log
+from arena.server.pages import competition_match
+
+
+@admin_only
+def admin(request: Request, host: Host, user: User) -> Response:
+    return host.page(
+        request, "admin.html", users=host.accounts.users(), submissions=host.accounts.submissions(),
+        voided=sorted(host.accounts.voided()),
+    )  # fmt: skip
+
+
+@admin_only
+def admin_disable_submission(request: Request, host: Host, user: User) -> Response:
+    host.accounts.disable_submission(request.path_params["sid"])
+    log.info("admin %s disabled submission %d", user.name, request.path_params["sid"])
+    return RedirectResponse("/admin", status_code=303)
+
+
+@admin_only
+def admin_disable_user(request: Request, host: Host, user: User) -> Response:
+    host.accounts.disable_user(request.path_params["user_id"])
+    log.info("admin %s disabled account %d", user.name, request.path_params["user_id"])
+    return RedirectResponse("/admin", status_code=303)
+
+
+@admin_only
+def admin_void(request: Request, host: Host, user: User) -> Response:
+    match_id = request.path_params["match_id"]
+    if competition_match(host, match_id) is None:
+        return host.refuse(request, 404, "no such match")
+    host.accounts.void(match_id, user)
+    log.info("admin %s voided match %d", user.name, match_id)
+    return RedirectResponse(f"/matches/{match_id}", status_code=303)
+
+
+@admin_only
+def admin_export(request: Request, host: Host, user: User) -> Response:
+    names = [host.competition.ladder_name(*b) for b in host.competition.boards]
+    names += [host.competition.final_name(*b) for b in host.competition.boards]
+    voided = host.accounts.voided()
+    matches = []
+    for name in names:
+        for result in host.store.results(name, details=False):
+            matches.append(
+                {
+                    "match_id": result.match_id,
+                    "tournament": name,
+                    "variant": result.variant,
+                    "bots": list(result.bots),
+                    "scores": list(result.scores),
+                    "ranks": list(result.ranks),
+                    "faults": list(result.faults),
+                    "voided": result.match_id in voided,
+                }
+            )
+    log.info("admin %s exported %d matches", user.name, len(matches))
+    return JSONResponse({"competition": host.competition.name, "matches": matches})

@@ -1,0 +1,204 @@
+"""What a hosted competition is: the competition file, typed and checked like a tournament
+file (``arena.tournament.spec``), so a wrong key or value is one line naming its path::
+
+    name = "autumn-2026"            # the key its ladders and final are stored under
+    title = "Autumn bots 2026"
+    seed = 1
+    [[ranked]]                      # one ladder per variant and player count
+    variant = "usa"
+    players = [2, 4]
+    [time_control]
+    move_ms = 1000
+    [limits]
+    upload_bytes = 5_000_000
+    [registration]
+    mode = "open"                   # open | invite | closed
+    [visibility]
+    replays = "public"              # public | participants | owners
+    [final]
+    deadline = 2026-12-01T00:00:00Z
+    top = 8
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Literal
+
+import msgspec
+
+from arena.referee.faults import TimeControl
+from arena.tournament.names import BadName, check_name
+from arena.tournament.spec import (
+    SpecError,
+    TimeControlTable,
+    check_time_control,
+    explain,
+    read_toml,
+)
+
+Count = Annotated[int, msgspec.Meta(ge=1)]
+
+
+class CompetitionError(ValueError):
+    """A competition file that cannot be served; the message is one line saying why."""
+
+
+class RankedTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """A variant ranked by the ladder, at one or more player counts (a board each)."""
+
+    variant: str
+    players: list[Annotated[int, msgspec.Meta(ge=2)]] = msgspec.field(default_factory=lambda: [2])
+
+
+class LimitsTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """What one upload and one participant may take: the server's disk and CPU are shared."""
+
+    upload_bytes: Count = 5 * 2**20  # the archive or file as sent
+    unpacked_bytes: Count = 50 * 2**20  # what an archive may unpack to
+    files: Count = 500  # files in an archive
+    ratio: Count = 100  # unpacked bytes per archive byte (a bomb is refused while unpacking)
+    submissions_per_day: Count = 20  # per participant, over the last 24 hours
+    active_bots: Count = 2  # versions of a participant that play at once
+    validation_games: Count = 2  # per variant, against the random bot
+    signups_per_address: Count = 10  # new accounts from one address per 15 minutes
+
+
+class RegistrationTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    mode: Literal["open", "invite", "closed"] = "open"
+    invite_codes: list[str] = []
+
+
+class VisibilityTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """What a visitor sees beyond names and ratings (owners see their own; admins, all)."""
+
+    replays: Literal["public", "participants", "owners"] = "public"
+    bot_pages: Literal["public", "participants"] = "public"
+
+
+class FinalTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """At the deadline submissions close and the top bots of each board play it out."""
+
+    deadline: datetime.datetime | None = None
+    format: Literal["round-robin", "duplicate"] = "round-robin"
+    top: Annotated[int, msgspec.Meta(ge=2)] = 8
+    games: Count = 2
+
+
+class CompetitionFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    name: str
+    title: str
+    ranked: list[RankedTable]
+    seed: int = 0
+    time_control: TimeControlTable = TimeControlTable()
+    limits: LimitsTable = LimitsTable()
+    registration: RegistrationTable = RegistrationTable()
+    visibility: VisibilityTable = VisibilityTable()
+    final: FinalTable = FinalTable()
+
+
+@dataclass(frozen=True)
+class Competition:
+    """A checked competition file; ``boards`` are its (variant, players) ladders."""
+
+    name: str
+    title: str
+    boards: tuple[tuple[str, int], ...]
+    seed: int
+    time_control: TimeControl
+    limits: LimitsTable
+    registration: RegistrationTable
+    visibility: VisibilityTable
+    final: FinalTable
+
+    def ladder_name(self, variant: str, players: int) -> str:
+        return f"{self.name}-{variant}-{players}p"
+
+    def final_name(self, variant: str, players: int) -> str:
+        return f"{self.name}-final-{variant}-{players}p"
+
+    def closed(self, now: datetime.datetime | None = None) -> bool:
+        """Whether the deadline has passed: no more submissions, the final plays."""
+        deadline = self.final.deadline
+        now = now or datetime.datetime.now(datetime.UTC)
+        return deadline is not None and now >= deadline
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Competition:
+        try:
+            typed = msgspec.convert(data, CompetitionFile)
+        except msgspec.ValidationError as error:
+            raise CompetitionError(explain(str(error), CompetitionFile, data)) from None
+        try:
+            check_name(typed.name, "competition name")
+        except BadName as error:
+            raise CompetitionError(str(error)) from None
+        if not typed.title.strip():
+            raise CompetitionError("title: give the competition a title")
+        if not typed.ranked:
+            raise CompetitionError("ranked: name at least one variant to rank")
+        boards = _boards(typed.ranked)
+        time_control = TimeControl(**msgspec.structs.asdict(typed.time_control))
+        try:
+            check_time_control(time_control)
+        except SpecError as error:
+            raise CompetitionError(str(error)) from None
+        limits = typed.limits
+        if limits.unpacked_bytes < limits.upload_bytes:
+            raise CompetitionError("limits.unpacked_bytes: must be at least limits.upload_bytes")
+        registration = typed.registration
+        if registration.mode == "invite" and not registration.invite_codes:
+            raise CompetitionError("registration.invite_codes: invite mode needs at least one code")
+        deadline = typed.final.deadline
+        if deadline is not None and deadline.tzinfo is None:
+            raise CompetitionError(
+                "final.deadline: give a time zone (2026-12-01T00:00:00Z), not a local time"
+            )
+        return cls(
+            typed.name,
+            typed.title,
+            boards,
+            typed.seed,
+            time_control,
+            limits,
+            registration,
+            typed.visibility,
+            typed.final,
+        )
+
+    @classmethod
+    def from_toml(cls, path: Path) -> Competition:
+        data = read_toml(path, "a competition file", CompetitionError)
+        try:
+            return cls.from_dict(data)
+        except CompetitionError as error:
+            raise CompetitionError(f"{path}: {error}") from None
+
+
+def _boards(ranked: list[RankedTable]) -> tuple[tuple[str, int], ...]:
+    """Every (variant, players) ladder, checked against the variants installed."""
+    from arena.variants import get_variant
+
+    boards: list[tuple[str, int]] = []
+    for index, table in enumerate(ranked):
+        where = f"ranked[{index}]"
+        try:
+            variant = get_variant(table.variant)
+        except KeyError as error:
+            raise CompetitionError(f"{where}.variant: {error.args[0]}") from None
+        if not variant.playable:
+            raise CompetitionError(f"{where}.variant: '{table.variant}' cannot be played yet")
+        if not table.players:
+            raise CompetitionError(f"{where}.players: give at least one player count")
+        for count in table.players:
+            if not variant.min_players <= count <= variant.max_players:
+                raise CompetitionError(
+                    f"{where}.players: {variant.name} is played by "
+                    f"{variant.min_players}-{variant.max_players} players, not {count}"
+                )
+            if (table.variant, count) in boards:
+                raise CompetitionError(f"{where}: {table.variant} with {count} players twice")
+            boards.append((table.variant, count))
+    return tuple(boards)

@@ -1,0 +1,203 @@
+"""What every handler shares: the competition, its data folder and stores (``Host``), who
+is asking (``needs_user``, ``admin_only``), what a live page compares (``signature``)."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hashlib
+import logging
+import os
+import secrets
+import shutil
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import jinja2
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+
+from arena.server.accounts import Accounts, User
+from arena.server.boards import LiveBoard
+from arena.server.competition import Competition
+from arena.tournament.store import ResultsStore
+
+log = logging.getLogger("arena.host")
+T = TypeVar("T")
+TEMPLATES = Path(__file__).resolve().parents[2] / "leaderboards" / "templates"
+STATIC = Path(__file__).resolve().parents[2] / "leaderboards" / "static"
+EVENT_SECONDS = 0.5
+STREAM_SECONDS = 300.0  # an event stream ends after this; the browser opens a new one
+MAX_STREAMS = 64
+
+
+class Host:
+    """What the handlers share: the competition, the data folder, the stores."""
+
+    def __init__(self, competition: Competition, data_dir: Path, secret: bytes, secure: bool):
+        self.competition = competition
+        self.data_dir = Path(data_dir)
+        self.accounts = Accounts(self.data_dir)
+        self.secret = secret
+        self.secure = secure
+        self.local = threading.local()
+        self.boards = {
+            board: LiveBoard(competition.ladder_name(*board)) for board in competition.boards
+        }
+        self.streams = 0
+        self.cache: dict[tuple, tuple[str, Any]] = {}
+        self.cache_lock = threading.Lock()
+        self.making: set[tuple] = set()  # keys a thread is making anew (one at a time)
+        self.stopping = asyncio.Event()
+        self.sweep_uploads()
+        threading.Thread(target=self.warm, name="warm-boards", daemon=True).start()
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(TEMPLATES / "host")),
+            autoescape=True,
+        )
+
+    def shared(self, key: tuple, make: Callable[[], tuple[T, bool]]) -> T:
+        """What ``make`` gives, made once per state of the stores (their files' signature)
+        and shared by every request until a match lands or an account changes: twenty
+        readers of one big board cost one rendering, and while one thread makes the new
+        one the others answer with the last (a page at most one change behind). ``make``
+        says whether its value is whole (a board still folding in after a start is not kept)."""
+        now = signature(self.data_dir)
+        with self.cache_lock:
+            found = self.cache.get(key)
+            if found is not None and (found[0] == now or key in self.making):
+                return found[1]  # current, or the last one while another thread makes anew
+            self.making.add(key)
+        try:
+            value, whole = make()
+        finally:
+            with self.cache_lock:
+                self.making.discard(key)
+        if whole:
+            with self.cache_lock:
+                self.cache[key] = (now, value)
+        return value
+
+    def sweep_uploads(self) -> None:
+        """Remove what a kill left under uploads/ between unpacking an upload and recording
+        it (at start, when no upload is in flight): an upload no submission names."""
+        kept = {Path(s["upload"]).parts[1] for s in self.accounts.submissions() if s["upload"]}
+        for folder in (self.data_dir / "uploads").glob("*"):
+            if folder.name not in kept:
+                shutil.rmtree(folder, ignore_errors=True)
+
+    def warm(self) -> None:
+        """Fold every board's stored matches in once at start (a long ladder takes a while:
+        pages show the rows so far meanwhile instead of waiting)."""
+        for live in self.boards.values():
+            live.update(self.store, self.accounts.voided())
+
+    @property
+    def store(self) -> ResultsStore:
+        store = getattr(self.local, "store", None)
+        if store is None:
+            store = self.local.store = ResultsStore.reader(self.data_dir)
+        return store
+
+    def page(self, request: Request, template: str, status: int = 200, **context: Any) -> Response:
+        closed = self.competition.closed()
+        body = self.env.get_template(template).render(
+            competition=self.competition,
+            user=request.state.user,
+            csrf=request.state.csrf,
+            boards=self.competition.boards,
+            closed=closed,
+            live=f"/events?since={signature(self.data_dir)}" if context.pop("live", False) else "",
+            **context,
+        )
+        return HTMLResponse(body, status_code=status)
+
+    def refuse(self, request: Request, status: int, message: str) -> Response:
+        return self.page(request, "message.html", status=status, message=message)
+
+
+def host_of(request: Request) -> Host:
+    return request.app.state.host
+
+
+def signed_in(request: Request) -> User | None:
+    return request.state.user
+
+
+def need_user(request: Request) -> User | Response:
+    """The signed-in user, or where to go instead (sign-in page; 401 for the API)."""
+    user = signed_in(request)
+    if user is not None:
+        return user
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": "sign in: an API token is required"}, status_code=401)
+    return RedirectResponse("/signin", status_code=303)
+
+
+def needs_user(handler: Callable[[Request, Host, User], Response]) -> Callable[..., Response]:
+    """A handler for signed-in users only; others go to the sign-in page (the API: 401)."""
+
+    @functools.wraps(handler)
+    def endpoint(request: Request) -> Response:
+        user = need_user(request)
+        if isinstance(user, Response):
+            return user
+        return handler(request, host_of(request), user)
+
+    return endpoint
+
+
+def admin_only(handler: Callable[[Request, Host, User], Response]) -> Callable[..., Response]:
+    """A handler for admins only; to anyone else the page does not exist."""
+
+    @functools.wraps(handler)
+    def endpoint(request: Request) -> Response:
+        found = _admin(request)
+        if isinstance(found, Response):
+            return found
+        return handler(request, *found)
+
+    return endpoint
+
+
+def _admin(request: Request) -> tuple[Host, User] | Response:
+    host = host_of(request)
+    user = need_user(request)
+    if isinstance(user, Response):
+        return user
+    if not user.admin:
+        return host.refuse(request, 404, "no such page")
+    return host, user
+
+
+def signature(data_dir: Path) -> str:
+    """What the stores' files look like now (sizes and times): it changes when a match
+    lands or an account, upload or validation changes; no SQLite read."""
+    found: list[tuple[int, int] | None] = []
+    for name in ("results.sqlite", "results.sqlite-wal", "accounts.sqlite", "accounts.sqlite-wal"):
+        try:
+            stat = (data_dir / name).stat()
+            found.append((stat.st_size, stat.st_mtime_ns))
+        except OSError:
+            found.append(None)
+    return hashlib.sha256(repr(found).encode()).hexdigest()[:16]
+
+
+def server_secret(data_dir: Path) -> bytes:
+    """The key cookies are signed with, made once and kept in the data folder (0600)."""
+    path = Path(data_dir) / "server-secret"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        pass
+    else:
+        with os.fdopen(fd, "wb") as out:
+            out.write(secrets.token_bytes(32))
+            out.flush()
+            os.fsync(out.fileno())
+    secret = path.read_bytes()
+    if len(secret) < 32:
+        raise ValueError(f"{path} is damaged (shorter than 32 bytes): remove it to make a new one")
+    return secret

@@ -1,0 +1,278 @@
+"""The web stack's middleware: error pages, request limits, who is asking, CSRF.
+
+Each is a plain ASGI middleware, so no handler has to remember them:
+
+- ``ErrorPages``: no traceback reaches a page. An unexpected error answers a short
+  page with an id; the traceback goes to the server's log under that id. Security
+  headers (CSP without inline script, nosniff, no framing) go on every answer.
+- ``Limits``: a body larger than allowed is refused (413) by its Content-Length or
+  as soon as it grows past it; a body that trickles is cut off (408) after
+  ``BODY_SECONDS``, so a slow client holds a connection for a bounded time.
+- ``Identify``: the user of a Bearer token (the command line: cookies are then
+  ignored) or of a signed session cookie; visitors without a session get a CSRF
+  seed cookie, from which their forms' token is derived (sign-up, sign-in).
+- ``CsrfForms``: every unsafe request made with cookies must carry the form field
+  ``csrf`` matching the session's (or seed's) token; the parsed form is handed on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import html
+import logging
+import os
+import secrets
+import time
+from http.cookies import SimpleCookie
+from typing import Any
+
+from starlette.datastructures import FormData
+from starlette.formparsers import MultiPartException
+from starlette.requests import Request
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from arena.server.accounts import Accounts
+
+log = logging.getLogger("arena.host")
+SESSION_COOKIE = "arena_session"
+SEED_COOKIE = "arena_csrf"
+# A request body must arrive within this (ARENA_HOST_BODY_SECONDS: shorter, for tests).
+BODY_SECONDS = float(os.environ.get("ARENA_HOST_BODY_SECONDS", "30"))
+FORM_BYTES = 64 * 1024  # a form without a file
+SAFE = ("GET", "HEAD", "OPTIONS")
+HEADERS = [
+    (
+        b"content-security-policy",
+        b"default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+    ),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"same-origin"),
+    (b"cache-control", b"no-store"),  # private pages (code, logs) never kept by a proxy
+]
+
+
+def sign(secret: bytes, value: str) -> str:
+    return hmac.new(secret, value.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def session_cookie(secret: bytes, session: str) -> str:
+    return f"{session}.{sign(secret, 'session:' + session)}"
+
+
+def unsigned(secret: bytes, cookie: str) -> str | None:
+    """The session id of a cookie value whose signature holds, else None."""
+    session, _, mac = cookie.rpartition(".")
+    if session and hmac.compare_digest(mac, sign(secret, "session:" + session)):
+        return session
+    return None
+
+
+def cookie_header(name: str, value: str, secure: bool, max_age: int | None = None) -> bytes:
+    parts = [f"{name}={value}", "Path=/", "HttpOnly", "SameSite=Lax"]
+    if secure:
+        parts.append("Secure")
+    if max_age is not None:
+        parts.append(f"Max-Age={max_age}")
+    return "; ".join(parts).encode()
+
+
+def cookies(scope: Scope) -> dict[str, str]:
+    jar: SimpleCookie = SimpleCookie()
+    for key, value in scope.get("headers", []):
+        if key == b"cookie":
+            try:
+                jar.load(value.decode("latin-1"))
+            except Exception:
+                continue
+    return {key: morsel.value for key, morsel in jar.items()}
+
+
+async def plain(send: Send, status: int, text: str, headers: list | None = None) -> None:
+    """A short answer in one line (html-escaped: it may hold what a client sent)."""
+    body = f"<!doctype html><title>{status}</title><p>{html.escape(text)}</p>\n".encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"text/html; charset=utf-8"), *HEADERS, *(headers or [])],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class ErrorPages:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def guarded(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                message["headers"] = [*message.get("headers", []), *HEADERS]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, guarded)
+        except Exception:
+            error_id = secrets.token_hex(6)
+            log.exception("error %s on %s %s", error_id, scope.get("method"), scope.get("path"))
+            if not started:
+                await plain(send, 500, f"Something went wrong on our side (error id {error_id}).")
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+class BodyTooSlow(Exception):
+    pass
+
+
+class Limits:
+    def __init__(self, app: ASGIApp, max_body: int) -> None:
+        self.app = app
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers", [])).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.max_body):
+            await plain(send, 413, f"refused: a request body is at most {self.max_body:,} bytes")
+            return
+        deadline = time.monotonic() + BODY_SECONDS
+        seen = 0
+        done = False
+
+        async def bounded() -> Message:
+            """The body within its deadline and size; after it, waiting for the client to
+            go (a live page's event stream) is not bounded here."""
+            nonlocal seen, done
+            if done:
+                return await receive()
+            left = deadline - time.monotonic()
+            try:
+                message = await asyncio.wait_for(receive(), timeout=max(left, 0.001))
+            except TimeoutError:
+                raise BodyTooSlow from None
+            seen += len(message.get("body", b""))
+            if seen > self.max_body:
+                raise BodyTooLarge
+            done = message["type"] != "http.request" or not message.get("more_body", False)
+            return message
+
+        started = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, bounded, watched)
+        except (BodyTooLarge, BodyTooSlow) as error:
+            if started:
+                raise
+            if isinstance(error, BodyTooLarge):
+                await plain(
+                    send, 413, f"refused: a request body is at most {self.max_body:,} bytes"
+                )
+            else:
+                await plain(send, 408, "refused: the request body came too slowly")
+
+
+class Identify:
+    def __init__(self, app: ASGIApp, accounts: Accounts, secret: bytes, secure: bool) -> None:
+        self.app, self.accounts, self.secret, self.secure = app, accounts, secret, secure
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        state: dict[str, Any] = scope.setdefault("state", {})
+        state.update(user=None, csrf=None, via="none", session=None)
+        headers = dict(scope.get("headers", []))
+        bearer = headers.get(b"authorization", b"").decode("latin-1")
+        extra: list[tuple[bytes, bytes]] = []
+        if bearer:
+            scheme, _, token = bearer.partition(" ")
+            user = None
+            if scheme.lower() == "bearer" and token:
+                user = await asyncio.to_thread(self.accounts.token_user, token.strip())
+            if user is None:
+                await plain(send, 401, "refused: the API token is unknown, revoked or expired")
+                return
+            state.update(user=user, via="token")
+        else:
+            jar = cookies(scope)
+            session = unsigned(self.secret, jar.get(SESSION_COOKIE, ""))
+            found = await asyncio.to_thread(self.accounts.session, session) if session else None
+            if found is not None:
+                state.update(user=found[0], csrf=found[1], via="session", session=session)
+            else:
+                seed = jar.get(SEED_COOKIE, "")
+                if len(seed) < 16 or not seed.isalnum():
+                    seed = secrets.token_hex(16)
+                    extra.append((b"set-cookie", cookie_header(SEED_COOKIE, seed, self.secure)))
+                state.update(csrf=sign(self.secret, "csrf:" + seed))
+
+        async def with_cookie(message: Message) -> None:
+            if message["type"] == "http.response.start" and extra:
+                message["headers"] = [*message.get("headers", []), *extra]
+            await send(message)
+
+        await self.app(scope, receive, with_cookie)
+
+
+class CsrfForms:
+    def __init__(self, app: ASGIApp, max_upload: int) -> None:
+        self.app, self.max_upload = app, max_upload
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] in SAFE:
+            await self.app(scope, receive, send)
+            return
+        state = scope["state"]
+        request = Request(scope, receive)
+        try:
+            form = await request.form(max_files=1, max_fields=16, max_part_size=FORM_BYTES)
+        except MultiPartException as error:
+            await plain(send, 400, f"refused: {error.message}")
+            return
+        except (BodyTooLarge, BodyTooSlow):
+            raise
+        except Exception:
+            await plain(send, 400, "refused: the form could not be read")
+            return
+        try:
+            if state["via"] != "token":
+                given = form.get("csrf")
+                if not isinstance(given, str) or not hmac.compare_digest(
+                    given, state["csrf"] or ""
+                ):
+                    log.info("csrf refused on %s from %s", scope["path"], client(scope))
+                    await plain(send, 403, "refused: the form's CSRF token is missing or wrong")
+                    return
+            state["form"] = form
+            await self.app(scope, receive, send)
+        finally:
+            await form.close()
+
+
+def client(scope: Scope) -> str:
+    found = scope.get("client")
+    return str(found[0]) if found else "?"
+
+
+def form_of(request: Request) -> FormData:
+    return request.state.form

@@ -1,0 +1,210 @@
+"""A real ``arena host`` for the tests: a process on a free loopback port, its data folder
+in a temporary folder, and visitors that talk to it over HTTP as a browser does."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ARENA = Path(sys.executable).with_name("arena")
+PYTHON_BOT = Path(__file__).resolve().parents[1] / "examples" / "python-bot"
+START_SECONDS = 120.0
+
+COMPETITION = """
+name = "test-cup"
+title = "Test cup"
+seed = 3
+[[ranked]]
+variant = "usa"
+players = [2]
+[time_control]
+move_ms = 2000
+bank_ms = 20000
+[limits]
+upload_bytes = 200_000
+unpacked_bytes = 1_000_000
+files = 20
+ratio = 50
+submissions_per_day = 6
+active_bots = 2
+validation_games = 1
+signups_per_address = 200
+[registration]
+mode = "open"
+[visibility]
+replays = "public"
+[final]
+deadline = {deadline}
+top = 4
+games = 1
+"""
+
+
+def competition_text(deadline: str = "2030-01-01T00:00:00Z", **replace: str) -> str:
+    text = COMPETITION.format(deadline=deadline)
+    for key, value in replace.items():
+        text = re.sub(rf"^{key} = .*$", f"{key} = {value}", text, flags=re.M)
+    return text
+
+
+class HostProcess:
+    """``arena host`` started as an organiser would (``--port 0``), stopped by its pid."""
+
+    def __init__(
+        self,
+        folder: Path,
+        text: str | None = None,
+        env: dict[str, str] | None = None,
+        options: tuple[str, ...] = (),
+    ) -> None:
+        self.folder = folder
+        self.options = options  # more of arena host's options (--workers N)
+        self.data = folder / "data"
+        self.file = folder / "competition.toml"
+        if text is not None or not self.file.exists():
+            self.file.write_text(text or competition_text())
+        self.env = {**os.environ, "ARENA_HOST_BODY_SECONDS": "3", **(env or {})}
+        self.process: subprocess.Popen | None = None
+        self.url = ""
+        self.port = 0  # after the first start, a restart listens where it did
+
+    def start(self) -> HostProcess:
+        log = (self.folder / "host-stderr.txt").open("ab")
+        self.process = subprocess.Popen(
+            [ARENA, "host", str(self.file), "--data-dir", str(self.data), "--port", str(self.port),
+             *self.options],
+            stdout=subprocess.PIPE, stderr=log, env=self.env, start_new_session=True,
+        )  # fmt: skip
+        assert self.process.stdout is not None
+        selector = selectors.DefaultSelector()
+        selector.register(self.process.stdout, selectors.EVENT_READ)
+        deadline = time.monotonic() + START_SECONDS
+        line = b""
+        while b"\n" not in line and time.monotonic() < deadline:
+            if selector.select(timeout=1):
+                chunk = os.read(self.process.stdout.fileno(), 4096)
+                if not chunk:
+                    break
+                line += chunk
+        found = re.search(rb"http://127\.0\.0\.1:\d+/", line)
+        if found is None:
+            self.stop()
+            raise RuntimeError(f"arena host did not start: {line!r}; {self.stderr()}")
+        self.url = found.group().decode()
+        self.port = int(self.url.rsplit(":", 1)[1].strip("/"))
+        return self
+
+    def stderr(self) -> str:
+        path = self.folder / "host-stderr.txt"
+        return path.read_text(errors="replace")[-3000:] if path.exists() else ""
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(60)
+        except subprocess.TimeoutExpired:
+            self.kill()
+        self.process = None
+
+    def kill(self) -> None:
+        """``kill -9`` of the server; its worker and bots die with it (PDEATHSIG)."""
+        if self.process is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.process.pid, signal.SIGKILL)
+        self.process.wait(30)
+        self.process = None
+
+    def visitor(self) -> Visitor:
+        return Visitor(self.url)
+
+    def arena(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [ARENA, *args], capture_output=True, text=True, input=stdin, timeout=600, env=self.env
+        )
+
+    def admin(self, name: str = "root", password: str = "admin password 1") -> Visitor:
+        done = self.arena(
+            "admin", "create", name, "--data-dir", str(self.data), "--password-stdin",
+            stdin=password + "\n",
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        visitor = self.visitor()
+        assert visitor.signin(name, password).status_code == 303
+        return visitor
+
+
+CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+
+
+class Visitor:
+    """One browser: its own cookies, the CSRF token of the pages it was shown."""
+
+    def __init__(self, url: str) -> None:
+        self.client = httpx.Client(base_url=url, follow_redirects=False, timeout=60)
+        self.name = ""
+
+    def get(self, path: str, **options: Any) -> httpx.Response:
+        return self.client.get(path, **options)
+
+    def token_from(self, path: str) -> str:
+        found = CSRF.search(self.get(path).text)
+        assert found, f"no form on {path}"
+        return found.group(1)
+
+    def post(self, path: str, data: dict | None = None, *, page: str = "/me", **options: Any):
+        """A form as the browser sends it: with the CSRF token of ``page``."""
+        fields = {"csrf": self.token_from(page), **(data or {})}
+        return self.client.post(path, data=fields, **options)
+
+    def signup(self, name: str, password: str = "correct horse battery") -> httpx.Response:
+        self.name = name
+        return self.post("/signup", {"name": name, "password": password}, page="/signup")
+
+    def signin(self, name: str, password: str = "correct horse battery") -> httpx.Response:
+        self.name = name
+        return self.post("/signin", {"name": name, "password": password}, page="/signin")
+
+    def upload(self, bot: str, filename: str, data: bytes) -> httpx.Response:
+        return self.post("/upload", {"bot": bot}, files={"file": (filename, data)})
+
+    def token(self) -> str:
+        page = self.post("/me/tokens", {"label": "cli"}).text
+        found = re.search(r'id="new-token">([^<]+)<', page)
+        assert found, page
+        return found.group(1)
+
+    def wait_for(self, path: str, pattern: str, seconds: float = 300.0) -> str:
+        """The page once ``pattern`` shows on it (a bounded loop: fails after ``seconds``)."""
+        deadline = time.monotonic() + seconds
+        text = ""
+        while time.monotonic() < deadline:
+            text = self.get(path).text
+            if re.search(pattern, text):
+                return text
+            time.sleep(0.5)
+        raise AssertionError(f"{pattern!r} never showed on {path}: {text[-2000:]}")
+
+
+def wait_until(condition, what: str, seconds: float = 300.0):
+    """``condition()``'s value once it is true (a bounded loop: fails after ``seconds``)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        time.sleep(0.5)
+    raise AssertionError(f"never happened: {what}")

@@ -42,6 +42,7 @@ from arena.commands.common import (
 from arena.commands.doctor import doctor
 from arena.commands.report import print_faults, print_forfeits, standings_table
 from arena.commands.serve import serve, view
+from arena.commands.test import test as test_command
 from arena.engine.errors import VariantUnavailableError
 from arena.engine.result import GameResult, ScoreLabel
 from arena.escape import escaped
@@ -659,6 +660,7 @@ def site(
     console.print(f"site written: {index.resolve()}")
 
 
+app.command("test")(test_command)
 app.command()(serve)
 app.command()(view)
 app.command()(doctor)

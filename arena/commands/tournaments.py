@@ -31,7 +31,7 @@ from arena.tournament.store import TournamentBusy, TournamentInfo
 def _planned(spec: dict[str, Any]) -> str:
     """How many matches the tournament has in all ('?' if its description no longer loads:
     a variant or plugin uninstalled since)."""
-    if spec.get("format") == "ladder":
+    if spec.get("format") in ("ladder", "sprt"):  # a test: at most this many
         return str(spec.get("games", "?"))
     try:
         return str(TournamentSpec.from_json(spec).planned_matches())

@@ -57,6 +57,7 @@ from arena.referee.process import ProcessLimits
 from arena.tournament.bots import bot_limits
 from arena.tournament.drive import RunError, RunStopped, run_tournament
 from arena.tournament.names import BadName, check_name
+from arena.tournament.ratings import check_model
 from arena.tournament.spec import SpecError, TournamentSpec
 from arena.tournament.store import StoreError
 from arena.tournament.submit import SubmissionRejected
@@ -64,6 +65,12 @@ from arena.tournament.submit import submit as submit_bot
 from arena.variants import all_variants, get_variant
 from bots import get_bot
 from bots.runner import run_bot
+
+MODEL_TITLES = {
+    "trueskill": "TrueSkill",
+    "trueskill-static": "TrueSkill τ=0",
+    "bradley-terry": "Bradley–Terry, Elo",
+}
 
 app = typer.Typer(
     help="ttr-arena: AI tournaments for the Ticket to Ride family.",
@@ -564,10 +571,14 @@ def leaderboard(
     out: Annotated[
         Path | None, typer.Option(help="write here instead of the terminal (csv, json, md)")
     ] = None,
+    rating: Annotated[
+        str, typer.Option(help="rating model: trueskill, trueskill-static or bradley-terry")
+    ] = "trueskill",
     data_dir: DataDir = DATA_DIR,
 ) -> None:
     """The TrueSkill leaderboard of a variant, ranked by mu - 3 sigma: all player counts, then
-    each count rated on its own (as a table; exports give one board, --players picks it)."""
+    each count rated on its own (as a table; exports give one board, --players picks it).
+    --rating picks another model (docs/RATINGS.md: how well each predicts)."""
     if format not in ("table", "csv", "json", "md"):
         raise fail("--format is table, csv, json or md")
     if out is not None and format == "table":
@@ -582,14 +593,22 @@ def leaderboard(
             f"{chosen.name} is played by {chosen.min_players}-{chosen.max_players} players, "
             f"not {players}"
         )
+    try:
+        check_model(rating)
+    except ValueError as error:
+        raise fail(str(error)) from None
     from leaderboards.checkpoints import current_standings  # only when needed
     from leaderboards.standings import Standings
 
     store = existing_store(data_dir)
-    standings = Standings(chosen.name) if store is None else current_standings(store, chosen.name)
+    standings = (
+        Standings(chosen.name, rating)
+        if store is None
+        else current_standings(store, chosen.name, rating)
+    )
     boards = standings.boards(players)
     if format == "table":
-        if not boards[None].ratings:
+        if not boards[None].rows():
             console.print(f"no stored matches of '{chosen.name}' yet")
             return
         headers = ("#", "bot", "rating", "μ", "σ", "games", "win%", "score", "rank", "ff")
@@ -618,7 +637,7 @@ def leaderboard(
                     rows,
                     shrink=1,
                     right=(0, *range(2, 10)),
-                    title=f"{chosen.name} leaderboard, {title} (TrueSkill, μ − 3σ)",
+                    title=f"{chosen.name} leaderboard, {title} ({MODEL_TITLES[rating]}, μ − 3σ)",
                     caption="score: mean score · rank: mean rank · ff: forfeits",
                 )
             )

@@ -13,6 +13,7 @@ Described by a small TOML file or by command-line flags::
     seed = 1
     bot_env = ["OMP_NUM_THREADS=1"]  # optional: variables bots may see ("NAME" passes yours on)
     matches_per_process = 100     # optional: matches a warm bot process plays (1: always fresh)
+    rating = "bradley-terry"      # optional: the model of the final standings' ratings
     [time_control]
     move_ms = 1000                # free time per decision, > 0
     bank_ms = 30000               # time bank per bot and game, >= 0
@@ -46,6 +47,7 @@ from arena.referee.faults import TimeControl
 from arena.referee.launch import split_label
 from arena.referee.pool import DEFAULT_MATCHES_PER_PROCESS
 from arena.tournament.names import BadName, check_name, split_ref
+from arena.tournament.ratings import FINALS_MODEL, MODELS
 from arena.tournament.sprt import BadHypotheses, Hypotheses
 
 FORMATS = ("round-robin", "duplicate", "ladder", "sprt")
@@ -55,7 +57,8 @@ OPEN_POOL = "*"  # in a ladder: every registered bot
 # would take minutes and gigabytes before the first match (a ladder plans wave by wave).
 MAX_PLANNED_MATCHES = 100_000
 FIXED = ("round-robin", "duplicate")  # planned whole before they play
-RUN_SETTINGS = ("matches_per_process", "fresh_process")  # how it runs: no part of its identity
+# How it runs or is read, not what is played: no part of its identity.
+RUN_SETTINGS = ("matches_per_process", "fresh_process", "rating")
 
 
 class SpecError(ValueError):
@@ -102,6 +105,7 @@ class SpecFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     bot_env: list[str] = []
     matches_per_process: Annotated[int, msgspec.Meta(ge=1)] = DEFAULT_MATCHES_PER_PROCESS
     sprt: SprtTable | None = None
+    rating: str = FINALS_MODEL
 
 
 @dataclass(frozen=True)
@@ -125,6 +129,8 @@ class TournamentSpec:
     # A sequential test (format "sprt"): its hypotheses, part of what is played (a resumed
     # test decides by the same ones). Bots are NEW, BASE, then the opponents of the other seats.
     sprt: Hypotheses | None = None
+    # The rating model of the final standings (how results are read, not what is played).
+    rating: str = FINALS_MODEL
 
     def __post_init__(self) -> None:
         # Checked in the order a person fixes them: what is played, then by whom.
@@ -174,6 +180,8 @@ class TournamentSpec:
                 f"{self.planned_matches():,} matches, more than {MAX_PLANNED_MATCHES:,} in one "
                 "tournament: give fewer games, bots or player counts, or use format 'ladder'"
             )
+        if self.rating not in MODELS:
+            raise SpecError(f"rating: '{self.rating}' is not one of {', '.join(MODELS)}")
         if self.matches_per_process < 1:
             raise SpecError("matches_per_process must be at least 1 (1: a new process each match)")
         for bot in self.fresh_process:
@@ -232,6 +240,8 @@ class TournamentSpec:
             del data["matches_per_process"]
         if self.sprt is None:
             del data["sprt"]
+        if self.rating == FINALS_MODEL:
+            del data["rating"]
         return data
 
     @classmethod
@@ -279,6 +289,7 @@ class TournamentSpec:
             matches_per_process=typed.matches_per_process,
             fresh_process=tuple(fresh),
             sprt=hypotheses(typed.sprt, typed.format),
+            rating=typed.rating,
         )
 
     @classmethod

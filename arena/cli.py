@@ -28,7 +28,13 @@ from arena.commands.common import (
     DATA_DIR,
     RUNTIME,
     USAGE,
+    BankMs,
     DataDir,
+    InProcess,
+    LogsDir,
+    MoveMs,
+    Ray,
+    Workers,
     console,
     errors,
     existing_store,
@@ -388,24 +394,16 @@ def tournament_run(
     format: Annotated[str, typer.Option(help="round-robin, duplicate or ladder")] = "round-robin",
     games: Annotated[int, typer.Option(help="rounds, deals, or ladder matches", min=1)] = 1,
     seed: Annotated[int, typer.Option(help="fixes the schedule and every game")] = 0,
-    move_ms: Annotated[int, typer.Option(help="free time per decision (ms)", min=1)] = 1000,
-    bank_ms: Annotated[int, typer.Option(help="time bank per bot and game (ms)", min=0)] = 30000,
-    workers: Annotated[int, typer.Option(help="local worker processes", min=1)] = 1,
-    ray: Annotated[
-        str | None,
-        typer.Option(help="run on Ray: 'local' starts one, an ADDRESS joins a cluster"),
-    ] = None,
+    move_ms: MoveMs = 1000,
+    bank_ms: BankMs = 30000,
+    workers: Workers = 1,
+    ray: Ray = None,
     data_dir: DataDir = DATA_DIR,
-    logs_dir: Annotated[
-        Path | None,
-        typer.Option(help="where bots' stdout and stderr go", show_default="DATA_DIR/bot-logs"),
-    ] = None,
+    logs_dir: LogsDir = None,
     progress: Annotated[
         bool, typer.Option(help="show a progress bar and live standings (on a terminal)")
     ] = True,
-    in_process: Annotated[
-        bool, typer.Option("--in-process", help="trusted plugin bots called directly, no processes")
-    ] = False,
+    in_process: InProcess = False,
     matches_per_process: Annotated[
         int | None,
         typer.Option(

@@ -214,7 +214,7 @@ def main() -> None:
     data: list[Match] = [(m.bots, m.ranks) for m in matches]
     cut = int(len(data) * args.train)
     train, test = data[:cut], data[cut:]
-    counts = defaultdict(int)
+    counts: dict[int, int] = defaultdict(int)
     for bots, _ in data:
         counts[len(bots)] += 1
     print(

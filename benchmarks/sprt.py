@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import shutil
 import statistics
 import sys
 import tempfile
@@ -43,23 +44,26 @@ def run_test(store: ResultsStore, spec: TournamentSpec, folder: Path) -> tuple[s
         )
         runner.run()
     assert runner.verdict is not None
-    (players,) = spec.players
-    scores = []
-    for group in range(spec.games // players):
-        games = [runner.pairs.get(group * players + t) for t in range(players)]
-        if any(g is None for g in games):
-            break
-        scores.append(sprt.group_score([g for g in games if g is not None]))
-    return runner.verdict, scores
+    return runner.verdict, runner.group_scores()
 
 
-def wilson(hits: int, n: int, z: float = sprt.Z95) -> tuple[float, float]:
-    if n == 0:
-        return 0.0, 1.0
-    p = hits / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
+def repeat(store: ResultsStore, spec: TournamentSpec, folder: Path, reps: int, label: str) -> dict:
+    """``reps`` tests of ``spec``, each with its own seed: how often each verdict, how long."""
+    verdicts = {"H0": 0, "H1": 0, None: 0}
+    lengths = []
+    for rep in range(reps):
+        verdict, _ = run_test(store, replace(spec, name=f"{label}-{rep}", seed=rep), folder)
+        verdicts[verdict.accepted] += 1
+        lengths.append(verdict.groups * 2)
+    return {
+        "reps": reps,
+        "H1": verdicts["H1"],
+        "H0": verdicts["H0"],
+        "undecided": verdicts[None],
+        "mean_games": statistics.fmean(lengths),
+        "median_games": statistics.median(lengths),
+        "max_games": max(lengths),
+    }
 
 
 def binomial_interval(n: int, p: float) -> tuple[int, int]:
@@ -107,27 +111,13 @@ def main() -> None:
     started = time.monotonic()
 
     # 1. A/A
-    accepted = {"H0": 0, "H1": 0, None: 0}
-    lengths = []
-    for rep in range(args.reps):
-        verdict, _ = run_test(store, replace(base, name=f"aa-{rep}", seed=rep), folder)
-        accepted[verdict.accepted] += 1
-        lengths.append(verdict.groups * 2)
+    aa = repeat(store, base, folder, args.reps, "aa")
     low, high = binomial_interval(args.reps, args.alpha)
-    figures["aa"] = {
-        "bot": args.aa,
-        "reps": args.reps,
-        "H1": accepted["H1"],
-        "H0": accepted["H0"],
-        "undecided": accepted[None],
-        "alpha_range": [low, high],
-        "mean_games": statistics.fmean(lengths),
-        "median_games": statistics.median(lengths),
-    }
+    figures["aa"] = aa | {"bot": args.aa, "alpha_range": [low, high]}
     print(
-        f"A/A {args.aa} x{args.reps}: H1 {accepted['H1']} (alpha {args.alpha}: {low}-{high} "
-        f"expected), H0 {accepted['H0']}, undecided {accepted[None]}; games mean "
-        f"{statistics.fmean(lengths):.0f}, median {statistics.median(lengths):.0f}",
+        f"A/A {args.aa} x{args.reps}: H1 {aa['H1']} (alpha {args.alpha}: {low}-{high} "
+        f"expected), H0 {aa['H0']}, undecided {aa['undecided']}; games mean "
+        f"{aa['mean_games']:.0f}, median {aa['median_games']:.0f}",
         flush=True,
     )
 
@@ -159,32 +149,21 @@ def main() -> None:
         f"the same error rates needs {fixed} games",
         flush=True,
     )
-    verdicts = {"H0": 0, "H1": 0, None: 0}
-    lengths = []
-    for rep in range(args.reps):
-        verdict, _ = run_test(store, replace(pair, name=f"pair-{rep}", seed=rep), folder)
-        verdicts[verdict.accepted] += 1
-        lengths.append(verdict.groups * 2)
-    figures["pair"] = {
-        "reps": args.reps,
-        "H1": verdicts["H1"],
-        "H0": verdicts["H0"],
-        "undecided": verdicts[None],
-        "agree": verdicts[truth] if truth else None,
-        "mean_games": statistics.fmean(lengths),
-        "median_games": statistics.median(lengths),
-        "max_games": max(lengths),
-    }
+    tests = repeat(store, pair, folder, args.reps, "pair")
+    tests["agree"] = tests[truth] if truth else None
+    figures["pair"] = tests
     print(
-        f"SPRT {args.new} vs {args.base} x{args.reps}: H1 {verdicts['H1']}, H0 {verdicts['H0']}, "
-        f"undecided {verdicts[None]}; agree with the long run: "
-        f"{verdicts[truth] if truth else '-'}/{args.reps}; games mean "
-        f"{statistics.fmean(lengths):.0f}, median {statistics.median(lengths):.0f}, "
-        f"max {max(lengths)} (fixed-length: {fixed})",
+        f"SPRT {args.new} vs {args.base} x{args.reps}: H1 {tests['H1']}, H0 {tests['H0']}, "
+        f"undecided {tests['undecided']}; agree with the long run: "
+        f"{tests['agree'] if truth else '-'}/{args.reps}; games mean "
+        f"{tests['mean_games']:.0f}, median {tests['median_games']:.0f}, "
+        f"max {tests['max_games']} (fixed-length: {fixed})",
         flush=True,
     )
     figures["seconds"] = time.monotonic() - started
-    print(f"{figures['seconds']:.0f} s; store {folder}")
+    print(f"{figures['seconds']:.0f} s")
+    store.close()
+    shutil.rmtree(folder, ignore_errors=True)
     if args.json:
         args.json.write_text(json.dumps(figures, indent=1))
 

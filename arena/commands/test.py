@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -19,7 +18,13 @@ from rich.text import Text
 from arena.commands.botargs import bot_entries, check_startable
 from arena.commands.common import (
     DATA_DIR,
+    BankMs,
     DataDir,
+    InProcess,
+    LogsDir,
+    MoveMs,
+    Ray,
+    Workers,
     console,
     errors,
     fail,
@@ -109,24 +114,16 @@ def test(
         str | None,
         typer.Option(help="the test's name (resume key)", show_default="test-NEW-vs-BASE-HASH"),
     ] = None,
-    move_ms: Annotated[int, typer.Option(help="free time per decision (ms)", min=1)] = 1000,
-    bank_ms: Annotated[int, typer.Option(help="time bank per bot and game (ms)", min=0)] = 30000,
-    workers: Annotated[int, typer.Option(help="local worker processes", min=1)] = 1,
-    ray: Annotated[
-        str | None,
-        typer.Option(help="run on Ray: 'local' starts one, an ADDRESS joins a cluster"),
-    ] = None,
+    move_ms: MoveMs = 1000,
+    bank_ms: BankMs = 30000,
+    workers: Workers = 1,
+    ray: Ray = None,
     data_dir: DataDir = DATA_DIR,
-    logs_dir: Annotated[
-        Path | None,
-        typer.Option(help="where bots' stdout and stderr go", show_default="DATA_DIR/bot-logs"),
-    ] = None,
+    logs_dir: LogsDir = None,
     progress: Annotated[
         bool, typer.Option(help="show the log-likelihood ratio between its bounds (on a terminal)")
     ] = True,
-    in_process: Annotated[
-        bool, typer.Option("--in-process", help="trusted plugin bots called directly, no processes")
-    ] = False,
+    in_process: InProcess = False,
     matches_per_process: Annotated[
         int,
         typer.Option(help="matches a warm bot process plays before a fresh one replaces it", min=1),

@@ -279,18 +279,21 @@ class TournamentRunner:
                 return  # every group planned, or a match the arena could not play: a gap
             self.store.plan(self.tournament_id, sprt_groups(spec, first, min(wave, most - first)))
 
-    def _decide(self) -> sprt.Verdict:
-        """The test's verdict from the complete deal groups stored, in index order."""
-        spec = self.spec
-        (players,) = spec.players
-        assert spec.sprt is not None  # checked by the spec
+    def group_scores(self) -> list[float]:
+        """A test's deal-group scores, in index order, up to the first incomplete group."""
+        (players,) = self.spec.players
         scores = []
-        for group in range(spec.games // players):
+        for group in range(self.spec.games // players):
             games = [self.pairs.get(group * players + turn) for turn in range(players)]
             if any(game is None for game in games):
                 break
             scores.append(sprt.group_score([g for g in games if g is not None]))
-        self.verdict = sprt.sequential(scores, spec.sprt, players)
+        return scores
+
+    def _decide(self) -> sprt.Verdict:
+        """The test's verdict from the complete deal groups stored, in index order."""
+        assert self.spec.sprt is not None  # checked by the spec
+        self.verdict = sprt.sequential(self.group_scores(), self.spec.sprt, self.spec.players[0])
         return self.verdict
 
     def _count(self, result: MatchResult) -> None:

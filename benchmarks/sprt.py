@@ -84,6 +84,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", default="newyork")
     parser.add_argument("--reps", type=int, default=100)
+    parser.add_argument("--aa-reps", type=int, help="A/A repetitions (default: --reps; 0: none)")
     parser.add_argument("--elo0", type=float, default=0.0)
     parser.add_argument("--elo1", type=float, default=50.0)
     parser.add_argument("--alpha", type=float, default=0.05)
@@ -111,15 +112,17 @@ def main() -> None:
     started = time.monotonic()
 
     # 1. A/A
-    aa = repeat(store, base, folder, args.reps, "aa")
-    low, high = binomial_interval(args.reps, args.alpha)
-    figures["aa"] = aa | {"bot": args.aa, "alpha_range": [low, high]}
-    print(
-        f"A/A {args.aa} x{args.reps}: H1 {aa['H1']} (alpha {args.alpha}: {low}-{high} "
-        f"expected), H0 {aa['H0']}, undecided {aa['undecided']}; games mean "
-        f"{aa['mean_games']:.0f}, median {aa['median_games']:.0f}",
-        flush=True,
-    )
+    aa_reps = args.reps if args.aa_reps is None else args.aa_reps
+    if aa_reps:
+        aa = repeat(store, base, folder, aa_reps, "aa")
+        low, high = binomial_interval(aa_reps, args.alpha)
+        figures["aa"] = aa | {"bot": args.aa, "alpha_range": [low, high]}
+        print(
+            f"A/A {args.aa} x{aa_reps}: H1 {aa['H1']} (alpha {args.alpha}: {low}-{high} "
+            f"expected), H0 {aa['H0']}, undecided {aa['undecided']}; games mean "
+            f"{aa['mean_games']:.0f}, median {aa['median_games']:.0f}",
+            flush=True,
+        )
 
     # 2. The long fixed run of the known pair: every group played (bounds out of reach).
     pair = replace(base, bots=(args.new, args.base))

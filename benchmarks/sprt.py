@@ -89,7 +89,13 @@ def main() -> None:
     parser.add_argument("--elo1", type=float, default=50.0)
     parser.add_argument("--alpha", type=float, default=0.05)
     parser.add_argument("--beta", type=float, default=0.05)
-    parser.add_argument("--aa", default="greedy-claims", help="the bot of the A/A test")
+    parser.add_argument("--pair-reps", type=int, help="pair tests (default: --reps; 0: none)")
+    parser.add_argument(
+        "--aa",
+        default="random",
+        help="the bot of the A/A test (a randomised one: a deterministic"
+        " bot against itself mirrors every game and accepts H0 after a fixed count)",
+    )
     parser.add_argument("--new", default="ticket-by-ticket")
     parser.add_argument("--base", default="greedy-claims")
     parser.add_argument("--long-groups", type=int, default=1000)
@@ -124,7 +130,27 @@ def main() -> None:
             flush=True,
         )
 
-    # 2. The long fixed run of the known pair: every group played (bounds out of reach).
+    pair_reps = args.reps if args.pair_reps is None else args.pair_reps
+    if pair_reps:
+        known_pair(args, store, base, folder, hypotheses, figures)
+    figures["seconds"] = time.monotonic() - started
+    print(f"{figures['seconds']:.0f} s")
+    store.close()
+    shutil.rmtree(folder, ignore_errors=True)
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=1))
+
+
+def known_pair(
+    args: argparse.Namespace,
+    store: ResultsStore,
+    base: TournamentSpec,
+    folder: Path,
+    hypotheses: sprt.Hypotheses,
+    figures: dict,
+) -> None:
+    """A long fixed run of the pair, then ``--pair-reps`` sequential tests of it."""
+    # The long fixed run: every group played (bounds out of reach).
     pair = replace(base, bots=(args.new, args.base))
     # Hypotheses 0.02 Elo apart at error rates of 1e-9: bounds no pair here can reach.
     never = sprt.Hypotheses(-0.01, 0.01, 1e-9, 1e-9)
@@ -152,23 +178,17 @@ def main() -> None:
         f"the same error rates needs {fixed} games",
         flush=True,
     )
-    tests = repeat(store, pair, folder, args.reps, "pair")
+    tests = repeat(store, pair, folder, args.pair_reps or args.reps, "pair")
     tests["agree"] = tests[truth] if truth else None
     figures["pair"] = tests
     print(
         f"SPRT {args.new} vs {args.base} x{args.reps}: H1 {tests['H1']}, H0 {tests['H0']}, "
         f"undecided {tests['undecided']}; agree with the long run: "
-        f"{tests['agree'] if truth else '-'}/{args.reps}; games mean "
+        f"{tests['agree'] if truth else '-'}/{tests['reps']}; games mean "
         f"{tests['mean_games']:.0f}, median {tests['median_games']:.0f}, "
         f"max {tests['max_games']} (fixed-length: {fixed})",
         flush=True,
     )
-    figures["seconds"] = time.monotonic() - started
-    print(f"{figures['seconds']:.0f} s")
-    store.close()
-    shutil.rmtree(folder, ignore_errors=True)
-    if args.json:
-        args.json.write_text(json.dumps(figures, indent=1))
 
 
 if __name__ == "__main__":

@@ -1,13 +1,14 @@
 """Which rating predicts? Rate the first part of a stored result set, predict the rest.
 
 The matches of one variant are read in rating order (tournament, then schedule
-index); the first ``--train`` share rates each model, the rest is held out and
-never shown to them. For every held-out match and every pair of distinct bots
-that did not tie, each model gives the probability that the one that finished
-ahead would: the table shows the share of pairs predicted the wrong way round
-(a coin flip counts half) and the mean log loss. No model parameter was tuned on
-these data: TrueSkill's are its defaults (τ = 0 for the static one), the priors of
-the global fits are fixed below, Elo's K is the usual 16.
+index); the last ``--test`` share is held out and never shown to a model; each
+``--train`` share (the first 5%, 10%, 70%, ...) rates every model in turn. For
+every held-out match and every pair of distinct bots that did not tie, each model
+gives the probability that the one that finished ahead would: the table shows the
+share of pairs predicted the wrong way round (a coin flip counts half), the mean
+log loss, and its difference to today's TrueSkill with a bootstrap interval. No
+model parameter was tuned on these data: TrueSkill's are its defaults (τ = 0 for
+the static one), the priors of the global fits are fixed below, Elo's K is 16.
 
 Order matters for the online models (TrueSkill, Elo): they are also rated on the
 same training matches in ``--shuffles`` random orders (the global fits give the
@@ -17,7 +18,7 @@ The data: a ladder of built-in bots, 2-5 players, in process (``--generate N``
 plays it into ``--data-dir`` first, the same as ``arena tournament run --format
 ladder --in-process``)::
 
-    python benchmarks/ratings.py --generate 3000 --data-dir /tmp/rating-data
+    python benchmarks/ratings.py --generate 3000 --data-dir /tmp/rating-data --train 0.05 0.1 0.7
 """
 
 from __future__ import annotations
@@ -181,10 +182,12 @@ def win_rate_model(train: Sequence[Match]) -> Predict:
     return predict
 
 
-def evaluate(predict: Predict, test: Sequence[Match]) -> tuple[float, float, int]:
-    """(error share, mean log loss, pairs) over the held-out pairs that did not tie."""
-    wrong, loss, pairs = 0.0, 0.0, 0
+def evaluate(predict: Predict, test: Sequence[Match]) -> list[tuple[float, float, int]]:
+    """Per held-out match: (pairs predicted wrong, log loss summed, pairs), over the pairs
+    that did not tie (a coin-flip prediction counts half wrong)."""
+    per_match = []
     for bots, ranks in test:
+        wrong, loss, pairs = 0.0, 0.0, 0
         for a, b, score in pairwise(bots, ranks):
             if score == 0.5:
                 continue
@@ -193,14 +196,44 @@ def evaluate(predict: Predict, test: Sequence[Match]) -> tuple[float, float, int
             wrong += 1.0 if p < 0.5 else 0.5 if p == 0.5 else 0.0
             loss -= math.log(min(max(p, 1e-12), 1 - 1e-12))
             pairs += 1
-    return wrong / pairs, loss / pairs, pairs
+        per_match.append((wrong, loss, pairs))
+    return per_match
+
+
+def totals(per_match: Sequence[tuple[float, float, int]]) -> tuple[float, float, int]:
+    """(error share, mean log loss, pairs)."""
+    pairs = sum(p for _, _, p in per_match)
+    return sum(w for w, _, _ in per_match) / pairs, sum(x for _, x, _ in per_match) / pairs, pairs
+
+
+def difference(
+    model: Sequence[tuple[float, float, int]],
+    baseline: Sequence[tuple[float, float, int]],
+    resamples: int = 400,
+) -> tuple[float, float]:
+    """Log loss of ``model`` minus ``baseline`` and the half-width of its 95% interval, by a
+    bootstrap over held-out matches (pairs of one match are not independent)."""
+    rng = random.Random(0)
+    count = len(model)
+    diffs = []
+    for _ in range(resamples):
+        picks = [rng.randrange(count) for _ in range(count)]
+        ours = totals([model[i] for i in picks])[1]
+        theirs = totals([baseline[i] for i in picks])[1]
+        diffs.append(ours - theirs)
+    diffs.sort()
+    low, high = diffs[int(0.025 * resamples)], diffs[int(0.975 * resamples) - 1]
+    return totals(model)[1] - totals(baseline)[1], (high - low) / 2
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--variant", default="usa")
-    parser.add_argument("--train", type=float, default=0.7, help="share of matches rated")
+    parser.add_argument(
+        "--train", type=float, nargs="+", default=[0.1, 0.7], help="shares of matches rated"
+    )
+    parser.add_argument("--test", type=float, default=0.3, help="share held out (the last)")
     parser.add_argument("--shuffles", type=int, default=5)
     parser.add_argument("--generate", type=int, default=0, help="play a ladder of N first")
     parser.add_argument("--workers", type=int, default=1)
@@ -212,38 +245,58 @@ def main() -> None:
     store = ResultsStore.reader(args.data_dir)
     matches: list[MatchResult] = store.results(variant=args.variant, details=False)
     data: list[Match] = [(m.bots, m.ranks) for m in matches]
-    cut = int(len(data) * args.train)
-    train, test = data[:cut], data[cut:]
+    held = int(len(data) * args.test)
+    test = data[len(data) - held :]
     counts: dict[int, int] = defaultdict(int)
     for bots, _ in data:
         counts[len(bots)] += 1
     print(
         f"{len(data)} matches of {args.variant} ({dict(sorted(counts.items()))} by player "
-        f"count), {len({b for bots, _ in data for b in bots})} bots; rated on the first "
-        f"{len(train)}, predicted the last {len(test)}"
+        f"count), {len({b for bots, _ in data for b in bots})} bots; the last {held} held out"
     )
-    models: list[tuple[str, Callable[[Sequence[Match]], Predict], bool]] = [
-        ("TrueSkill, default τ (today)", lambda t: trueskill_model(t, ENV), True),
-        ("TrueSkill, τ = 0", lambda t: trueskill_model(t, STATIC_ENV), True),
-        ("Elo, pairwise, K = 16", elo_model, True),
-        ("Bradley–Terry, global fit", bt_model, False),
-        ("Plackett–Luce, global fit", plackett_luce_model, False),
-        ("win rate against the field", win_rate_model, False),
-    ]
-    print("| model | error, stored order | log loss | error, shuffled orders (mean, worst) |")
-    print("|---|---|---|---|")
-    for label, fit, ordered in models:
-        error, loss, pairs = evaluate(fit(train), test)
+    for share in args.train:
+        train = data[: int(len(data) * share)]
+        table(train, test, args.shuffles)
+
+
+MODELS: list[tuple[str, Callable[[Sequence[Match]], Predict], bool]] = [
+    ("TrueSkill, default τ (today)", lambda t: trueskill_model(t, ENV), True),
+    ("TrueSkill, τ = 0", lambda t: trueskill_model(t, STATIC_ENV), True),
+    ("Elo, pairwise, K = 16", elo_model, True),
+    ("Bradley–Terry, global fit", bt_model, False),
+    ("Plackett–Luce, global fit", plackett_luce_model, False),
+    ("win rate against the field", win_rate_model, False),
+]
+
+
+def table(train: Sequence[Match], test: Sequence[Match], shuffles: int) -> None:
+    """The markdown table of every model rated on ``train``, predicting ``test``."""
+    print(f"\nrated on the first {len(train)} matches:\n")
+    print(
+        "| model | error | log loss | Δ log loss vs today (95%) | error, shuffled orders "
+        "(mean, worst) |"
+    )
+    print("|---|---|---|---|---|")
+    baseline: list[tuple[float, float, int]] = []
+    for label, fit, ordered in MODELS:
+        per_match = evaluate(fit(train), test)
+        baseline = baseline or per_match
+        error, loss, pairs = totals(per_match)
+        delta, half = difference(per_match, baseline)
         shuffled = "same in any order"
-        if ordered and args.shuffles:
+        if ordered and shuffles:
             errors = []
-            for seed in range(args.shuffles):
+            for seed in range(shuffles):
                 order = list(train)
                 random.Random(seed).shuffle(order)
-                errors.append(evaluate(fit(order), test)[0])
+                errors.append(totals(evaluate(fit(order), test))[0])
             shuffled = f"{100 * sum(errors) / len(errors):.2f}%, {100 * max(errors):.2f}%"
-        print(f"| {label} | {100 * error:.2f}% | {loss:.4f} | {shuffled} |", flush=True)
-    print(f"({pairs} held-out pairs that did not tie)")
+        compared = "—" if per_match is baseline else f"{delta:+.4f} ± {half:.4f}"
+        print(
+            f"| {label} | {100 * error:.2f}% | {loss:.4f} | {compared} | {shuffled} |",
+            flush=True,
+        )
+    print(f"\n({pairs} held-out pairs that did not tie)")
 
 
 if __name__ == "__main__":

@@ -47,11 +47,11 @@ from arena.commands.common import (
 )
 from arena.commands.doctor import doctor
 from arena.commands.report import print_faults, print_forfeits, standings_table
+from arena.commands.running import run_or_exit
 from arena.commands.serve import serve, view
 from arena.commands.test import test as test_command
 from arena.engine.errors import VariantUnavailableError
 from arena.engine.result import GameResult, ScoreLabel
-from arena.escape import escaped
 from arena.referee.faults import TimeControl
 from arena.referee.gamelog import GameLog, LogError, replay
 from arena.referee.keys import MatchKey, play_seed
@@ -61,7 +61,6 @@ from arena.referee.matchlog import verify as verify_match
 from arena.referee.pool import DEFAULT_MATCHES_PER_PROCESS
 from arena.referee.process import ProcessLimits
 from arena.tournament.bots import bot_limits
-from arena.tournament.drive import RunError, RunStopped, run_tournament
 from arena.tournament.names import BadName, check_name
 from arena.tournament.ratings import check_model
 from arena.tournament.spec import SpecError, TournamentSpec
@@ -448,25 +447,15 @@ def tournament_run(
     check_startable(spec, named, bot_entries(named, data_dir, check_start=False), in_process)
     unwind_on_sigterm()  # until the run takes it over
     with writing_store(data_dir, check=True) as store:
-        try:
-            done = run_tournament(
-                spec,
-                store,
-                workers=workers,
-                ray=ray,
-                logs_dir=logs_dir,
-                show_progress=progress and console.is_terminal,
-                in_process=in_process,
-                console=console,
-            )
-        except RunError as error:
-            raise stopped(error) from None
-        except KeyboardInterrupt:  # a second Ctrl-C: stopped at once, after cleaning up
-            raise stopped(
-                RunStopped("stopped at once; run the same command to resume", 130)
-            ) from None
-        except (ValueError, KeyError, VariantUnavailableError) as error:
-            raise fail(str(error.args[0] if error.args else error)) from None
+        done = run_or_exit(
+            spec,
+            store,
+            workers=workers,
+            ray=ray,
+            logs_dir=logs_dir,
+            progress=progress,
+            in_process=in_process,
+        )
         console.print(standings_table(done.runner))
         print_forfeits(store, spec.name, data_dir)
         console.print(
@@ -479,14 +468,6 @@ def tournament_run(
             f"see 'arena tournament show {spec.name}'; the same command retries them",
             RUNTIME,
         )
-
-
-def stopped(error: RunError) -> typer.Exit:
-    """A run that ended early: its one line on stderr, its status (1, or 130/143 on a signal)."""
-    if isinstance(error, RunStopped):
-        errors.print(Text(escaped(str(error)), style="yellow"), soft_wrap=True)
-        return typer.Exit(code=error.exit_code)
-    return fail(str(error), error.exit_code)
 
 
 @app.command()

@@ -13,7 +13,6 @@ import re
 from typing import Annotated
 
 import typer
-from rich.text import Text
 
 from arena.commands.botargs import bot_entries, check_startable
 from arena.commands.common import (
@@ -26,15 +25,13 @@ from arena.commands.common import (
     Ray,
     Workers,
     console,
-    errors,
     fail,
     unwind_on_sigterm,
     writing_store,
 )
-from arena.engine.errors import VariantUnavailableError
+from arena.commands.running import run_or_exit
 from arena.referee.faults import TimeControl
 from arena.referee.pool import DEFAULT_MATCHES_PER_PROCESS
-from arena.tournament.drive import RunError, RunStopped, run_tournament
 from arena.tournament.spec import SpecError, TournamentSpec
 from arena.tournament.sprt import BadHypotheses, Hypotheses, Verdict, elo_of_score
 
@@ -165,28 +162,15 @@ def test(
     check_startable(spec, named, bot_entries(named, data_dir, check_start=False), in_process)
     unwind_on_sigterm()
     with writing_store(data_dir, check=True) as store:
-        try:
-            done = run_tournament(
-                spec,
-                store,
-                workers=workers,
-                ray=ray,
-                logs_dir=logs_dir,
-                show_progress=progress and console.is_terminal,
-                in_process=in_process,
-                console=console,
-            )
-        except RunStopped as error:  # Ctrl-C, SIGTERM: a note, not an error
-            errors.print(Text(str(error), style="yellow"), soft_wrap=True)
-            raise typer.Exit(code=error.exit_code) from None
-        except RunError as error:
-            raise fail(str(error), error.exit_code) from None
-        except KeyboardInterrupt:  # a second Ctrl-C
-            raise fail(
-                f"stopped at once; run the same command to resume test '{spec.name}'", 130
-            ) from None
-        except (ValueError, KeyError, VariantUnavailableError) as error:
-            raise fail(str(error.args[0] if error.args else error)) from None
+        done = run_or_exit(
+            spec,
+            store,
+            workers=workers,
+            ray=ray,
+            logs_dir=logs_dir,
+            progress=progress,
+            in_process=in_process,
+        )
     verdict = done.runner.verdict
     assert verdict is not None  # decided at least once by the run
     games = verdict.groups * players

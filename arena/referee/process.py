@@ -188,8 +188,8 @@ def signals_deferred() -> Iterator[None]:
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
-        for number in held:
-            signal.raise_signal(number)
+        for pending in held:
+            signal.raise_signal(pending)
 
 
 class LogDrain(threading.Thread):

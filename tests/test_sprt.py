@@ -229,3 +229,13 @@ def test_an_a_a_test_is_a_real_one_and_accepts_h0(tmp_path):
     assert runner.verdict is not None and runner.verdict.accepted == "H0"
     groups = [(played[2 * g], played[2 * g + 1]) for g in range(runner.verdict.groups)]
     assert any(a[1] != tuple(reversed(b[1])) for a, b in groups), "the games mirror each other"
+
+
+@settings(max_examples=200, deadline=None)
+@given(counts_strategy(4), st.floats(0.05, 0.95))
+def test_the_constrained_fit_is_a_distribution_with_the_asked_mean(counts, mean):
+    values = sprt.grid(4)
+    regular = [c + sprt.EPSILON for c in counts]
+    fitted = sprt._constrained([c / sum(regular) for c in regular], values, mean)
+    assert all(p > 0 for p in fitted) and sum(fitted) == pytest.approx(1.0)
+    assert sum(p * v for p, v in zip(fitted, values, strict=True)) == pytest.approx(mean, abs=1e-6)

@@ -94,3 +94,19 @@ def test_a_bad_input_is_one_line_and_stores_nothing(tmp_path, args, message):
     assert done.code in (1, 2), done.text
     assert message in done.one_line_error(), done.text
     assert not arena.rows(STORED) or arena.rows(STORED)[0][0] == 0
+
+
+def test_the_same_test_on_local_workers_and_on_ray_says_the_same(tmp_path, ray_cluster):
+    """With the key pinned (ARENA_SECRET), a test in another store plays the same deals: on
+    one local worker, two, and a two-node Ray cluster it stops after the same games."""
+    lines = set()
+    for where in (("--workers", "1"), ("--workers", "2"), ("--ray", ray_cluster)):
+        arena = Journey(tmp_path / where[0].strip("-") / where[1].replace(":", "_"))
+        arena.env["ARENA_SECRET"] = "a pinned key for this test"
+        done = arena(
+            "test", "ticket-by-ticket", "greedy-claims", "--variant", "newyork",
+            "--elo1", "50", "--seed", "9", "--in-process", "--no-progress", *where,
+        )  # fmt: skip
+        assert done.code == 0, done.text
+        lines.add(done.out.strip())
+    assert len(lines) == 1 and VERDICT.match(lines.pop())

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 import signal
-import time
 
 import pytest
 
@@ -26,14 +25,7 @@ def test_start_stop_with_ctrl_c_resume_and_decide_in_one_line(tmp_path):
         "--seed", "4", "--workers", "2", "--matches-per-process", "1",
     )  # fmt: skip
     driver, output = run_in_terminal([*ARENA, *command], tmp_path, arena.env)
-    try:
-        deadline = time.monotonic() + 120
-        while not arena.rows(STORED) or arena.rows(STORED)[0][0] < 2:
-            assert time.monotonic() < deadline and driver.poll() is None, b"".join(output)
-            time.sleep(0.05)
-    except BaseException:
-        driver.kill()
-        raise
+    arena.wait_for_matches(driver, 2)
     shown, _ = interrupt_terminal(driver, output, signal.SIGINT)
     assert driver.returncode == 130 and "Traceback" not in shown, shown
     assert "LLR" in shown and "H0 -2.94" in shown and "+2.94 H1" in shown, shown

@@ -29,7 +29,13 @@ from arena.commands.common import (
     DATA_DIR,
     RUNTIME,
     USAGE,
+    BankMs,
     DataDir,
+    InProcess,
+    LogsDir,
+    MoveMs,
+    Ray,
+    Workers,
     console,
     errors,
     existing_store,
@@ -42,10 +48,11 @@ from arena.commands.common import (
 )
 from arena.commands.doctor import doctor
 from arena.commands.report import print_faults, print_forfeits, standings_table
+from arena.commands.running import run_or_exit
 from arena.commands.serve import serve, view
+from arena.commands.test import test as test_command
 from arena.engine.errors import VariantUnavailableError
 from arena.engine.result import GameResult, ScoreLabel
-from arena.escape import escaped
 from arena.referee.faults import TimeControl
 from arena.referee.gamelog import GameLog, LogError, replay
 from arena.referee.keys import MatchKey, play_seed
@@ -55,8 +62,8 @@ from arena.referee.matchlog import verify as verify_match
 from arena.referee.pool import DEFAULT_MATCHES_PER_PROCESS
 from arena.referee.process import ProcessLimits
 from arena.tournament.bots import bot_limits
-from arena.tournament.drive import RunError, RunStopped, run_tournament
 from arena.tournament.names import BadName, check_name
+from arena.tournament.ratings import check_model
 from arena.tournament.spec import SpecError, TournamentSpec
 from arena.tournament.store import StoreError
 from arena.tournament.submit import SubmissionRejected
@@ -64,6 +71,12 @@ from arena.tournament.submit import submit as submit_bot
 from arena.variants import all_variants, get_variant
 from bots import get_bot
 from bots.runner import run_bot
+
+MODEL_TITLES = {
+    "trueskill": "TrueSkill",
+    "trueskill-static": "TrueSkill τ=0",
+    "bradley-terry": "Bradley–Terry, Elo",
+}
 
 app = typer.Typer(
     help="ttr-arena: AI tournaments for the Ticket to Ride family.",
@@ -381,24 +394,16 @@ def tournament_run(
     format: Annotated[str, typer.Option(help="round-robin, duplicate or ladder")] = "round-robin",
     games: Annotated[int, typer.Option(help="rounds, deals, or ladder matches", min=1)] = 1,
     seed: Annotated[int, typer.Option(help="fixes the schedule and every game")] = 0,
-    move_ms: Annotated[int, typer.Option(help="free time per decision (ms)", min=1)] = 1000,
-    bank_ms: Annotated[int, typer.Option(help="time bank per bot and game (ms)", min=0)] = 30000,
-    workers: Annotated[int, typer.Option(help="local worker processes", min=1)] = 1,
-    ray: Annotated[
-        str | None,
-        typer.Option(help="run on Ray: 'local' starts one, an ADDRESS joins a cluster"),
-    ] = None,
+    move_ms: MoveMs = 1000,
+    bank_ms: BankMs = 30000,
+    workers: Workers = 1,
+    ray: Ray = None,
     data_dir: DataDir = DATA_DIR,
-    logs_dir: Annotated[
-        Path | None,
-        typer.Option(help="where bots' stdout and stderr go", show_default="DATA_DIR/bot-logs"),
-    ] = None,
+    logs_dir: LogsDir = None,
     progress: Annotated[
         bool, typer.Option(help="show a progress bar and live standings (on a terminal)")
     ] = True,
-    in_process: Annotated[
-        bool, typer.Option("--in-process", help="trusted plugin bots called directly, no processes")
-    ] = False,
+    in_process: InProcess = False,
     matches_per_process: Annotated[
         int | None,
         typer.Option(
@@ -443,25 +448,15 @@ def tournament_run(
     check_startable(spec, named, bot_entries(named, data_dir, check_start=False), in_process)
     unwind_on_sigterm()  # until the run takes it over
     with writing_store(data_dir, check=True) as store:
-        try:
-            done = run_tournament(
-                spec,
-                store,
-                workers=workers,
-                ray=ray,
-                logs_dir=logs_dir,
-                show_progress=progress and console.is_terminal,
-                in_process=in_process,
-                console=console,
-            )
-        except RunError as error:
-            raise stopped(error) from None
-        except KeyboardInterrupt:  # a second Ctrl-C: stopped at once, after cleaning up
-            raise stopped(
-                RunStopped("stopped at once; run the same command to resume", 130)
-            ) from None
-        except (ValueError, KeyError, VariantUnavailableError) as error:
-            raise fail(str(error.args[0] if error.args else error)) from None
+        done = run_or_exit(
+            spec,
+            store,
+            workers=workers,
+            ray=ray,
+            logs_dir=logs_dir,
+            progress=progress,
+            in_process=in_process,
+        )
         console.print(standings_table(done.runner))
         print_forfeits(store, spec.name, data_dir)
         console.print(
@@ -474,14 +469,6 @@ def tournament_run(
             f"see 'arena tournament show {spec.name}'; the same command retries them",
             RUNTIME,
         )
-
-
-def stopped(error: RunError) -> typer.Exit:
-    """A run that ended early: its one line on stderr, its status (1, or 130/143 on a signal)."""
-    if isinstance(error, RunStopped):
-        errors.print(Text(escaped(str(error)), style="yellow"), soft_wrap=True)
-        return typer.Exit(code=error.exit_code)
-    return fail(str(error), error.exit_code)
 
 
 @app.command()
@@ -596,10 +583,14 @@ def leaderboard(
     out: Annotated[
         Path | None, typer.Option(help="write here instead of the terminal (csv, json, md)")
     ] = None,
+    rating: Annotated[
+        str, typer.Option(help="rating model: trueskill, trueskill-static or bradley-terry")
+    ] = "trueskill",
     data_dir: DataDir = DATA_DIR,
 ) -> None:
     """The TrueSkill leaderboard of a variant, ranked by mu - 3 sigma: all player counts, then
-    each count rated on its own (as a table; exports give one board, --players picks it)."""
+    each count rated on its own (as a table; exports give one board, --players picks it).
+    --rating picks another model (docs/RATINGS.md: how well each predicts)."""
     if format not in ("table", "csv", "json", "md"):
         raise fail("--format is table, csv, json or md")
     if out is not None and format == "table":
@@ -614,14 +605,22 @@ def leaderboard(
             f"{chosen.name} is played by {chosen.min_players}-{chosen.max_players} players, "
             f"not {players}"
         )
+    try:
+        check_model(rating)
+    except ValueError as error:
+        raise fail(str(error)) from None
     from leaderboards.checkpoints import current_standings  # only when needed
     from leaderboards.standings import Standings
 
     store = existing_store(data_dir)
-    standings = Standings(chosen.name) if store is None else current_standings(store, chosen.name)
+    standings = (
+        Standings(chosen.name, rating)
+        if store is None
+        else current_standings(store, chosen.name, rating)
+    )
     boards = standings.boards(players)
     if format == "table":
-        if not boards[None].ratings:
+        if not boards[None].rows():
             console.print(f"no stored matches of '{chosen.name}' yet")
             return
         headers = ("#", "bot", "rating", "μ", "σ", "games", "win%", "score", "rank", "ff")
@@ -650,7 +649,7 @@ def leaderboard(
                     rows,
                     shrink=1,
                     right=(0, *range(2, 10)),
-                    title=f"{chosen.name} leaderboard, {title} (TrueSkill, μ − 3σ)",
+                    title=f"{chosen.name} leaderboard, {title} ({MODEL_TITLES[rating]}, μ − 3σ)",
                     caption="score: mean score · rank: mean rank · ff: forfeits",
                 )
             )
@@ -692,6 +691,7 @@ def site(
     console.print(f"site written: {index.resolve()}")
 
 
+app.command("test")(test_command)
 app.command()(serve)
 app.command()(view)
 app.command()(doctor)

@@ -27,6 +27,7 @@ import hashlib
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 
+from arena.tournament.ratings import DEFAULT_MODEL
 from arena.tournament.results import MatchResult
 from arena.tournament.store import ResultsStore, StoredCheckpoint
 from leaderboards.standings import Standings, model_key
@@ -127,9 +128,16 @@ def to_drop(
     return drop
 
 
-def current_standings(store: ResultsStore, variant: str) -> Standings:
+def current_standings(store: ResultsStore, variant: str, model: str = DEFAULT_MODEL) -> Standings:
     """The variant's standings over every stored match: the newest sound checkpoint plus the
-    matches after it; what that computed is saved for next time where the store allows."""
+    matches after it; what that computed is saved for next time where the store allows.
+
+    Checkpoints are kept for the default rating model only: another model (``arena
+    leaderboard --rating``) is a full recompute each time, the same boards by definition."""
+    if model != DEFAULT_MODEL:
+        standings = Standings(variant, model)
+        standings.add_all(store.results(variant=variant, details=False))
+        return standings
     with store.read_snapshot():
         epoch = store.ratings_epoch()
         stored = store.rating_checkpoints(variant)

@@ -21,7 +21,14 @@ from typing import Any
 
 import trueskill
 
-from arena.tournament.ratings import conservative, environment, rate
+from arena.tournament.ratings import (
+    DEFAULT_MODEL,
+    bradley_terry,
+    check_model,
+    environment,
+    pairwise,
+    rate,
+)
 from arena.tournament.results import MatchResult
 
 FORMAT = 1  # of the serialized state; part of every checkpoint's model key
@@ -42,10 +49,12 @@ LEADERBOARD_COLUMNS = [
 GAMES, WINS, SCORE, RANK_SUM, FORFEITS, LAST = range(6)
 
 
-def model_key() -> str:
+def model_key(model: str = DEFAULT_MODEL) -> str:
     """What a checkpoint's numbers depend on besides the matches: the rating environment,
     the TrueSkill release, the state format. A checkpoint made under another is not used."""
-    env = environment()
+    if model == "bradley-terry":
+        return f"bradley-terry format={FORMAT}"
+    env = environment(model)
     return (
         f"trueskill {trueskill.__version__} mu={env.mu!r} sigma={env.sigma!r} beta={env.beta!r}"
         f" tau={env.tau!r} draw={env.draw_probability!r} backend={env.backend} format={FORMAT}"
@@ -61,14 +70,25 @@ def exact_rating(pi: float, tau: float) -> trueskill.Rating:
 
 
 class Board:
-    """One leaderboard being built from the matches folded into it, in rating order."""
+    """One leaderboard being built from the matches folded into it, in rating order.
 
-    def __init__(self) -> None:
+    Rated by ``model`` (``arena.tournament.ratings.MODELS``): TrueSkill keeps each bot's
+    rating; Bradley–Terry keeps the table of pairwise results and fits it when read."""
+
+    def __init__(self, model: str = DEFAULT_MODEL) -> None:
+        self.model = check_model(model)
         self.ratings: dict[str, trueskill.Rating] = {}
+        self.pairs: dict[tuple[str, str], list[float]] = {}  # bradley-terry: [score, games]
         self.tallies: dict[str, list[Any]] = {}
 
     def add(self, match: MatchResult) -> None:
-        rate([(match.bots, match.ranks)], environment(), self.ratings)
+        if self.model == "bradley-terry":
+            for a, b, score in pairwise(match.bots, match.ranks):
+                pair = self.pairs.setdefault((a, b), [0.0, 0.0])
+                pair[0] += score
+                pair[1] += 1.0
+        else:
+            rate([(match.bots, match.ranks)], environment(self.model), self.ratings)
         for bot, points, rank, fault in zip(
             match.bots, match.scores, match.ranks, match.faults, strict=True
         ):
@@ -87,14 +107,14 @@ class Board:
         seconds since the epoch. A bot never rated (only in matches against itself) is not
         on it."""
         rows = []
-        for bot, rating in self.ratings.items():
+        for bot, (mu, sigma) in self.estimates().items():
             games, wins, score, rank_sum, forfeits, last = self.tallies[bot]
             rows.append(
                 {
                     "bot": bot,
-                    "rating": conservative(rating),
-                    "mu": rating.mu,
-                    "sigma": rating.sigma,
+                    "rating": mu - 3 * sigma,
+                    "mu": mu,
+                    "sigma": sigma,
                     "games": games,
                     "wins": wins,
                     "win_rate": wins / games,
@@ -106,6 +126,13 @@ class Board:
             )
         rows.sort(key=lambda row: (-row["rating"], row["bot"]))
         return [{"rank": rank, **row} for rank, row in enumerate(rows, start=1)]
+
+    def estimates(self) -> dict[str, tuple[float, float]]:
+        """Each rated bot's (mu, sigma): TrueSkill's, or the Bradley–Terry fit's (Elo, its
+        standard error); a bot never rated (only in matches against itself) has none."""
+        if self.model == "bradley-terry":
+            return bradley_terry(self.pairs)
+        return {bot: (r.mu, r.sigma) for bot, r in self.ratings.items()}
 
     def to_json(self) -> dict[str, list[Any]]:
         return {bot: [*tally, *self._exact(bot)] for bot, tally in self.tallies.items()}
@@ -141,8 +168,9 @@ class Standings:
     off when a second count appears. A full recompute therefore rates each match once
     when a variant has one count, twice when it has several (two boards to fill)."""
 
-    def __init__(self, variant: str) -> None:
+    def __init__(self, variant: str, model: str = DEFAULT_MODEL) -> None:
         self.variant = variant
+        self.model = check_model(model)
         self.position = 0
         self.matches = 0
         self.by_count: dict[int, Board] = {}
@@ -155,7 +183,7 @@ class Standings:
         if self._all is None and self.by_count and count not in self.by_count:
             (only,) = self.by_count.values()
             self._all = copy.deepcopy(only)
-        self.by_count.setdefault(count, Board()).add(match)
+        self.by_count.setdefault(count, Board(self.model)).add(match)
         if self._all is not None:
             self._all.add(match)
         self.position = match.match_id
@@ -168,10 +196,10 @@ class Standings:
     def board(self, players: int | None = None) -> Board:
         """The board of ``players``-player games, or of all counts (None); empty if none."""
         if players is not None:
-            return self.by_count.get(players, Board())
+            return self.by_count.get(players, Board(self.model))
         if self._all is not None:
             return self._all
-        return next(iter(self.by_count.values()), Board())
+        return next(iter(self.by_count.values()), Board(self.model))
 
     def boards(self, players: int | None = None) -> dict[int | None, Board]:
         """The board of all counts (key None) then each count's (only ``players`` if given:

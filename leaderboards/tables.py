@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from arena.tournament.ratings import conservative, environment, rate
+from arena.tournament.ratings import DEFAULT_MODEL, conservative, environment, rate
 from arena.tournament.store import ResultsStore
 from leaderboards.checkpoints import current_standings
 from leaderboards.data import StoredMatch, stored_matches
@@ -70,10 +70,10 @@ def leaderboard_frame(board: Board) -> pd.DataFrame:
     return frame
 
 
-def leaderboard_from(matches: Sequence[StoredMatch]) -> pd.DataFrame:
+def leaderboard_from(matches: Sequence[StoredMatch], model: str = DEFAULT_MODEL) -> pd.DataFrame:
     """The leaderboard of these matches (all of one variant, in rating order), rated from
-    nothing."""
-    board = Board()
+    nothing (by ``model``)."""
+    board = Board(model)
     for match in matches:
         board.add(match)
     return leaderboard_frame(board)
@@ -84,10 +84,12 @@ def frames(standings: Standings, players: int | None = None) -> dict[int | None,
     return {count: leaderboard_frame(board) for count, board in standings.boards(players).items()}
 
 
-def leaderboard(store: ResultsStore, variant: str, players: int | None = None) -> pd.DataFrame:
+def leaderboard(
+    store: ResultsStore, variant: str, players: int | None = None, model: str = DEFAULT_MODEL
+) -> pd.DataFrame:
     """The leaderboard of ``variant`` (optionally only ``players``-player games), from the
-    store's rating checkpoints and the matches after them."""
-    return frames(current_standings(store, variant), players)[None]
+    store's rating checkpoints and the matches after them (by ``model``)."""
+    return frames(current_standings(store, variant, model), players)[None]
 
 
 def head_to_head_from(matches: Sequence[StoredMatch]) -> pd.DataFrame:

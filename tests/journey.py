@@ -91,6 +91,18 @@ class Journey:
             text=True,
         )
 
+    def wait_for_matches(self, driver: subprocess.Popen, count: int, limit: float = 120) -> None:
+        """Wait until ``count`` matches are stored while ``driver`` runs (killed if they do
+        not come: a condition, not a time, is what the test waits for)."""
+        try:
+            deadline = time.monotonic() + limit
+            while (self.rows("SELECT count(*) FROM matches") or [(0,)])[0][0] < count:
+                assert time.monotonic() < deadline and driver.poll() is None, "no match stored"
+                time.sleep(0.05)
+        except BaseException:
+            driver.kill()
+            raise
+
     @property
     def data(self) -> Path:
         return self.folder / "arena-data"

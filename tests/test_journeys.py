@@ -92,14 +92,7 @@ def test_submit_play_stop_with_ctrl_c_resume_and_watch_in_one_folder(tmp_path):
     )  # fmt: skip
     driver, output = run_in_terminal([*ARENA, *command], tmp_path, arena.env)
     stored = "SELECT count(*) FROM matches"
-    try:
-        deadline = time.monotonic() + 120
-        while not arena.rows(stored) or arena.rows(stored)[0][0] < 2:
-            assert time.monotonic() < deadline and driver.poll() is None, "no match finished"
-            time.sleep(0.05)
-    except BaseException:
-        driver.kill()
-        raise
+    arena.wait_for_matches(driver, 2)
     shown, _ = interrupt_terminal(driver, output, signal.SIGINT)
     assert driver.returncode == 130 and "Traceback" not in shown, shown
     assert "run the same command to resume" in shown.strip().splitlines()[-1]

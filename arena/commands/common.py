@@ -34,6 +34,20 @@ DATA_DIR = Path("arena-data")
 USAGE, RUNTIME = 2, 1
 
 DataDir = Annotated[Path, typer.Option(help="the data folder: results store, bots, logs")]
+# The options of every command that runs matches (tournament run, test): one wording.
+MoveMs = Annotated[int, typer.Option(help="free time per decision (ms)", min=1)]
+BankMs = Annotated[int, typer.Option(help="time bank per bot and game (ms)", min=0)]
+Workers = Annotated[int, typer.Option(help="local worker processes", min=1)]
+Ray = Annotated[
+    str | None, typer.Option(help="run on Ray: 'local' starts one, an ADDRESS joins a cluster")
+]
+LogsDir = Annotated[
+    Path | None,
+    typer.Option(help="where bots' stdout and stderr go", show_default="DATA_DIR/bot-logs"),
+]
+InProcess = Annotated[
+    bool, typer.Option("--in-process", help="trusted plugin bots called directly, no processes")
+]
 
 
 def unwind_on_sigterm() -> None:

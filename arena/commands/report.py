@@ -39,12 +39,26 @@ def print_faults(outcome, names: list[str], data_dir: Path) -> None:
 
 
 def standings_table(runner: TournamentRunner) -> Table:
-    """The final standings, once, fitted to the terminal."""
+    """The final standings, once, fitted to the terminal. A fixed-entry tournament (round
+    robin, duplicate) is ranked by its own matches' rating under the tournament's ``rating``
+    model (docs/RATINGS.md); a ladder or a test by win rate."""
     standings = runner.standings
     order = sorted(standings.games, key=lambda b: (-standings.wins[b] / standings.games[b], b))
+    estimates: dict[str, tuple[float, float]] = {}
+    if runner.spec.format in ("round-robin", "duplicate"):
+        from leaderboards.standings import Board
+
+        board = Board(runner.spec.rating)
+        for match in runner.store.results(runner.spec.name, details=False):
+            board.add(match)
+        estimates = board.estimates()
+        unrated = [b for b in order if b not in estimates]
+        order = sorted(estimates, key=lambda b: (-estimates[b][0], b)) + unrated
     rows = [
         [
             bot,
+            *([f"{estimates[bot][0]:.1f} ± {estimates[bot][1]:.1f}"] if bot in estimates else []),
+            *(["-"] if estimates and bot not in estimates else []),
             str(standings.games[bot]),
             str(standings.wins[bot]),
             f"{100 * standings.wins[bot] / standings.games[bot]:.0f}",
@@ -53,10 +67,12 @@ def standings_table(runner: TournamentRunner) -> Table:
         ]
         for bot in order
     ]
-    headers = ("bot", "games", "wins", "win %", "mean rank", "forfeits")
-    return fitted_table(
-        headers, rows, shrink=0, right=range(1, 6), title=f"{runner.spec.name}: standings"
-    )
+    rated = ("rating",) if estimates else ()
+    headers = ("bot", *rated, "games", "wins", "win %", "mean rank", "forfeits")
+    title = f"{runner.spec.name}: standings"
+    if estimates:
+        title += f" ({runner.spec.rating})"
+    return fitted_table(headers, rows, shrink=0, right=range(1, len(headers)), title=title)
 
 
 def print_forfeits(store: ResultsStore, tournament: str, data_dir: Path) -> None:

@@ -31,7 +31,7 @@ from arena.tournament.store import TournamentBusy, TournamentInfo
 def _planned(spec: dict[str, Any]) -> str:
     """How many matches the tournament has in all ('?' if its description no longer loads:
     a variant or plugin uninstalled since)."""
-    if spec.get("format") == "ladder":
+    if spec.get("format") in ("ladder", "sprt"):  # a test: at most this many
         return str(spec.get("games", "?"))
     try:
         return str(TournamentSpec.from_json(spec).planned_matches())
@@ -129,6 +129,12 @@ def show_tournament(
         soft_wrap=True,
     )
     console.print(f"bots: {escaped(', '.join(spec.get('bots', [])))}", soft_wrap=True)
+    if isinstance(test := spec.get("sprt"), dict):  # arena test: NEW, BASE, opponents
+        console.print(
+            f"test: H0 {test.get('elo0')} Elo, H1 {test.get('elo1')} Elo, alpha "
+            f"{test.get('alpha')}, beta {test.get('beta')}; at most {spec.get('games')} games",
+            soft_wrap=True,
+        )
     state = "finished " + _when(info.finished_at) if info.finished_at else "not finished"
     if info.driver is not None and info.driver.is_gone():
         state = f"interrupted ({info.driver.describe()} is gone): the same command resumes it"

@@ -77,6 +77,25 @@ class MatchKey:
         return self._number("seq", game_id, request) % MAX_SEQ + 1
 
 
+class RoleKey(MatchKey):
+    """A match key whose bot seeds also depend on each seat's role (``arena test``: 0 is
+    NEW, 1 BASE, then the opponents). In a sequential test's duplicate deals, NEW and BASE
+    sit in the same seat of the same deal; under a plain key they would get the same seed
+    there, and two copies of one program (an A/A test) would play identical games, so
+    their difference would never vary. Everything else is derived as by ``MatchKey``."""
+
+    __slots__ = ("roles",)
+
+    def __init__(self, secret: bytes, roles: tuple[int, ...]) -> None:
+        super().__init__(secret)
+        self.roles = roles
+
+    def bot_seed(self, game_seed: int, seat: int, game_id: str) -> str:
+        return self._digest("bot-seed", game_seed, seat, game_id, "role", self.roles[seat])[
+            :16
+        ].hex()
+
+
 def play_seed(key: MatchKey) -> int:
     """The game seed of an ``arena play`` run given none: keyed, so no bot can guess it (and
     ``ARENA_SECRET`` reproduces it); 62 bits, so that ``--games N`` counts up from it."""

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from arena import chaos
 from arena.referee.faults import TimeControl
-from arena.referee.keys import MatchKey
+from arena.referee.keys import MatchKey, RoleKey
 from arena.referee.launch import BotEntry, ProcessMatch, in_process_referee
 from arena.referee.pool import DEFAULT_MATCHES_PER_PROCESS, BotPool
 from arena.referee.process import ProcessLimits
@@ -38,6 +38,9 @@ class MatchTask:
     # A bot process plays up to this many matches (a worker's BotPool keeps it warm between
     # them); 1: a new process for every match.
     matches_per_process: int = DEFAULT_MATCHES_PER_PROCESS
+    # A sequential test's role of each seat (0 NEW, 1 BASE, ...): bot seeds depend on it
+    # (keys.RoleKey); empty for every other format, whose derivations stay as they were.
+    roles: tuple[int, ...] = ()
 
 
 def tournament_folder(name: str) -> str:
@@ -65,6 +68,8 @@ def play_match(task: MatchTask, pool: BotPool | None = None) -> MatchResult:
         os.chdir(task.workdir)  # a Ray worker starts elsewhere; bots see the driver's folder
     variant = get_variant(task.variant)
     key = MatchKey(task.secret) if task.secret else MatchKey.fresh(f"tournament:{task.tournament}")
+    if task.roles:
+        key = RoleKey(key.secret, task.roles)
     seed = key.game_seed(task.match.seed)  # the schedule's seeds are public; this one is not
     if task.in_process:
         referee = in_process_referee(variant, list(task.entries), task.time_control, key)

@@ -28,17 +28,18 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 from arena.referee.keys import SECRET_ENV, MatchKey
 from arena.referee.launch import BotEntry
 from arena.referee.process import ProcessLimits
-from arena.tournament import ladder
+from arena.tournament import ladder, sprt
 from arena.tournament.bots import bot_limits, resolve, result_label
 from arena.tournament.lease import RENEW_SECONDS, Holder
 from arena.tournament.matchrun import MatchTask, tournament_folder
 from arena.tournament.ratings import rate
 from arena.tournament.results import MatchResult
-from arena.tournament.schedule import MatchSpec, fixed_schedule
+from arena.tournament.schedule import MatchSpec, fixed_schedule, sprt_groups, sprt_roles
 from arena.tournament.spec import OPEN_POOL, SpecError, TournamentSpec
 from arena.tournament.store import ResultsStore, StoreError, TournamentBusy
 from arena.variants import get_variant
@@ -134,6 +135,9 @@ class TournamentRunner:
         # keys) is keyed anew: its missing matches get new deals. Pinned, it is the same key.
         self.new_key = bool(stored) and self.secret == fresh and not os.environ.get(SECRET_ENV)
         self.standings = Standings()
+        # A sequential test: (NEW's rank, BASE's rank) of each stored match, by index.
+        self.pairs: dict[int, tuple[int, int]] = {}
+        self.verdict: sprt.Verdict | None = None
         self.stored = 0  # matches stored by this run
         self.failed_count = 0  # matches this run could not play
         self.stopped = False  # should_stop() said stop before the end
@@ -165,6 +169,7 @@ class TournamentRunner:
             entries=entries,
             labels=labels,
             in_process=self.in_process,
+            roles=sprt_roles(match.index, match.players) if self.spec.format == "sprt" else (),
             time_control=self.spec.time_control,
             limits=self.limits,
             log_dir=str(self.logs_dir / tournament_folder(self.spec.name)),
@@ -177,7 +182,9 @@ class TournamentRunner:
     @property
     def total(self) -> int:
         """How many matches the whole tournament has."""
-        return self.spec.games if self.spec.format == "ladder" else self.spec.planned_matches()
+        if self.spec.format in ("ladder", "sprt"):  # a test: at most this many
+            return self.spec.games
+        return self.spec.planned_matches()
 
     def run(self) -> int:
         """Play every missing match; returns how many were stored by this run."""
@@ -194,10 +201,12 @@ class TournamentRunner:
         try:
             stored = self.store.results(self.tournament_id, details=False)
             for result in stored:
-                self.standings.add(result)
+                self._count(result)
             with self._display(len(stored)):
                 if self.spec.format == "ladder":
                     self._run_ladder()
+                elif self.spec.format == "sprt":
+                    self._run_sprt()
                 else:
                     self._run_fixed()
             if not self.stopped and not self.store.failures(self.tournament_id):
@@ -248,6 +257,55 @@ class TournamentRunner:
             wave = ladder.next_wave(spec, self._ladder_pool(), ratings, games, start, count)
             self.store.plan(self.tournament_id, wave)
 
+    def _run_sprt(self) -> None:
+        """Deal groups in waves until the test decides (or ``games`` are planned): the same
+        loop as the ladder's, with a stopping rule. The verdict is computed from the stored
+        groups in index order, so waves played ahead of it never change it."""
+        spec = self.spec
+        (players,) = spec.players
+        most = spec.games // players
+        wave = 2 * max(1, getattr(self.executor, "workers", None) or 4)
+        tried: set[int] = set()
+        while not self.stopped and not self.should_stop():
+            if self._decide().accepted is not None:
+                return
+            planned = self.store.planned(self.tournament_id)
+            played = self._play(planned, tried)
+            if played:
+                tried.update(played)
+                continue
+            first = len(planned) // players  # groups are planned whole and in order
+            if first >= most or any(i not in self.pairs for i in tried):
+                return  # every group planned, or a match the arena could not play: a gap
+            self.store.plan(self.tournament_id, sprt_groups(spec, first, min(wave, most - first)))
+
+    def group_scores(self) -> list[float]:
+        """A test's deal-group scores, in index order, up to the first incomplete group."""
+        (players,) = self.spec.players
+        scores = []
+        for group in range(self.spec.games // players):
+            games = [self.pairs.get(group * players + turn) for turn in range(players)]
+            if any(game is None for game in games):
+                break
+            scores.append(sprt.group_score([g for g in games if g is not None]))
+        return scores
+
+    def _decide(self) -> sprt.Verdict:
+        """The test's verdict from the complete deal groups stored, in index order."""
+        assert self.spec.sprt is not None  # checked by the spec
+        self.verdict = sprt.sequential(self.group_scores(), self.spec.sprt, self.spec.players[0])
+        return self.verdict
+
+    def _count(self, result: MatchResult) -> None:
+        """Add a stored match to the live standings (and to a test's pairs)."""
+        self.standings.add(result)
+        if self.spec.format == "sprt":
+            roles = sprt_roles(result.idx, len(result.ranks))
+            self.pairs[result.idx] = (
+                result.ranks[roles.index(0)],
+                result.ranks[roles.index(1)],
+            )
+
     def _ladder_pool(self) -> list[str]:
         """The ladder's bots; ``*`` stands for every registered bot (an open pool)."""
         pool = []
@@ -263,7 +321,9 @@ class TournamentRunner:
     def result(self, result: MatchResult) -> None:
         if self.store.record(self.tournament_id, result):
             self.stored += 1
-            self.standings.add(result)
+            self._count(result)
+            if self.spec.format == "sprt":
+                self._decide()
         self._advance()
 
     def failed(self, task: MatchTask, attempts: int, reason: str) -> None:
@@ -283,7 +343,8 @@ class TournamentRunner:
                 )
         if self.should_stop():
             self.stopped = True
-        return not self.stopped
+        decided = self.verdict is not None and self.verdict.accepted is not None
+        return not (self.stopped or decided)
 
     # ---------------------------------------------------------------- progress display
 
@@ -322,7 +383,27 @@ class TournamentRunner:
 
     def _renderable(self) -> Group:
         assert self.progress is not None  # made by _display before anything renders
+        if self.spec.format == "sprt":
+            return Group(self.progress, self._llr_line())
         return Group(self.progress, self.standings.table())
+
+    def _llr_line(self) -> Text:
+        """The test's log-likelihood ratio between its bounds, and the estimate so far."""
+        hypotheses, verdict = self.spec.sprt, self.verdict
+        assert hypotheses is not None  # checked by the spec
+        ratio = verdict.llr if verdict is not None else 0.0
+        groups = verdict.groups if verdict is not None else 0
+        width = 30
+        where = (ratio - hypotheses.lower) / (hypotheses.upper - hypotheses.lower)
+        mark = min(width - 1, max(0, int(where * width)))
+        bar = "".join("|" if i == mark else "-" for i in range(width))
+        line = (
+            f"LLR {ratio:+.2f}  H0 {hypotheses.lower:+.2f} [{bar}] {hypotheses.upper:+.2f} H1"
+            f"  after {groups * len(self.spec.bots)} games"
+        )
+        if verdict is not None and verdict.groups:
+            line += f": NEW − BASE {verdict.estimate.text()}"
+        return Text(line)
 
     def _advance(self) -> None:
         minutes = (time.monotonic() - self.started) / 60

@@ -4,7 +4,9 @@ Round robin: every group of bots of each player count, in every cyclic seat
 rotation (so each bot sits in each seat equally often), ``games`` times, each
 game with its own seed. Duplicate: the same, but all rotations of a group
 share one deal (seed), so the luck of the draw cancels out. The ladder is
-scheduled in waves from the ratings so far (``ladder.py``).
+scheduled in waves from the ratings so far (``ladder.py``); a sequential test
+(``sprt``) in deal groups, as many as its stopping rule asks for
+(``sprt_groups``).
 """
 
 from __future__ import annotations
@@ -50,3 +52,23 @@ def fixed_schedule(spec: TournamentSpec) -> list[MatchSpec]:
                     seed = deal if spec.format == "duplicate" else derive_seed(deal, turn)
                     matches.append(MatchSpec(len(matches), seed, seating))
     return matches
+
+
+def sprt_groups(spec: TournamentSpec, first: int, count: int) -> list[MatchSpec]:
+    """Deal groups ``first`` .. ``first + count - 1`` of a sequential test: group ``g`` is
+    one deal played in each seat rotation of (NEW, BASE, opponents...), at indices
+    ``g * players + rotation``."""
+    (players,) = spec.players
+    matches = []
+    for group in range(first, first + count):
+        deal = derive_seed(spec.seed, "sprt", group)
+        for turn, seating in enumerate(rotations(spec.bots)):
+            matches.append(MatchSpec(group * players + turn, deal, seating))
+    return matches
+
+
+def sprt_roles(index: int, players: int) -> tuple[int, ...]:
+    """Who sits where in match ``index`` of a sequential test, by role (0 NEW, 1 BASE, then
+    the opponents): rotation ``index % players`` of the roles."""
+    turn = index % players
+    return tuple((seat + turn) % players for seat in range(players))

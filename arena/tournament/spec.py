@@ -7,14 +7,21 @@ Described by a small TOML file or by command-line flags::
     players = [4]                 # one or more player counts
     bots = ["random", "my-bot@2", "js=cmd:node examples/js-bot/bot.js",
             { bot = "greedy", fresh_process = true }]  # a table: a new process every match
-    format = "round-robin"        # round-robin | duplicate | ladder
-    games = 2                     # rounds (round robin), deals (duplicate), matches (ladder)
+    format = "round-robin"        # round-robin | duplicate | ladder | sprt
+    games = 2                     # rounds (round robin), deals (duplicate), matches (ladder),
+                                  # at most this many matches (sprt)
     seed = 1
     bot_env = ["OMP_NUM_THREADS=1"]  # optional: variables bots may see ("NAME" passes yours on)
     matches_per_process = 100     # optional: matches a warm bot process plays (1: always fresh)
+    rating = "bradley-terry"      # optional: the model of the final standings' ratings
     [time_control]
     move_ms = 1000                # free time per decision, > 0
     bank_ms = 30000               # time bank per bot and game, >= 0
+    [sprt]                        # format "sprt" only (what ``arena test`` runs): bots are
+    elo0 = 0.0                    # NEW, BASE, then the other seats' opponents; H0: NEW − BASE
+    elo1 = 5.0                    # = elo0 Elo, H1: = elo1; alpha, beta: the error rates
+    alpha = 0.05
+    beta = 0.05
 
 The file is decoded into typed msgspec structures (``SpecFile``), so a wrong type
 or an unknown key is reported with its path (``time_control.bank_msec: unknown
@@ -40,14 +47,18 @@ from arena.referee.faults import TimeControl
 from arena.referee.launch import split_label
 from arena.referee.pool import DEFAULT_MATCHES_PER_PROCESS
 from arena.tournament.names import BadName, check_name, split_ref
+from arena.tournament.ratings import FINALS_MODEL, MODELS
+from arena.tournament.sprt import BadHypotheses, Hypotheses
 
-FORMATS = ("round-robin", "duplicate", "ladder")
-Format = Literal["round-robin", "duplicate", "ladder"]
+FORMATS = ("round-robin", "duplicate", "ladder", "sprt")
+Format = Literal["round-robin", "duplicate", "ladder", "sprt"]
 OPEN_POOL = "*"  # in a ladder: every registered bot
 # A round robin or duplicate is planned whole before it plays (schedule.py): beyond this it
 # would take minutes and gigabytes before the first match (a ladder plans wave by wave).
 MAX_PLANNED_MATCHES = 100_000
-RUN_SETTINGS = ("matches_per_process", "fresh_process")  # how it runs: no part of its identity
+FIXED = ("round-robin", "duplicate")  # planned whole before they play
+# How it runs or is read, not what is played: no part of its identity.
+RUN_SETTINGS = ("matches_per_process", "fresh_process", "rating")
 
 
 class SpecError(ValueError):
@@ -71,6 +82,15 @@ class BotTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     fresh_process: bool = False  # a new process for every match, never a warm one
 
 
+class SprtTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """The ``[sprt]`` table: the hypotheses and error rates of a sequential test."""
+
+    elo0: float = Hypotheses.elo0
+    elo1: float = Hypotheses.elo1
+    alpha: float = Hypotheses.alpha
+    beta: float = Hypotheses.beta
+
+
 class SpecFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """A tournament file as written: the keys, their types and their simple bounds."""
 
@@ -85,6 +105,8 @@ class SpecFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     ladder_wave: Annotated[int, msgspec.Meta(ge=1)] = 8
     bot_env: list[str] = []
     matches_per_process: Annotated[int, msgspec.Meta(ge=1)] = DEFAULT_MATCHES_PER_PROCESS
+    sprt: SprtTable | None = None
+    rating: str = FINALS_MODEL
 
 
 @dataclass(frozen=True)
@@ -105,6 +127,11 @@ class TournamentSpec:
     # process plays (arena/referee/pool.py), and the bots that get a new one every match.
     matches_per_process: int = DEFAULT_MATCHES_PER_PROCESS
     fresh_process: tuple[str, ...] = ()
+    # A sequential test (format "sprt"): its hypotheses, part of what is played (a resumed
+    # test decides by the same ones). Bots are NEW, BASE, then the opponents of the other seats.
+    sprt: Hypotheses | None = None
+    # The rating model of the final standings (how results are read, not what is played).
+    rating: str = FINALS_MODEL
 
     def __post_init__(self) -> None:
         # Checked in the order a person fixes them: what is played, then by whom.
@@ -120,7 +147,11 @@ class TournamentSpec:
             raise SpecError("a tournament needs bots")
         for bot in self.bots:
             check_bot_text(bot)
-        if len(set(self.bots)) != len(self.bots):
+        if self.format == "sprt":
+            self._check_sprt()
+        elif self.sprt is not None:
+            raise SpecError("[sprt] hypotheses are for format 'sprt' (arena test)")
+        elif len(set(self.bots)) != len(self.bots):
             twice = sorted({b for b in self.bots if self.bots.count(b) > 1})
             raise SpecError(f"bots: {', '.join(twice)} named twice: name each bot once")
         if OPEN_POOL in self.bots and self.format != "ladder":
@@ -128,7 +159,7 @@ class TournamentSpec:
                 f"'{OPEN_POOL}' (every registered bot) is for a ladder: name the bots of a "
                 f"{self.format}, or use format 'ladder'"
             )
-        if OPEN_POOL not in self.bots:  # an open pool's size is known only when it runs
+        if OPEN_POOL not in self.bots and self.format != "sprt":  # an open pool: when it runs
             for count in self.players:
                 if count > len(self.bots):
                     raise SpecError(
@@ -139,12 +170,19 @@ class TournamentSpec:
             raise SpecError("games must be at least 1")
         if self.ladder_wave < 1:
             raise SpecError("ladder_wave must be at least 1")
-        if self.format != "ladder" and self.planned_matches() > MAX_PLANNED_MATCHES:
+        if self.format == "sprt" and self.games < max(self.players):
+            raise SpecError(
+                f"games = {self.games}: a sequential test's deal group is {max(self.players)} "
+                "games (one per seat rotation); allow at least that many"
+            )
+        if self.format in FIXED and self.planned_matches() > MAX_PLANNED_MATCHES:
             raise SpecError(
                 f"games = {self.games}: this {self.format} would plan "
                 f"{self.planned_matches():,} matches, more than {MAX_PLANNED_MATCHES:,} in one "
                 "tournament: give fewer games, bots or player counts, or use format 'ladder'"
             )
+        if self.rating not in MODELS:
+            raise SpecError(f"rating: '{self.rating}' is not one of {', '.join(MODELS)}")
         if self.matches_per_process < 1:
             raise SpecError("matches_per_process must be at least 1 (1: a new process each match)")
         for bot in self.fresh_process:
@@ -153,6 +191,21 @@ class TournamentSpec:
         for index, item in enumerate(self.bot_env):
             if not item.partition("=")[0].isidentifier():
                 raise SpecError(f"bot_env[{index}]: {item!r} is not NAME or NAME=VALUE")
+
+    def _check_sprt(self) -> None:
+        """NEW, BASE and one opponent for each other seat, one player count, hypotheses."""
+        if len(self.players) != 1:
+            raise SpecError("a sequential test is played at one player count")
+        if OPEN_POOL in self.bots:
+            raise SpecError(f"'{OPEN_POOL}' is for a ladder: a test names NEW and BASE")
+        (count,) = self.players
+        if len(self.bots) != count:
+            raise SpecError(
+                f"a {count}-player test needs NEW, BASE and {count - 2} opponent(s) for the "
+                f"other seats, {len(self.bots)} bot(s) given"
+            )
+        if self.sprt is None:
+            raise SpecError("format 'sprt' needs its hypotheses ([sprt] elo0, elo1)")
 
     def planned_matches(self) -> int:
         """How many matches a round robin or duplicate plays: each group of bots of each
@@ -186,6 +239,10 @@ class TournamentSpec:
                 del data[key]
         if self.matches_per_process == DEFAULT_MATCHES_PER_PROCESS:
             del data["matches_per_process"]
+        if self.sprt is None:
+            del data["sprt"]
+        if self.rating == FINALS_MODEL:
+            del data["rating"]
         return data
 
     @classmethod
@@ -199,6 +256,7 @@ class TournamentSpec:
                 "bot_env": tuple(data.get("bot_env", ())),
                 "fresh_process": tuple(data.get("fresh_process", ())),
                 "time_control": TimeControl(**data["time_control"]),
+                "sprt": Hypotheses(**data["sprt"]) if data.get("sprt") else None,
             }
         )
 
@@ -231,6 +289,8 @@ class TournamentSpec:
             bot_env=tuple(typed.bot_env),
             matches_per_process=typed.matches_per_process,
             fresh_process=tuple(fresh),
+            sprt=hypotheses(typed.sprt, typed.format),
+            rating=typed.rating,
         )
 
     @classmethod
@@ -257,6 +317,16 @@ def read_toml(path: Path, what: str, error: type[ValueError] = SpecError) -> dic
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as problem:
         raise error(f"{path}: not valid TOML: {problem}") from None
+
+
+def hypotheses(table: SprtTable | None, format: str) -> Hypotheses | None:
+    """The ``[sprt]`` table as checked hypotheses (the defaults for a test without one)."""
+    if table is None and format != "sprt":
+        return None
+    try:
+        return Hypotheses(**msgspec.structs.asdict(table or SprtTable()))
+    except BadHypotheses as error:
+        raise SpecError(f"sprt: {error}") from None
 
 
 def check_time_control(tc: TimeControl) -> None:

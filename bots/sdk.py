@@ -80,6 +80,12 @@ class BotSpec:
     fresh_process: bool = False
 
     def supports(self, variant: str) -> bool:
-        if "any" in self.variants or variant in self.variants:
-            return True
-        return "*" in self.variants and not variant.startswith("cardgame")
+        return plays(self.variants, variant)
+
+
+def plays(declared: Sequence[str], variant: str) -> bool:
+    """Whether variant names ``declared`` cover ``variant``: ``*`` is every board variant,
+    ``any`` every game of the family (the Card Game too)."""
+    if "any" in declared or variant in declared:
+        return True
+    return "*" in declared and not variant.startswith("cardgame")

@@ -166,7 +166,7 @@ def test_bots_are_sent_nothing_they_may_not_know(tmp_path):
         for line in log.actions:
             seat = line["seat"]
             typed = Act[get_variant("usa").observation_type]  # the wire JSON, typed
-            message = msgspec.convert(acts[seat][position[seat]], typed)
+            message = msgspec.convert(acts[seat][position[seat]], typed, str_keys=True)
             position[seat] += 1
             assert message.observation == state.observation(seat)
             hidden = hide_what_seat_cannot_see(state, seat, rng)

@@ -316,7 +316,7 @@ def test_backup_is_a_checked_copy_that_never_overwrites(tmp_path, calm):
     copy = tmp_path / "copy"
     copy.mkdir()
     out = arena("store", "backup", str(copy), data_dir=calm_dir)
-    assert out.code == 0 and "backed up 6 match(es)" in out.out, out.out + out.err
+    assert out.code == 0 and "backed up 6 matches" in out.out, out.out + out.err
     assert seats_csv(copy, tmp_path / "seats.csv") == calm_csv
     again = arena("store", "backup", str(copy / "results.sqlite"), data_dir=calm_dir)
     assert again.code == 1 and "exists already" in one_line(again)
@@ -469,7 +469,7 @@ def test_a_match_whose_worker_keeps_dying_is_an_arena_fault_and_the_rest_is_play
         killer.join(10)
     assert len(killed) == 4, "match 1's worker was killed on every attempt, match 0's once"
     assert out.code == 1, out.out + out.err
-    assert "1 match(es) could not be played" in one_line(out)
+    assert "1 match could not be played" in one_line(out)
     assert "3 matches played now" in out.out, "the tournament went on"
     with ResultsStore.reader(data) as store:
         attempts = {r.idx: r.attempts for r in store.results(name, details=False)}
@@ -482,7 +482,7 @@ def test_a_match_whose_worker_keeps_dying_is_an_arena_fault_and_the_rest_is_play
     rows = list(csv.DictReader(io.StringIO(board.out)))
     assert [row["games"] for row in rows] == ["3", "3"], "the failed match is not rated"
     again = arena(*args, data_dir=data)  # the same command retries it
-    assert again.code == 0 and "1 matches played now" in again.out
+    assert again.code == 0 and "1 match played now" in again.out
     assert "0 failed" in arena("tournament", "show", name, data_dir=data).out
 
 

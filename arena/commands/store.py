@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from arena.commands.common import DATA_DIR, RUNTIME, DataDir, console, fail
+from arena.commands.common import DATA_DIR, RUNTIME, DataDir, console, counted, fail
 from arena.tournament.store import FILE_NAME, StoreError
 from arena.tournament.storecare import (
     backup,
@@ -33,10 +33,9 @@ def check_command(data_dir: DataDir = DATA_DIR) -> None:
         raise _error(report.summary())
     counts = report.counts
     console.print(
-        f"{report.path}: healthy — {counts['tournaments']} tournament(s), "
-        f"{counts['matches']} match(es), {counts['failures']} failed, {counts['bots']} "
-        f"registered bot(s), {report.size / 1e6:.1f} MB",
-        soft_wrap=True,
+        f"{report.path}: healthy — {counted(counts['tournaments'], 'tournament')}, "
+        f"{counted(counts['matches'], 'match', 'matches')}, {counts['failures']} failed, "
+        f"{counted(counts['bots'], 'registered bot')}, {report.size / 1e6:.1f} MB"
     )
 
 
@@ -51,6 +50,12 @@ def recover_command(
     ] = False,
 ) -> None:
     """Copy every intact match of a damaged store into results.sqlite.recover."""
+    if replace and check(data_dir).ok:  # nothing damaged: a healthy store is never swapped
+        console.print(
+            f"{data_dir / FILE_NAME} is healthy ('arena store check'): nothing to recover, "
+            "it stays in place"
+        )
+        return
     try:
         if replace:
             refuse_if_running(data_dir)
@@ -60,21 +65,17 @@ def recover_command(
         raise _error(str(error)) from None
     lost = done.seen - done.matches
     console.print(
-        f"recovered {done.matches} intact match(es) ({lost} readable but incomplete, left out) "
-        f"of {done.tournaments} tournament(s), and {done.bots} registered bot(s)",
-        soft_wrap=True,
+        f"recovered {counted(done.matches, 'intact match', 'intact matches')} ({lost} "
+        f"readable but incomplete, left out) of {counted(done.tournaments, 'tournament')}, "
+        f"and {counted(done.bots, 'registered bot')}"
     )
     if kept is not None:
         console.print(
             f"the recovered store is now {data_dir / FILE_NAME}; the damaged one is kept as "
-            f"{kept}. Run the same tournaments again to replay what was lost.",
-            soft_wrap=True,
+            f"{kept}. Run the same tournaments again to replay what was lost."
         )
     else:
-        console.print(
-            f"written to {done.path}; 'arena store recover --replace' puts it in place",
-            soft_wrap=True,
-        )
+        console.print(f"written to {done.path}; 'arena store recover --replace' puts it in place")
 
 
 @app.command("backup")
@@ -89,4 +90,4 @@ def backup_command(
         path, matches = backup(data_dir, target)
     except StoreError as error:
         raise _error(str(error)) from None
-    console.print(f"backed up {matches} match(es) to {path} (checked)", soft_wrap=True)
+    console.print(f"backed up {counted(matches, 'match', 'matches')} to {path} (checked)")

@@ -123,7 +123,8 @@ def run_bot(
             if isinstance(message, Act):
                 legal = [cache[text] for text in message.legal]
                 choice = bot.choose(message.observation, legal)
-                socket.send(encode(ActionMessage(seq=message.seq, action=str(choice))))
+                note = bot.take_note() or msgspec.UNSET  # no note: none on the wire
+                socket.send(encode(ActionMessage(seq=message.seq, action=str(choice), note=note)))
             elif isinstance(message, GameStart):
                 in_game = True
                 observation_type = typed_observations(message.variant)

@@ -25,7 +25,7 @@ from arena.variants import get_variant
 WIDTH, MAX_HEIGHT, MARGIN = 1000, 760, 40
 MISSING = object()
 # The action line's own keys; any other key a referee records is shown with the step.
-ACTION_KEYS = {"n", "seat", "action", "ms", "by", "stderr"}
+ACTION_KEYS = {"n", "seat", "action", "ms", "by", "stderr", "note"}
 
 
 # ---------------------------------------------------------------------------- the board
@@ -505,7 +505,7 @@ def replay_steps(log: MatchLog) -> dict[str, Any]:
                 ),
                 by=line.get("by", "bot"),
             )
-            for key in ("ms", "stderr"):
+            for key in ("ms", "stderr", "note"):  # the bot's time, output and own note
                 if key in line:
                     step[key] = line[key]
             notes = {k: v for k, v in line.items() if k not in ACTION_KEYS}

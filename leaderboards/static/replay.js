@@ -64,6 +64,10 @@
   function renderEvents(current) {
     const parts = [];
     if (current.ms !== undefined && current.by !== "fallback") parts.push(h("div", { class: "muted" }, `decided in ${current.ms} ms`));
+    if (current.note) {  // the bot's own words on this action (protocol: action.note)
+      parts.push(h("div", { class: "bot-note" }, h("strong", {}, `${match.seats[current.seat]}'s note: `),
+        h("span", { class: "note-text" }, current.note)));
+    }
     for (const f of current.faults || []) {
       const seatInfo = (match.seat_logs || [])[f.seat] || {};
       const links = Object.entries(seatInfo).map(([kind, href]) => h("a", { href, class: "log-link" }, `${kind} log`));

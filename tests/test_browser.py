@@ -493,13 +493,25 @@ def test_the_play_form_of_arena_serve_starts_a_game_the_page_can_resign(tmp_path
     try:
         url = re.search(r"http://127\.0\.0\.1:\d+/", server.stdout.readline()).group(0)
         page.goto(url + "play")
+        assert page.input_value("#variant") == "usa", "the form offers USA first, not the Card Game"
         page.click("#start")
         page.wait_for_url(re.compile(r".*/play/\w+$"), timeout=30_000)
         page.wait_for_selector("#status[data-status='to-move']", timeout=60_000)
+        # Payment buttons in words with counts ("pay hite wild" for white, no counts, before).
+        length, plain, mixed, wild = page.evaluate(
+            """(() => { const r = BOARD.routes.find((x) => x.color === "white" && x.length > 2);
+              return [r.length, TTR.paymentWords(`claim ${r.id} white`, BOARD),
+                      TTR.paymentWords(`claim ${r.id} white w1`, BOARD),
+                      TTR.paymentWords(`claim ${r.id} white w${r.length}`, BOARD)]; })()"""
+        )
+        assert plain == f"pay {length} white" and mixed == f"pay {length - 1} white + 1 wild"
+        assert wild == f"pay {length} wild"
+        assert page.is_visible("#resign")
         page.on("dialog", lambda dialog: dialog.accept())
         page.click("#resign")
         page.wait_for_selector("#replay-link", timeout=60_000)
         assert page.get_attribute("#status", "data-status") == "over"
+        assert page.is_hidden("#resign"), "nothing to resign once the game is over"
     finally:
         server.terminate()
         out, _ = server.communicate(timeout=60)

@@ -353,5 +353,23 @@
     container.replaceChildren(...panels);
   }
 
-  window.TTR = { Board, viewOf, renderTable, renderPlayers, PLAYER, SYMBOL, h, cardChip, playerSwatch, cityName };
+  // A claim's or a station's payment in words, with counts: "claim 12 white w1" on a route of
+  // 3 is "pay 2 white + 1 wild" (a wild is "wN", never a colour that starts with w).
+  function paymentWords(action, boardData) {
+    const parts = action.split(" ");
+    if (parts[0] !== "claim" && parts[0] !== "station") return action;
+    const wilds = parts.slice(2).filter((p) => /^w\d+$/.test(p)).reduce((n, p) => n + Number(p.slice(1)), 0);
+    const colours = parts.slice(2).filter((p) => !/^w\d+$/.test(p));
+    const route = parts[0] === "claim" ? ((boardData && boardData.routes) || []).find((r) => r.id === Number(parts[1])) : null;
+    const pay = [];
+    for (const colour of colours) {
+      const count = route ? route.length - wilds : null;
+      if (count === null) pay.push(colour);
+      else if (count > 0) pay.push(`${count} ${colour}`);
+    }
+    if (wilds) pay.push(`${wilds} wild`);
+    return `pay ${pay.join(" + ") || "nothing"}`;
+  }
+
+  window.TTR = { Board, viewOf, renderTable, renderPlayers, PLAYER, SYMBOL, h, cardChip, playerSwatch, cityName, paymentWords };
 })();

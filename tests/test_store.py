@@ -388,7 +388,8 @@ def test_a_second_driver_refuses_naming_the_first_and_takes_over_once_it_is_dead
     finally:
         first.kill()
     shown = arena("tournament", "show", "busy", data_dir=data)  # its lease is left behind ...
-    assert f"interrupted (pid {first.pid} on" in shown.out and "is gone" in shown.out
+    said = " ".join(shown.out.split())  # (lines fit 80 columns)
+    assert f"interrupted (pid {first.pid} on" in said and "is gone" in said
     taken = arena(*tournament("busy", 40), data_dir=data)  # ... and taken over: it is dead
     assert taken.code == 0, taken.out + taken.err
     assert stored_matches(data) == 80
@@ -474,10 +475,10 @@ def test_a_match_whose_worker_keeps_dying_is_an_arena_fault_and_the_rest_is_play
     with ResultsStore.reader(data) as store:
         attempts = {r.idx: r.attempts for r in store.results(name, details=False)}
     assert attempts == {0: 2, 2: 1, 3: 1}, attempts
-    shown = arena("tournament", "show", name, data_dir=data)
-    assert "3 of 4 planned matches played, 1 failed" in shown.out
-    assert "match 1 (" in shown.out and "3 attempts failed" in shown.out
-    assert "worker process died" in shown.out
+    shown = " ".join(arena("tournament", "show", name, data_dir=data).out.split())  # (80 wide)
+    assert "3 of 4 planned matches played, 1 failed" in shown
+    assert "match 1 (" in shown and "3 attempts failed" in shown
+    assert "worker process died" in shown
     board = arena("leaderboard", "--format", "csv", data_dir=data)
     rows = list(csv.DictReader(io.StringIO(board.out)))
     assert [row["games"] for row in rows] == ["3", "3"], "the failed match is not rated"

@@ -50,15 +50,15 @@ def recover_command(
     ] = False,
 ) -> None:
     """Copy every intact match of a damaged store into results.sqlite.recover."""
-    if replace and check(data_dir).ok:  # nothing damaged: a healthy store is never swapped
-        console.print(
-            f"{data_dir / FILE_NAME} is healthy ('arena store check'): nothing to recover, "
-            "it stays in place"
-        )
-        return
     try:
         if replace:
             refuse_if_running(data_dir)
+            if check(data_dir).ok:  # nothing damaged: a healthy store is never swapped
+                console.print(
+                    f"{data_dir / FILE_NAME} is healthy ('arena store check'): nothing to "
+                    "recover, it stays in place"
+                )
+                return
         done = recover(data_dir)
         kept = replace_with_recovered(data_dir) if replace else None
     except StoreError as error:

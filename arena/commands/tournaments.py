@@ -137,8 +137,9 @@ def show_tournament(
         state = f"being run by {info.driver.describe()}"
     console.print(
         f"created {_when(info.created_at)}; {info.played} of {info.planned} planned matches "
-        f"played, {info.failed} failed; {state}"
+        f"played, {info.failed} failed"
     )
+    console.print(state)  # a line of its own: the driver's host may be long
     if failures:
         console.print("failed matches (arena faults: not rated; running it again retries them):")
     for failure in failures:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import defaultdict
 from itertools import product
 from typing import Any
@@ -336,6 +337,9 @@ def final_scoring(facts: BoardFacts, observations: list[dict[str, Any]]) -> dict
 # ---------------------------------------------------------------------------- step names
 
 
+WILD = re.compile(r"w\d+")  # a payment's wild cards in the notation: w1, w2, ...
+
+
 def _payment(colour: str | None, count: int, wilds: int) -> str:
     parts = []
     if colour is not None and count:
@@ -368,7 +372,8 @@ def describe(
         return f"{who} takes the face-up {card or 'card'} (slot {slot})"
     if verb == "claim":
         route = facts.routes.get(int(args[0]))
-        colour = args[1] if len(args) > 1 and not args[1].startswith("w") else None
+        # A wild is "wN"; a colour may start with w too ("white" read as a wild paid nothing).
+        colour = args[1] if len(args) > 1 and not WILD.fullmatch(args[1]) else None
         length = route["length"] if route else 0
         paid = _payment(colour, length - wild_count, wild_count)
         tunnel = after.get("tunnel")

@@ -562,6 +562,13 @@ LABELS_OUTSIDE = """(() => { const svg = document.getElementById('map');
   return [...svg.querySelectorAll('.city-name')].map((t) => [t.textContent, t.getBBox()])
     .filter(([, b]) => b.x < x - 0.5 || b.y < y - 0.5 || b.x + b.width > x + w + 0.5
                        || b.y + b.height > y + h + 0.5).map(([name]) => name); })()"""
+# How far apart, on screen, the two tracks of the first double route are drawn (centre to centre).
+DOUBLE_APART = """(() => { const r = BOARD.routes.find((x) => x.double && x.track === 0);
+  const twin = BOARD.routes.find((x) => x.double && x.id !== r.id && x.a === r.a && x.b === r.b);
+  const centre = (id) => { const b = document.querySelector(`.route[data-route='${id}'] .slots`)
+    .getBoundingClientRect(); return [b.left + b.width / 2, b.top + b.height / 2]; };
+  const [p, q] = [centre(r.id), centre(twin.id)];
+  return Math.hypot(p[0] - q[0], p[1] - q[1]); })()"""
 PINCH = """(() => { const svg = document.getElementById('map'), r = svg.getBoundingClientRect();
   const cx = r.left + r.width / 2, cy = r.top + r.height / 2;
   const send = (type, id, x) => svg.dispatchEvent(new PointerEvent(type, { pointerId: id,
@@ -649,6 +656,8 @@ def test_the_first_bots_replay_reads_at_1366_and_390_px(tmp_path, browser):
         "[...document.querySelectorAll('.city-name')].map((t) => t.getBoundingClientRect().height)"
     )
     assert min(sizes) >= 10, f"city names {min(sizes):.1f} px high on a zoomed phone map"
+    apart = phone.evaluate(DOUBLE_APART)
+    assert apart >= 6, f"a double route's tracks {apart:.1f} px apart: they merge"
     box = phone.locator("#map").bounding_box()
     middle = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     phone.mouse.move(*middle)

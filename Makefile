@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip install --quiet --disable-pip-version-check
 JS_BOT := examples/js-bot
 
-.PHONY: setup setup-run run test typecheck lint bench soak clean browser js-bot compiled
+.PHONY: setup setup-run rl run test typecheck lint bench soak clean browser js-bot compiled
 
 # What running needs: the package and its dependencies, nothing for tests or browsers.
 $(VENV)/.installed-run: pyproject.toml
@@ -22,6 +22,12 @@ $(VENV)/.installed-dev: $(VENV)/.installed-run
 	touch $@
 
 setup-run: $(VENV)/.installed-run
+
+# The learning environments (arena.envs, examples/rl): the `rl` extra on top of `make run`'s.
+$(VENV)/.installed-rl: $(VENV)/.installed-run
+	$(PIP) -e '.[rl]'
+	touch $@
+rl: $(VENV)/.installed-rl
 setup: $(VENV)/.installed-dev compiled
 
 # The engine compiled by mypyc (dev extra), when a C compiler is here; rebuilt when its
@@ -37,6 +43,7 @@ run: setup-run js-bot
 	$(BIN)/arena tournament run examples/tournament.toml --workers 2
 	$(BIN)/arena leaderboard --variant usa
 	$(BIN)/arena site site
+	@echo "arena is $(BIN)/arena: in a new shell, run '. $(VENV)/bin/activate' to call it arena"
 
 # The JavaScript example bot's one dependency (the zeromq package), when npm is there.
 js-bot: $(JS_BOT)/node_modules

@@ -37,11 +37,13 @@ from arena.commands.common import (
     Ray,
     Workers,
     console,
+    counted,
     errors,
     existing_store,
     fail,
     fitted_table,
     reading_store,
+    shrink_to_fit,
     unwind_on_sigterm,
     writable,
     writing_store,
@@ -160,7 +162,7 @@ def result_table(
     table = Table(title=title, box=box.SIMPLE_HEAD, caption=", ".join(legend))
     table.add_column("#", justify="right")
     table.add_column("seat", justify="right")
-    table.add_column("bot", overflow="fold")  # a long name wraps, never cut
+    table.add_column("bot")  # a long name is cut with an ellipsis (shrink_to_fit)
     for category in result.categories:
         table.add_column(heading[category], justify="right")
     table.add_column("total", justify="right", style="bold")
@@ -178,7 +180,7 @@ def result_table(
             f"{row.get('completed_tickets', 0)}/{row.get('failed_tickets', 0)}",
             *([str(row["longest_path"])] if has_path else []),
         )
-    return table
+    return shrink_to_fit(table, 2)
 
 
 def _print_outcome(
@@ -197,7 +199,8 @@ def play(
     seed: Annotated[
         int | None,
         typer.Option(
-            help="fixes every shuffle of the game (a bot may guess a small one)",
+            help="the same game every run: every shuffle and the bots' seeds (a bot may guess a "
+            "small one; ARENA_SECRET keys it)",
             show_default="a fresh unguessable seed, printed",
         ),
     ] = None,
@@ -255,7 +258,9 @@ def play(
         )
     writable(log, "--log")
     writable(match_log, "--match-log")
-    key = MatchKey.fresh("play")  # what bots are told is keyed with it (SECURITY.md)
+    # What bots are told is keyed with it (SECURITY.md): from the seed when one is given, so
+    # the same seed is the same game every run; else fresh, and the seed drawn from it.
+    key = MatchKey.fresh("play") if seed is None else MatchKey.for_seed("play", seed)
     if seed is None:
         seed = play_seed(key)
     if human:
@@ -328,7 +333,8 @@ def bot_run(
         spec = get_bot(name)
     except KeyError as error:
         raise fail(str(error.args[0])) from None
-    raise typer.Exit(run_bot(spec.factory(0), endpoint, secret, spec.name, spec.version))
+    bot = spec.factory(0)
+    raise typer.Exit(run_bot(bot, endpoint, secret, spec.name, spec.version, by_hand=True))
 
 
 @app.command(name="replay")
@@ -460,12 +466,13 @@ def tournament_run(
         console.print(standings_table(done.runner))
         print_forfeits(store, spec.name, data_dir)
         console.print(
-            f"tournament '{spec.name}': {done.stored} matches played now, results in {store.path}",
-            soft_wrap=True,
+            f"tournament '{spec.name}': {counted(done.stored, 'match', 'matches')} played now"
         )
+        console.print(f"results in {store.path}")
     if done.failures:
         raise fail(
-            f"{len(done.failures)} match(es) could not be played (arena faults, not rated): "
+            f"{counted(len(done.failures), 'match', 'matches')} could not be played (arena "
+            "faults, not rated): "
             f"see 'arena tournament show {spec.name}'; the same command retries them",
             RUNTIME,
         )
@@ -514,7 +521,11 @@ def submit(
     cmd: Annotated[str | None, typer.Option(help="any command line speaking the protocol")] = None,
     variant: Annotated[
         list[str] | None,
-        typer.Option(help="variants it supports, repeatable; '*': every playable one"),
+        typer.Option(
+            help="variants it plays, repeatable; '*': every playable board variant, 'any': "
+            "the Card Game too",
+            show_default="usa (a plugin: the variants it declares)",
+        ),
     ] = None,
     games: Annotated[int, typer.Option(help="validation games per variant", min=1)] = 2,
     data_dir: DataDir = DATA_DIR,
@@ -551,8 +562,12 @@ def submit(
         except (ValueError, KeyError) as error:
             raise fail(str(error.args[0] if error.args else error)) from None
     console.print(
-        f"registered {done.name}@{done.version} ({done.kind}) for "
-        f"{', '.join(done.variants)} after {done.validation_games} validation games"
+        f"registered {done.name}@{done.version} ({done.kind}) for {', '.join(done.variants)} "
+        f"after {counted(done.validation_games, 'validation game')} against random"
+    )
+    console.print(
+        "validation checks that it plays without a forfeit, not that it plays well: try it "
+        f"with 'arena play --bot {done.name} --bot random'"
     )
 
 

@@ -69,7 +69,7 @@ class View:
         self.obs = observation
         self.seat = observation.seat
         self.players = observation.players
-        self.owner = {int(k): v for k, v in observation.claimed.items()}
+        self.owner = dict(observation.claimed)  # route id -> seat
         self.hand = observation.hand
         self.trains = observation.public[self.seat].trains
         self.mine = {rid for rid, seat in self.owner.items() if seat == self.seat}

@@ -46,6 +46,7 @@ from protocols.messages import (
 POLL_MS = 500
 # With no message from the referee for this long between games, the bot assumes it is gone.
 IDLE_SECONDS = 900.0
+WAIT_NOTICE_SECONDS = 3.0  # by hand: silence longer than this is said
 
 
 class ActionCache(dict[str, Action]):
@@ -71,8 +72,13 @@ def typed_observations(variant: str) -> type[Any] | None:
         return None
 
 
-def run_bot(bot: Bot, endpoint: str, token: str, name: str, version: str = "1") -> int:
-    """Serve the referee until it says bye or disappears. Returns the exit status."""
+def run_bot(
+    bot: Bot, endpoint: str, token: str, name: str, version: str = "1", *, by_hand: bool = False
+) -> int:
+    """Serve the referee until it says bye or disappears. Returns the exit status.
+
+    ``by_hand`` (``arena bot run``): a person is watching, so silence is explained: a line
+    when no referee has answered after a few seconds (a bot process's stderr stays its own)."""
     context = zmq.Context()
     socket = context.socket(zmq.DEALER)
     socket.setsockopt(zmq.LINGER, 1000)
@@ -86,12 +92,21 @@ def run_bot(bot: Bot, endpoint: str, token: str, name: str, version: str = "1") 
     observation_type = None  # the variant's observation Struct, once a game has started
     idle = 0.0
     in_game = False  # between game_start and game_over: silence is the others thinking
+    unheard = by_hand  # no referee has answered yet, and a person waits to know it
     try:
         while True:
             try:
                 data = socket.recv()  # the hot path: one blocking call, no poller
             except zmq.Again:
                 idle += POLL_MS / 1000
+                if unheard and idle >= WAIT_NOTICE_SECONDS:
+                    unheard = False
+                    print(
+                        f"waiting for a referee at {endpoint}: none has answered yet (giving "
+                        f"up after {IDLE_SECONDS:.0f} s; Ctrl-C stops)",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                 if monitor.poll(0):
                     print("the referee closed the connection: exiting", file=sys.stderr)
                     return 0
@@ -99,7 +114,7 @@ def run_bot(bot: Bot, endpoint: str, token: str, name: str, version: str = "1") 
                     print("referee gone: exiting", file=sys.stderr)
                     return 0
                 continue
-            idle = 0.0
+            idle, unheard = 0.0, False
             try:
                 message = decode_from_referee(data, observation_type)
             except ProtocolError as error:
@@ -108,14 +123,15 @@ def run_bot(bot: Bot, endpoint: str, token: str, name: str, version: str = "1") 
             if isinstance(message, Act):
                 legal = [cache[text] for text in message.legal]
                 choice = bot.choose(message.observation, legal)
-                socket.send(encode(ActionMessage(seq=message.seq, action=str(choice))))
+                note = bot.take_note() or msgspec.UNSET  # no note: none on the wire
+                socket.send(encode(ActionMessage(seq=message.seq, action=str(choice), note=note)))
             elif isinstance(message, GameStart):
                 in_game = True
                 observation_type = typed_observations(message.variant)
                 observation = message.observation
                 if observation_type is not None:
                     try:
-                        observation = msgspec.convert(observation, observation_type)
+                        observation = msgspec.convert(observation, observation_type, str_keys=True)
                     except msgspec.ValidationError as error:
                         print(f"untyped observations: {error}", file=sys.stderr)
                         observation_type = None

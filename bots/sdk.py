@@ -2,7 +2,9 @@
 
 A bot implements one method, ``choose``: given what its seat may know and
 the legal actions, return one of them. ``on_game_start`` and
-``on_game_over`` are optional hooks. Bots are plugins: a module provides
+``on_game_over`` are optional hooks; ``note(text)`` inside ``choose`` attaches a
+short note to the action (the replay viewer shows it at that step).
+docs/FIRST-BOT.md walks through all of it. Bots are plugins: a module provides
 ``BotSpec`` objects through the ``arena_bots`` hook and names itself in the
 ``arena.bots`` entry-point group.
 """
@@ -16,6 +18,7 @@ from typing import Any, ClassVar
 
 from arena.engine.actions import Action
 from arena.engine.observation import Observation
+from protocols.messages import MAX_NOTE
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,15 +46,33 @@ class Bot:
     def __init__(self, seed: int | str = 0) -> None:
         self.rng = random.Random(seed)
         self.board: dict[str, Any] = {}  # set at each game start: cities, routes, tickets
+        self.seat = 0  # this bot's seat in the current game (set at each game start)
+        self.variant_name = ""  # the current game's variant (usa, ...), set at each game start
+        self._note: str | None = None
 
     def start_game(
         self, seed: int | str, observation: Observation, board: dict[str, Any] | None = None
     ) -> None:
         """Reseed for a new game (so every game replays exactly), keep the board as
-        ``self.board``, then call ``on_game_start``."""
+        ``self.board`` and the seat and variant, then call ``on_game_start``."""
         self.rng = random.Random(seed)
         self.board = board or {}
+        self.seat = observation["seat"]
+        self.variant_name = observation["variant"]
+        self._note = None
         self.on_game_start(observation)
+
+    def note(self, text: str) -> None:
+        """Attach ``text`` to the action ``choose`` is about to return (the last call wins):
+        the match log keeps it and the replay viewer shows it at that step. Cut to
+        ``MAX_NOTE`` characters (the protocol's limit); its bytes count in the bot's
+        per-decision message budget."""
+        self._note = str(text)[:MAX_NOTE]
+
+    def take_note(self) -> str | None:
+        """The note of the action just chosen, once (the runner sends it with the action)."""
+        note, self._note = getattr(self, "_note", None), None
+        return note or None
 
     def on_game_start(self, observation: Observation) -> None:
         """Called once before the seat's first decision of a game."""
@@ -80,6 +101,12 @@ class BotSpec:
     fresh_process: bool = False
 
     def supports(self, variant: str) -> bool:
-        if "any" in self.variants or variant in self.variants:
-            return True
-        return "*" in self.variants and not variant.startswith("cardgame")
+        return plays(self.variants, variant)
+
+
+def plays(declared: Sequence[str], variant: str) -> bool:
+    """Whether variant names ``declared`` cover ``variant``: ``*`` is every board variant,
+    ``any`` every game of the family (the Card Game too)."""
+    if "any" in declared or variant in declared:
+        return True
+    return "*" in declared and not variant.startswith("cardgame")

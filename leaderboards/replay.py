@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections import defaultdict
 from itertools import product
 from typing import Any
@@ -25,7 +26,7 @@ from arena.variants import get_variant
 WIDTH, MAX_HEIGHT, MARGIN = 1000, 760, 40
 MISSING = object()
 # The action line's own keys; any other key a referee records is shown with the step.
-ACTION_KEYS = {"n", "seat", "action", "ms", "by", "stderr"}
+ACTION_KEYS = {"n", "seat", "action", "ms", "by", "stderr", "note"}
 
 
 # ---------------------------------------------------------------------------- the board
@@ -336,6 +337,9 @@ def final_scoring(facts: BoardFacts, observations: list[dict[str, Any]]) -> dict
 # ---------------------------------------------------------------------------- step names
 
 
+WILD = re.compile(r"w\d+")  # a payment's wild cards in the notation: w1, w2, ...
+
+
 def _payment(colour: str | None, count: int, wilds: int) -> str:
     parts = []
     if colour is not None and count:
@@ -368,7 +372,8 @@ def describe(
         return f"{who} takes the face-up {card or 'card'} (slot {slot})"
     if verb == "claim":
         route = facts.routes.get(int(args[0]))
-        colour = args[1] if len(args) > 1 and not args[1].startswith("w") else None
+        # A wild is "wN"; a colour may start with w too ("white" read as a wild paid nothing).
+        colour = args[1] if len(args) > 1 and not WILD.fullmatch(args[1]) else None
         length = route["length"] if route else 0
         paid = _payment(colour, length - wild_count, wild_count)
         tunnel = after.get("tunnel")
@@ -505,7 +510,7 @@ def replay_steps(log: MatchLog) -> dict[str, Any]:
                 ),
                 by=line.get("by", "bot"),
             )
-            for key in ("ms", "stderr"):
+            for key in ("ms", "stderr", "note"):  # the bot's time, output and own note
                 if key in line:
                     step[key] = line[key]
             notes = {k: v for k, v in line.items() if k not in ACTION_KEYS}

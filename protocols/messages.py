@@ -19,7 +19,7 @@ Flow (PROTOCOL.md has a full transcript)::
 
 from __future__ import annotations
 
-from typing import Any, Generic, TypeVar
+from typing import Annotated, Any, Generic, TypeVar
 
 import msgspec
 
@@ -34,6 +34,9 @@ VERSION = 1
 MAX_BOT_MESSAGE = 64 * 1024
 # Largest message the referee sends (a bot's SDK refuses bigger ones).
 MAX_REFEREE_MESSAGE = 1024 * 1024
+# Longest note a bot may attach to an action (characters); a longer one is a malformed
+# message. Its bytes count in the message and in the seat's per-decision budget like any.
+MAX_NOTE = 500
 
 
 class Message(msgspec.Struct, tag_field="type", kw_only=True, forbid_unknown_fields=False):
@@ -89,10 +92,14 @@ class Act(Message, Generic[Obs], tag="act"):
 
 
 class Action(Message, tag="action"):
-    """Bot to referee: one of the legal actions, in the notation."""
+    """Bot to referee: one of the legal actions, in the notation, and optionally a short
+    ``note`` (why, in the bot's words): the match log keeps it and the replay viewer shows
+    it at that step."""
 
     seq: int
     action: str
+    # Absent (UNSET) unless the bot wrote one: no "note": null on the wire.
+    note: Annotated[str, msgspec.Meta(max_length=MAX_NOTE)] | msgspec.UnsetType = msgspec.UNSET
 
 
 class Error(Message, tag="error"):

@@ -225,6 +225,10 @@ def test_a_forfeit_shows_its_reason_and_links_to_the_logs(site, page):
     page.click("#next")
     talk = page.locator("#events .stderr")
     assert "talker decision" in talk.inner_text(), "a bot's stderr lines at its steps"
+    marker = page.locator(".marker.fault")  # a fault is marked on the timeline, and jumps
+    assert marker.count() == 1
+    marker.click()
+    assert page.evaluate("window.REPLAY.step") == decision
     page.screenshot(path=str(ARTIFACTS / "forfeit.png"), full_page=True)
 
 
@@ -493,13 +497,25 @@ def test_the_play_form_of_arena_serve_starts_a_game_the_page_can_resign(tmp_path
     try:
         url = re.search(r"http://127\.0\.0\.1:\d+/", server.stdout.readline()).group(0)
         page.goto(url + "play")
+        assert page.input_value("#variant") == "usa", "the form offers USA first, not the Card Game"
         page.click("#start")
         page.wait_for_url(re.compile(r".*/play/\w+$"), timeout=30_000)
         page.wait_for_selector("#status[data-status='to-move']", timeout=60_000)
+        # Payment buttons in words with counts ("pay hite wild" for white, no counts, before).
+        length, plain, mixed, wild = page.evaluate(
+            """(() => { const r = BOARD.routes.find((x) => x.color === "white" && x.length > 2);
+              return [r.length, TTR.paymentWords(`claim ${r.id} white`, BOARD),
+                      TTR.paymentWords(`claim ${r.id} white w1`, BOARD),
+                      TTR.paymentWords(`claim ${r.id} white w${r.length}`, BOARD)]; })()"""
+        )
+        assert plain == f"pay {length} white" and mixed == f"pay {length - 1} white + 1 wild"
+        assert wild == f"pay {length} wild"
+        assert page.is_visible("#resign")
         page.on("dialog", lambda dialog: dialog.accept())
         page.click("#resign")
         page.wait_for_selector("#replay-link", timeout=60_000)
         assert page.get_attribute("#status", "data-status") == "over"
+        assert page.is_hidden("#resign"), "nothing to resign once the game is over"
     finally:
         server.terminate()
         out, _ = server.communicate(timeout=60)
@@ -536,3 +552,124 @@ def test_pages_fit_a_390_px_screen(site, browser):
     assert map_width >= 360, "the map uses the screen's width"
     page.close()
     assert os.path.getsize(ARTIFACTS / "mobile-replay.png") > 10_000
+
+
+MAP_BOX = """(() => { const svg = document.getElementById('map');
+  const [x, y, w, h] = svg.getAttribute('viewBox').split(' ').map(Number);
+  return {x, y, w, h, zoom: Number(svg.dataset.zoom)}; })()"""
+LABELS_OUTSIDE = """(() => { const svg = document.getElementById('map');
+  const [x, y, w, h] = svg.getAttribute('viewBox').split(' ').map(Number);
+  return [...svg.querySelectorAll('.city-name')].map((t) => [t.textContent, t.getBBox()])
+    .filter(([, b]) => b.x < x - 0.5 || b.y < y - 0.5 || b.x + b.width > x + w + 0.5
+                       || b.y + b.height > y + h + 0.5).map(([name]) => name); })()"""
+# How far apart, on screen, the two tracks of the first double route are drawn (centre to centre).
+DOUBLE_APART = """(() => { const r = BOARD.routes.find((x) => x.double && x.track === 0);
+  const twin = BOARD.routes.find((x) => x.double && x.id !== r.id && x.a === r.a && x.b === r.b);
+  const centre = (id) => { const b = document.querySelector(`.route[data-route='${id}'] .slots`)
+    .getBoundingClientRect(); return [b.left + b.width / 2, b.top + b.height / 2]; };
+  const [p, q] = [centre(r.id), centre(twin.id)];
+  return Math.hypot(p[0] - q[0], p[1] - q[1]); })()"""
+PINCH = """(() => { const svg = document.getElementById('map'), r = svg.getBoundingClientRect();
+  const cx = r.left + r.width / 2, cy = r.top + r.height / 2;
+  const send = (type, id, x) => svg.dispatchEvent(new PointerEvent(type, { pointerId: id,
+    clientX: x, clientY: cy, bubbles: true, pointerType: 'touch', isPrimary: id === 1 }));
+  send('pointerdown', 1, cx - 20); send('pointerdown', 2, cx + 20);
+  send('pointermove', 1, cx - 60); send('pointermove', 2, cx + 60);
+  send('pointerup', 1, cx - 60); send('pointerup', 2, cx + 60); })()"""
+
+
+def test_the_first_bots_replay_reads_at_1366_and_390_px(tmp_path, browser):
+    """docs/FIRST-BOT.md's bot in a game, its replay as a person expects it: the last move
+    outlined on the map, a move list and timeline markers that jump, a score-over-time chart,
+    the bot's notes at their steps, phases in words, every city name inside the map; on a
+    390 px phone the map zooms (buttons, pinch) and pans, with names readable."""
+    from tests.test_first_bot import DOC, blocks
+
+    [(_, code)] = [b for b in blocks(DOC.read_text(), "first-bot", "python") if "/" in b[0]]
+    (tmp_path / "my-bot").mkdir()
+    (tmp_path / "my-bot" / "bot.py").write_text(code)
+    arena("play", "--bot", "cmd:{python} -m bots.filebot my-bot", "--bot", "greedy-claims",
+          "--seed", "2", "--match-log", "game.jsonl", cwd=tmp_path)  # fmt: skip
+    arena("view", "game.jsonl", "--out", "replay.html", "--no-open", cwd=tmp_path)
+    url = (tmp_path / "replay.html").as_uri()
+    errors: list[str] = []
+    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url)
+    steps = page.evaluate("window.MATCH.steps.map((s) => [s.action || '', s.note || '', s.seat])")
+    last = len(steps) - 1
+    claims = [n for n, (action, _, _) in enumerate(steps) if action.startswith("claim ")]
+    draws = [n for n, (action, _, _) in enumerate(steps) if action == "tickets"]
+    noted = next(n for n, (_, note, _) in enumerate(steps) if note)
+
+    # The last move on the map, and the bot's note beside its time at that step.
+    page.goto(url + f"#step={noted}")
+    route = steps[noted][0].split()[1]
+    assert page.locator(".claimed.last-move").count() == 1
+    assert page.get_attribute(".claimed.last-move", "data-route") == route
+    assert page.locator(f".last-move-halo[data-route='{route}']").count() == 1
+    assert page.inner_text("#events .bot-note .note-text") == steps[noted][1]
+    assert "longest-first's note" in page.inner_text("#events .bot-note")
+    page.screenshot(path=str(ARTIFACTS / "replay-1366.png"), full_page=True)
+
+    # The move list and the timeline's markers jump to their step.
+    assert page.locator("#moves li").count() == last + 1
+    page.locator(f"#moves li[data-step='{claims[2]}']").click()
+    assert page.evaluate("window.REPLAY.step") == claims[2]
+    assert page.locator("#moves li.current").get_attribute("data-step") == str(claims[2])
+    assert page.locator(".marker.claim").count() == len(claims)
+    assert page.locator(".marker.tickets").count() == len(draws)
+    page.locator(f".marker.claim[data-step='{claims[-1]}']").click()
+    assert page.evaluate("window.REPLAY.step") == claims[-1]
+
+    # A score line per seat, its cursor at the step; a click on the chart goes there.
+    assert page.locator("#score-chart .score-line").count() == 2
+    before = page.get_attribute("#chart-cursor", "x1")
+    box = page.locator("#score-chart").bounding_box()
+    page.locator("#score-chart").click(position={"x": box["width"] / 2, "y": box["height"] / 2})
+    assert page.get_attribute("#chart-cursor", "x1") != before
+    assert abs(page.evaluate("window.REPLAY.step") - last / 2) <= last / 10
+
+    # Phases in words; every city name inside the map.
+    page.goto(url + "#step=1")
+    assert "_" not in page.inner_text("#table .phase")
+    assert "choosing first tickets" in page.inner_text("#table .phase")
+    assert page.evaluate(LABELS_OUTSIDE) == []
+    page.goto(url + f"#step={last}")
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(ARTIFACTS / "first-bot-replay.png"), full_page=True)
+    page.close()
+
+    # A phone: zoom and pan, names readable once zoomed.
+    phone = browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2,
+                             has_touch=True)  # fmt: skip
+    phone.on("pageerror", lambda e: errors.append(str(e)))
+    phone.goto(url + f"#step={claims[len(claims) // 2]}")
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+    assert phone.evaluate(CUT_OFF) == [], "the replay fits a phone"
+    whole = phone.evaluate(MAP_BOX)
+    phone.click(".zoom-in")
+    phone.click(".zoom-in")
+    zoomed = phone.evaluate(MAP_BOX)
+    assert zoomed["zoom"] > 2.5 and zoomed["w"] < whole["w"] / 2.5
+    sizes = phone.evaluate(
+        "[...document.querySelectorAll('.city-name')].map((t) => t.getBoundingClientRect().height)"
+    )
+    assert min(sizes) >= 10, f"city names {min(sizes):.1f} px high on a zoomed phone map"
+    apart = phone.evaluate(DOUBLE_APART)
+    assert apart >= 6, f"a double route's tracks {apart:.1f} px apart: they merge"
+    box = phone.locator("#map").bounding_box()
+    middle = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    phone.mouse.move(*middle)
+    phone.mouse.down()
+    phone.mouse.move(middle[0] + 80, middle[1] + 40, steps=4)
+    phone.mouse.up()
+    panned = phone.evaluate(MAP_BOX)
+    assert panned["x"] < zoomed["x"] and panned["w"] == zoomed["w"], "a drag pans"
+    phone.screenshot(path=str(ARTIFACTS / "mobile.png"), full_page=False)
+    phone.click(".zoom-reset")
+    assert phone.evaluate(MAP_BOX)["w"] == whole["w"]
+    phone.evaluate(PINCH)
+    assert phone.evaluate(MAP_BOX)["zoom"] > 2, "fingers apart zoom in"
+    phone.close()
+    assert not errors, errors

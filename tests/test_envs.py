@@ -449,13 +449,56 @@ def test_a_make_bot_file_from_policy_bot_loads_as_a_file_bot(tmp_path):
 
 
 def test_without_the_extra_the_import_says_how_to_install_it():
+    """In a clone the advice is `make rl` (pip's `ttr-arena[rl]` names no package a clone
+    can install); the example says it in one line, no traceback."""
     code = "import sys; sys.modules['pettingzoo'] = None; import arena.envs"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1] == (
-        "ImportError: arena.envs needs the [rl] extra (pettingzoo is not installed): "
-        "pip install 'ttr-arena[rl]'"
+        "ImportError: arena.envs needs the rl extra (pettingzoo is not installed): "
+        f"run 'make rl' in {_root()} (it installs the extra into its .venv)"
     )
+    code = "import sys, runpy; sys.modules['gymnasium'] = None; runpy.run_path(sys.argv[1])"
+    train = str(_root() / "examples" / "rl" / "train.py")
+    done = subprocess.run([sys.executable, "-c", code, train], capture_output=True, text=True)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"error: arena.envs needs the rl extra (gymnasium is not installed): run 'make rl' in "
+        f"{_root()} (it installs the extra into its .venv)"
+    ]
+    makefile = (_root() / "Makefile").read_text()
+    assert "\nrl: " in makefile and "-e '.[rl]'" in makefile
+    readme = (_root() / "README.md").read_text()
+    assert "make rl" in readme.split("python examples/rl/train.py", 1)[0]
+
+
+def test_gymnasium_makes_the_environment_by_its_registered_id():
+    """`gymnasium.make` could not make it (no registered id); the module:id form imports the
+    arena first, as a training script written for any Gymnasium env does."""
+    code = (
+        "import gymnasium\n"
+        "env = gymnasium.make('arena.envs:ttr-arena/TicketToRide-v0', variant='newyork',"
+        " opponents=['planner'])\n"
+        "observation, info = env.reset(seed=1)\n"
+        "print(type(env.unwrapped).__name__, env.unwrapped.game.variant.name, observation.shape)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[:2] == ["TicketToRideGym", "newyork"]
+    assert "ttr-arena/TicketToRide-v0" in (_root() / "docs" / "ENVS.md").read_text()
+
+
+def test_gym_truncates_an_episode_of_endless_illegal_actions():
+    """An illegal index cost -1 and the learner moved again, for ever: no step limit."""
+    env = gym("usa", opponents=["random"], max_steps=4)
+    _, info = env.reset(seed=3)
+    flags = []
+    for _ in range(4):
+        illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+        _, reward, terminated, truncated, info = env.step(illegal)
+        flags.append((reward, terminated, truncated))
+    assert flags == [(-1.0, False, False)] * 3 + [(-1.0, False, True)]
+    assert gym("usa").max_steps >= 1000, "far beyond a real game's decisions"
 
 
 def _root():

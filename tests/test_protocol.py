@@ -14,10 +14,14 @@ from hypothesis import strategies as st
 from arena.referee.faults import TimeControl
 from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.process import ProcessLimits
+from arena.referee.referee import Referee
+from arena.referee.seats import InProcessSeat
 from arena.variants import get_variant
+from bots.sdk import Bot
 from protocols.gen_schema import SCHEMA_PATH, schema_text
 from protocols.messages import (
     MAX_BOT_MESSAGE,
+    MAX_NOTE,
     Act,
     Action,
     Hello,
@@ -168,7 +172,7 @@ def test_bots_are_sent_nothing_they_may_not_know(tmp_path):
         for line in log.actions:
             seat = line["seat"]
             typed = Act[get_variant("usa").observation_type]  # the wire JSON, typed
-            message = msgspec.convert(acts[seat][position[seat]], typed)
+            message = msgspec.convert(acts[seat][position[seat]], typed, str_keys=True)
             position[seat] += 1
             assert message.observation == state.observation(seat)
             hidden = hide_what_seat_cannot_see(state, seat, rng)
@@ -208,3 +212,28 @@ def test_command_line_bots_can_be_labelled():
     )
     plain = BotEntry.parse("cmd:node bot.js")
     assert (plain.name, plain.labelled) == ("bot", False)
+
+
+class _Noting(Bot):
+    """A bot that says why: each action with a note, one of them too long to keep whole."""
+
+    name = "noting"
+
+    def choose(self, observation, legal_actions):
+        self.note(f"turn {observation.turn}, seat {self.seat} of {self.variant_name}" + "!" * 600)
+        return legal_actions[0]
+
+
+def test_a_bot_note_rides_with_its_action_into_the_match_log_capped():
+    """A bot may attach a short note to an action (protocol ``action.note``, at most
+    MAX_NOTE characters: a longer one is malformed); the SDK cuts it, the log keeps it."""
+    note = "x" * MAX_NOTE
+    assert decode_from_bot(encode(Action(seq=1, action="draw deck", note=note))).note == note
+    with pytest.raises(ProtocolError, match=f"length <= {MAX_NOTE}"):
+        decode_from_bot(encode(Action(seq=1, action="draw deck", note=note + "x")))
+    assert "note" not in json.loads(encode(Action(seq=1, action="draw deck")))
+    seats = [InProcessSeat(_Noting(0), "noting"), InProcessSeat(_Noting(1), "noting")]
+    outcome = Referee(get_variant("usa"), seats, TimeControl()).play(5)
+    notes = [line.get("note") for line in outcome.log.actions]
+    assert all(n and len(n) == MAX_NOTE for n in notes)
+    assert notes[0].startswith(f"turn 0, seat {outcome.log.actions[0]['seat']} of usa!")

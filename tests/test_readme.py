@@ -140,19 +140,31 @@ def test_the_readme_commands_run_in_order_on_a_fresh_clone_after_make_run(tmp_pa
     js_ready = shutil.which("npm") is not None and shutil.which("node") is not None
     if not js_ready:
         assert "npm not found: the JavaScript example bot needs Node.js" in done.stdout
+    # A new shell has no `arena` on PATH ("command not found" after `make run`): the
+    # README says to activate .venv, and `make run` ends saying it too; the commands run so.
+    activate = ". .venv/bin/activate"
+    assert activate in text.split(MARKER, 1)[0] and "bin/activate" in done.stdout.splitlines()[-1]
+    (clone / ".venv").symlink_to(VENV)
+    bin_dir = str(VENV / "bin")
+    path = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if p != bin_dir)
+    shell_env = {**env, "PATH": path}
+    root_before = set(os.listdir(clone))
     for words in commands:
         if "node" in " ".join(words) and not js_ready:
             continue
         ran = subprocess.run(
-            [str(arena), *words[1:]], cwd=clone, env=env, capture_output=True, text=True,
-            timeout=600,
+            ["bash", "-c", f'{activate} && exec "$@"', "arena", *words], cwd=clone,
+            env=shell_env, capture_output=True, text=True, timeout=600,
         )  # fmt: skip
         assert ran.returncode == 0, f"{shlex.join(words)}:\n{ran.stdout[-2000:]}{ran.stderr}"
         assert "Traceback" not in ran.stdout + ran.stderr
         assert "forfeited" not in ran.stdout, f"{shlex.join(words)}:\n{ran.stdout}"
         if words[1:3] == ["submit", "my-bot"]:
             assert re.search(r"registered my-bot@1", ran.stdout)
-    assert (clone / "site" / "index.html").is_file() and (clone / "seats.csv").is_file()
+    assert (clone / "site" / "index.html").is_file()
+    assert (clone / "arena-data" / "seats.csv").is_file()
+    # Everything the commands write goes to the data folder (ignored by git), not the root.
+    assert set(os.listdir(clone)) - root_before <= {"arena-data"}, set(os.listdir(clone))
 
     example = subprocess.run(
         [sys.executable, "-c", python_example(text)], cwd=clone, capture_output=True, text=True

@@ -534,3 +534,19 @@ def test_a_person_can_play_every_playable_variant_to_the_end(play_server, varian
     (match,) = [m for m in stored_matches(store) if m.match_id == state["match_id"]]
     assert match.tournament == "human-play" and match.bots[1] == "ann" and not match.faults[1]
     store.close()
+
+
+def test_a_claim_of_a_white_route_is_told_with_its_white_cards():
+    """ "claim N white" was told "with nothing": "white" was read as a wild ("wN")."""
+    from arena.variants import new_game
+    from leaderboards.replay import BoardFacts, describe
+
+    state = new_game("usa", 2, seed=1)
+    facts = BoardFacts(state.board.public_json())
+    route = next(r for r in state.board.public_json()["routes"] if r["color"] == "white")
+    view = state.observation(0).to_json()
+    n, length = route["id"], route["length"]
+    told = describe(f"claim {n} white", 0, "me", facts, view, view)
+    assert told.endswith(f"with {length} white")
+    told = describe(f"claim {n} white w1", 0, "me", facts, view, view)
+    assert told.endswith(f"with {length - 1} white + 1 wild")

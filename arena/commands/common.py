@@ -123,6 +123,11 @@ def writing_store(data_dir: Path, check: bool = False) -> Iterator[ResultsStore]
         store.close()
 
 
+def counted(number: int, noun: str, plural: str | None = None) -> str:
+    """``1 game``, ``2 games``: a count with its noun agreeing (never "1 games")."""
+    return f"{number:,} {noun if number == 1 else plural or noun + 's'}"
+
+
 def fitted_table(
     headers: Sequence[str],
     rows: Sequence[Sequence[str]],
@@ -134,24 +139,23 @@ def fitted_table(
 ) -> Table:
     """A table no wider than the terminal: column ``shrink`` (names) is cut with an
     ellipsis as far as needed, every other column (numbers) keeps its full width."""
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, **options)
+    for i, header in enumerate(headers):
+        table.add_column(header, justify="right" if i in right else "left", no_wrap=True)
+    for row in rows:
+        table.add_row(*row)
+    return shrink_to_fit(table, shrink, width)
+
+
+def shrink_to_fit(table: Table, shrink: int, width: int | None = None) -> Table:
+    """Cut column ``shrink`` (names) with an ellipsis as far as the terminal's width needs;
+    every other column keeps its full width (rich would wrap or cut numbers instead)."""
     width = width or console.width
-    natural = max([cell_len(headers[shrink]), *(cell_len(row[shrink]) for row in rows)])
-
-    def build(limit: int) -> Table:
-        table = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, **options)
-        for i, header in enumerate(headers):
-            table.add_column(
-                header,
-                justify="right" if i in right else "left",
-                no_wrap=True,
-                overflow="ellipsis" if i == shrink else "fold",
-                max_width=limit if i == shrink else None,
-            )
-        for row in rows:
-            table.add_row(*row)
-        return table
-
-    table = build(natural)
+    column = table.columns[shrink]
+    column.no_wrap, column.overflow, column.max_width = True, "ellipsis", None
     lines = console.render_lines(table, console.options.update_width(10_000), pad=False)
     excess = max(Segment.get_line_length(line) for line in lines) - width
-    return table if excess <= 0 else build(max(8, natural - excess))
+    if excess > 0:
+        natural = max([cell_len(str(column.header)), *map(cell_len, map(str, column.cells))])
+        column.max_width = max(8, natural - excess)
+    return table

@@ -9,9 +9,15 @@ from typing import Annotated
 
 import typer
 
-from arena.commands.common import DATA_DIR, RUNTIME, DataDir, console, fail
+from arena.commands.common import DATA_DIR, RUNTIME, DataDir, console, counted, fail
 from arena.tournament.store import FILE_NAME, StoreError
-from arena.tournament.storecare import backup, check, recover, recover_in_place
+from arena.tournament.storecare import (
+    backup,
+    check,
+    recover,
+    recover_in_place,
+    refuse_if_running,
+)
 
 app = typer.Typer(help="Check, recover and back up the results store.", no_args_is_help=True)
 
@@ -28,10 +34,9 @@ def check_command(data_dir: DataDir = DATA_DIR) -> None:
         raise _error(report.summary())
     counts = report.counts
     console.print(
-        f"{report.path}: healthy — {counts['tournaments']} tournament(s), "
-        f"{counts['matches']} match(es), {counts['failures']} failed, {counts['bots']} "
-        f"registered bot(s), {report.size / 1e6:.1f} MB",
-        soft_wrap=True,
+        f"{report.path}: healthy — {counted(counts['tournaments'], 'tournament')}, "
+        f"{counted(counts['matches'], 'match', 'matches')}, {counts['failures']} failed, "
+        f"{counted(counts['bots'], 'registered bot')}, {report.size / 1e6:.1f} MB"
     )
 
 
@@ -47,6 +52,14 @@ def recover_command(
 ) -> None:
     """Copy every intact match of a damaged store into results.sqlite.recover."""
     try:
+        if replace:
+            refuse_if_running(data_dir)
+        if replace and check(data_dir).ok:  # nothing damaged: a healthy store is never swapped
+            console.print(
+                f"{data_dir / FILE_NAME} is healthy ('arena store check'): nothing to "
+                "recover, it stays in place"
+            )
+            return
         done, kept = recover_in_place(data_dir) if replace else (recover(data_dir), None)
     except StoreError as error:
         raise _error(str(error)) from None
@@ -57,21 +70,17 @@ def recover_command(
         ) from None
     lost = done.seen - done.matches
     console.print(
-        f"recovered {done.matches} intact match(es) ({lost} readable but incomplete, left out) "
-        f"of {done.tournaments} tournament(s), and {done.bots} registered bot(s)",
-        soft_wrap=True,
+        f"recovered {counted(done.matches, 'intact match', 'intact matches')} ({lost} "
+        f"readable but incomplete, left out) of {counted(done.tournaments, 'tournament')}, "
+        f"and {counted(done.bots, 'registered bot')}"
     )
     if kept is not None:
         console.print(
             f"the recovered store is now {data_dir / FILE_NAME}; the damaged one is kept as "
-            f"{kept}. Run the same tournaments again to replay what was lost.",
-            soft_wrap=True,
+            f"{kept}. Run the same tournaments again to replay what was lost."
         )
     else:
-        console.print(
-            f"written to {done.path}; 'arena store recover --replace' puts it in place",
-            soft_wrap=True,
-        )
+        console.print(f"written to {done.path}; 'arena store recover --replace' puts it in place")
 
 
 @app.command("backup")
@@ -86,4 +95,4 @@ def backup_command(
         path, matches = backup(data_dir, target)
     except StoreError as error:
         raise _error(str(error)) from None
-    console.print(f"backed up {matches} match(es) to {path} (checked)", soft_wrap=True)
+    console.print(f"backed up {counted(matches, 'match', 'matches')} to {path} (checked)")

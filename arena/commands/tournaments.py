@@ -17,6 +17,7 @@ from arena.commands.common import (
     RUNTIME,
     DataDir,
     console,
+    counted,
     existing_store,
     fail,
     fitted_table,
@@ -101,7 +102,8 @@ def delete_tournament(
         store.close()
     shutil.rmtree(data_dir / "bot-logs" / tournament_folder(name), ignore_errors=True)
     console.print(
-        f"deleted tournament '{name}' ({count} matches); the leaderboards no longer count them"
+        f"deleted tournament '{name}' ({counted(count, 'match', 'matches')}); the leaderboards "
+        "no longer count them"
     )
 
 
@@ -125,15 +127,13 @@ def show_tournament(
     players = "/".join(str(p) for p in spec.get("players", []))
     console.print(
         f"{info.name}: {spec.get('format')} of {spec.get('variant')}, {players} players, "
-        f"{spec.get('games')} games, seed {spec.get('seed')}",
-        soft_wrap=True,
+        f"{counted(spec.get('games', 0), 'game')}, seed {spec.get('seed')}"
     )
-    console.print(f"bots: {escaped(', '.join(spec.get('bots', [])))}", soft_wrap=True)
+    console.print(f"bots: {escaped(', '.join(spec.get('bots', [])))}")
     if isinstance(test := spec.get("sprt"), dict):  # arena test: NEW, BASE, opponents
         console.print(
             f"test: H0 {test.get('elo0')} Elo, H1 {test.get('elo1')} Elo, alpha "
             f"{test.get('alpha')}, beta {test.get('beta')}; at most {spec.get('games')} games",
-            soft_wrap=True,
         )
     state = "finished " + _when(info.finished_at) if info.finished_at else "not finished"
     if info.driver is not None and info.driver.is_gone():
@@ -142,14 +142,13 @@ def show_tournament(
         state = f"being run by {info.driver.describe()}"
     console.print(
         f"created {_when(info.created_at)}; {info.played} of {info.planned} planned matches "
-        f"played, {info.failed} failed; {state}",
-        soft_wrap=True,
+        f"played, {info.failed} failed"
     )
+    console.print(state)  # a line of its own: the driver's host may be long
     if failures:
         console.print("failed matches (arena faults: not rated; running it again retries them):")
     for failure in failures:
         console.print(
             f"  match {failure.idx} ({', '.join(failure.bots)}), {_when(failure.failed_at)}: "
-            f"{failure.error}",
-            soft_wrap=True,
+            f"{failure.error}"
         )

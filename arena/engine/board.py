@@ -116,7 +116,7 @@ class Board:
             self.ticket_view(t, raw) for t, raw in zip(self.tickets, data["tickets"], strict=True)
         )
         self.card_names = (*rules.colours, "wild")
-        self.route_key = tuple(str(r["id"]) for r in routes)
+        self.route_key = tuple(int(r["id"]) for r in routes)  # the observations' claimed keys
         self.ticket_a = tuple(index[t.a] for t in self.tickets)
         self.ticket_b = tuple(index[t.b] for t in self.tickets)
         self.ticket_points = tuple(t.points for t in self.tickets)

@@ -34,7 +34,7 @@ class View(msgspec.Struct, frozen=True, kw_only=True):
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON data (dicts and lists), exactly what goes on the wire."""
-        data: dict[str, Any] = msgspec.to_builtins(self)
+        data: dict[str, Any] = msgspec.to_builtins(self, str_keys=True)  # JSON's keys are text
         return data
 
 
@@ -89,10 +89,11 @@ class BoardSeatView(SeatView, frozen=True):
 
 
 class BoardObservation(Observation, frozen=True):
-    """What a seat of a board game sees; ``claimed`` maps route id (as text) to seat."""
+    """What a seat of a board game sees; ``claimed`` maps route id to seat: ints here, as
+    ``obs.claimed.get(57)`` expects; text in the JSON on the wire (JSON keys are strings)."""
 
     public: Sequence[BoardSeatView]
-    claimed: dict[str, int]
+    claimed: dict[int, int]
 
 
 class Components(Protocol):

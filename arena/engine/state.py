@@ -119,7 +119,7 @@ class BoardState(GameBase):
     _draw_slots: tuple[DrawCard, ...]
     # The observations' ``claimed`` (route key -> seat), kept up to date once an observation
     # has built it; None until then (a new state, a copy: most copies are never observed).
-    _claimed: dict[str, int] | None
+    _claimed: dict[int, int] | None
 
     def __init__(self, variant: Variant, num_players: int, seed: int) -> None:
         self._start(variant, num_players, seed)

@@ -1,7 +1,9 @@
-"""Reinforcement-learning environments over the engine (``pip install 'ttr-arena[rl]'``).
+"""Reinforcement-learning environments over the engine (the ``rl`` extra: ``make rl`` in a
+clone, else ``pip install 'ttr-arena[rl]'``).
 
     env = arena.envs.aec("usa", players=4, seed=7)        # PettingZoo AEC, every seat an agent
     env = arena.envs.gym("usa", opponents=["random"])      # Gymnasium, bots on the other seats
+    env = gymnasium.make("arena.envs:ttr-arena/TicketToRide-v0", variant="europe")  # the same
     Bot = arena.envs.policy_bot(fn)                        # a trained policy as an arena bot
 
 The action space (``ActionSpace``) and the observation vector (``ObservationEncoder``) are
@@ -12,14 +14,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from arena.extras import install_advice
+
 try:
-    import gymnasium  # noqa: F401
+    import gymnasium
     import numpy  # noqa: F401
     import pettingzoo  # type: ignore[import-untyped]  # noqa: F401
 except ImportError as missing:  # pragma: no cover - depends on the install
     raise ImportError(
-        f"arena.envs needs the [rl] extra ({missing.name} is not installed): "
-        "pip install 'ttr-arena[rl]'"
+        f"arena.envs needs the rl extra ({missing.name} is not installed): {install_advice('rl')}"
     ) from None
 
 from arena.envs.actions import ActionSpace
@@ -41,11 +44,18 @@ def aec(
 def gym(variant: str = "usa", opponents: Any = ("random",), **options: Any) -> TicketToRideGym:
     """A Gymnasium environment: the learner's seat against ``opponents`` (bot names or Bots).
     Options: ``seat`` (None: random per game), ``reward``, ``dense``, ``illegal`` (a penalty,
-    default -1, or 'raise'), ``render_mode``."""
+    default -1, or 'raise'), ``max_steps`` (truncation), ``render_mode``."""
     return TicketToRideGym(variant, opponents, **options)
 
 
+# gymnasium.make(GYM_ID) once arena.envs is imported; gymnasium.make(f"arena.envs:{GYM_ID}")
+# imports it first. Keyword arguments are TicketToRideGym's (variant, opponents, seat, ...).
+GYM_ID = "ttr-arena/TicketToRide-v0"
+if GYM_ID not in gymnasium.registry:
+    gymnasium.register(GYM_ID, entry_point="arena.envs.gym:TicketToRideGym")
+
 __all__ = [
+    "GYM_ID",
     "SCHEMES",
     "ActionSpace",
     "Field",

@@ -318,7 +318,7 @@ class ObservationEncoder:
     def _routes(self, obs: Any, buffer: np.ndarray, seen: dict[str, Any]) -> None:
         claimed = obs.claimed
         tunnel = obs.tunnel.route if self.is_europe and obs.tunnel is not None else None
-        before: dict[str, int] = seen.get("claimed", {})
+        before: dict[int, int] = seen.get("claimed", {})
         block = seen.get("routes")
         if block is not None and before == claimed and seen.get("tunnel") == tunnel:
             return

@@ -9,7 +9,9 @@ stored code is loaded into this process, outside the sandbox), or ``Bot`` instan
 Observations are the encoded vector; the legal actions are ``info["action_mask"]`` and
 ``env.action_masks()`` (the method sb3-contrib's ``MaskablePPO`` calls). An illegal action
 is not played: by default it costs a penalty of -1 and the learner moves again
-(``illegal="raise"`` raises instead), so algorithms that ignore masks still run.
+(``illegal="raise"`` raises instead), so algorithms that ignore masks still run; so that
+such a learner cannot loop for ever, an episode is truncated after ``max_steps`` steps
+(illegal tries included; ``None``: never), far beyond any real game's decisions.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from bots import get_bot
 from bots.filebot import load_factory
 from bots.sdk import Bot
 
+MAX_STEPS = 5000  # a learner's steps in one episode; a whole 5-player game takes far fewer
+
 
 class TicketToRideGym(gymnasium.Env[np.ndarray, int]):
     """A Gymnasium environment: the learner holds ``seat`` (None: a random seat per game)."""
@@ -46,6 +50,7 @@ class TicketToRideGym(gymnasium.Env[np.ndarray, int]):
         illegal: str | float = -1.0,
         render_mode: str | None = None,
         data_dir: str | Path = "arena-data",
+        max_steps: int | None = MAX_STEPS,
     ) -> None:
         if isinstance(opponents, str | Bot):
             opponents = [opponents]
@@ -62,6 +67,10 @@ class TicketToRideGym(gymnasium.Env[np.ndarray, int]):
         if illegal != "raise" and not isinstance(illegal, int | float):
             raise ValueError(f"illegal must be 'raise' or a penalty (a number), not {illegal!r}")
         self.illegal = illegal
+        if max_steps is not None and (not isinstance(max_steps, int) or max_steps < 1):
+            raise ValueError(f"max_steps must be a positive integer or None, not {max_steps!r}")
+        self.max_steps = max_steps
+        self.steps = 0
         self.render_mode = render_mode
         self.fixed_seat = seat
         self.opponents = [_opponent(o, self.game.variant.name, Path(data_dir)) for o in opponents]
@@ -90,6 +99,7 @@ class TicketToRideGym(gymnasium.Env[np.ndarray, int]):
             int(self.np_random.integers(players)) if self.fixed_seat is None else self.fixed_seat
         )
         self.game.reset(seed=game_seed)
+        self.steps = 0
         state = self.game._live()
         board = self.game.variant.board.public_json()
         others = [s for s in range(players) if s != self.seat]
@@ -110,14 +120,17 @@ class TicketToRideGym(gymnasium.Env[np.ndarray, int]):
         if self.game.state is None or self.game.state.is_over:
             raise RuntimeError("the game is over: call reset() to start a new one")
         agent = self.game.possible_agents[self.seat]
+        self.steps += 1
+        truncated = self.max_steps is not None and self.steps >= self.max_steps
         if self.illegal != "raise" and not self.action_masks()[int(action)]:
             observation, info = self._observe()  # not played: the learner tries again
-            return observation, float(self.illegal), False, False, {**info, "illegal": True}
+            return observation, float(self.illegal), False, truncated, {**info, "illegal": True}
         self.game.step(action)
         reward = self._pending + self.game.rewards[agent] + self._play_opponents()
         self._pending = 0.0
         observation, info = self._observe()
-        return observation, float(reward), self.game.state.is_over, False, info
+        over = self.game.state.is_over
+        return observation, float(reward), over, truncated and not over, info
 
     def _play_opponents(self) -> float:
         """Let the bots move until the learner must decide; its rewards meanwhile."""

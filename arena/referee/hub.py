@@ -71,6 +71,7 @@ class Reply:
     """What came back for one request: an action text, or a fault code with its detail."""
 
     action: str | None = None
+    note: str | None = None  # the bot's note on its action (protocol ``action.note``)
     fault: str | None = None
     detail: str = ""
     elapsed: float = 0.0
@@ -118,6 +119,7 @@ class SeatLink:
     latest: int | None = None
     issued: set[int] = field(default_factory=set)
     answer: str | None = None
+    note: str | None = None  # the answer's note
     closed: bool = False
     timeout: int = -1  # the receive timeout set on the socket (ms)
     lost_at: float | None = None  # when the connection that said hello was dropped
@@ -317,7 +319,7 @@ class Hub:
                 return fault
             if link.answer is not None and link.latest == seq:
                 action, link.answer = link.answer, None
-                return Reply(action=action, elapsed=time.monotonic() - start)
+                return Reply(action=action, note=link.note, elapsed=time.monotonic() - start)
             now = time.monotonic()
             if now >= deadline and seat in self._lost_seats:
                 self.pump(LOST_GRACE_S)  # its connection is gone: the grace says crash or oversize
@@ -485,7 +487,8 @@ class Hub:
             self._ignore(link, "hello-again", size)
         elif isinstance(message, Action):
             if message.seq == link.waiting:
-                link.answer, link.waiting = message.action, None
+                note = message.note if isinstance(message.note, str) else None
+                link.answer, link.note, link.waiting = message.action, note, None
             elif message.seq == link.latest:
                 self._ignore(link, "duplicate", size)
             elif message.seq in link.issued:

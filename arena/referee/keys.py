@@ -11,10 +11,16 @@ tournament's key too. The key stays with the organiser (the driver and its
 workers, the results store); a replay needs only the match log, which
 records the game's real seed.
 
-The key is drawn at random for each ``arena play`` run and for each new
-tournament (and kept in its results store, so a resumed tournament plays
-the same games). ``ARENA_SECRET`` in the organiser's environment pins it,
-to reproduce a run exactly; a bot never sees that variable.
+The key is drawn at random for each new tournament (and kept in its results
+store, so a resumed tournament plays the same games) and for each ``arena
+play`` run given no ``--seed``. ``arena play --seed N`` derives it from the
+seed, so that the same seed is the same game every run (in processes and in
+process), and a person who says "seed 7 does X" can be believed: then the
+key is only as secret as the seed, unless ``ARENA_SECRET`` is set, which
+keys the derivation (the organiser keeps the same ``--seed`` reproducible
+and makes it unguessable). ``ARENA_SECRET`` in the organiser's environment
+also pins every other key, to reproduce a run exactly; a bot never sees
+that variable.
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ import secrets
 SECRET_ENV = "ARENA_SECRET"
 SEED_BITS = 63  # game seeds are non-negative 63-bit integers, like the schedule's
 MAX_SEQ = 2**53 - 1  # request numbers stay exact in every JSON implementation
+# What keys a seeded game without ARENA_SECRET: public on purpose (the seed is the secret).
+PUBLIC_SECRET = "ttr-arena: a seeded game, keyed without a secret"
 
 
 class MatchKey:
@@ -50,6 +58,14 @@ class MatchKey:
         if pinned:
             return cls(hmac.new(pinned.encode(), purpose.encode(), hashlib.sha256).digest())
         return cls(secrets.token_bytes(32))
+
+    @classmethod
+    def for_seed(cls, purpose: str, seed: int) -> MatchKey:
+        """The key of a game given its seed (``arena play --seed``): the same every run, so the
+        game is; keyed with ``ARENA_SECRET`` when set, else as guessable as the seed."""
+        pinned = os.environ.get(SECRET_ENV) or PUBLIC_SECRET
+        message = f"{purpose}:seed:{seed}".encode()
+        return cls(hmac.new(pinned.encode(), message, hashlib.sha256).digest())
 
     def _digest(self, *parts: object) -> bytes:
         text = "\x1f".join(str(part) for part in parts)

@@ -4,6 +4,7 @@
      "seats": [{"seat": 0, "bot": "x", "version": "1", "stdout": "bot-logs/...",
                 "stderr": "bot-logs/.../seat0-x.stderr"}, ...], ...}
     {"type": "action", "n": 1, "seat": 2, "action": "keep 0 1", "ms": 3.1, "by": "bot"}
+                                                   (+ "note": the bot's, "stderr": its lines)
     {"type": "event", "seat": 1, "decision": 12, "kind": "illegal", "action": "claim 99 red", ...}
     {"type": "event", "seat": 3, "decision": 40, "kind": "ignored", "counts": {"stale": 2}, ...}
     {"type": "fault", "seat": 1, "code": "timeout", "detail": "...", "decision": 57}

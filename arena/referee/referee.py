@@ -100,6 +100,7 @@ class _Game:
     forfeits: dict[int, Fault]
     banks: list[float]
     requests: int = 0
+    note: str | None = None  # the note of the action just chosen, for its log line
 
 
 class Referee:
@@ -205,6 +206,9 @@ class Referee:
                 "ms": round(seconds * 1000, 3),
                 "by": by,
             }
+            if game.note and by == "bot":
+                line["note"] = game.note  # shown at this step by the replay viewer
+            game.note = None
             stderr = self.seats[s].new_stderr() if by == "bot" else []
             if stderr:
                 line["stderr"] = stderr  # shown at this step by the replay viewer
@@ -322,6 +326,7 @@ class Referee:
                 return fallback_action(legal), elapsed
             action = by_text.get(reply.action)  # type: ignore[arg-type]
             if action is not None:
+                game.note = reply.note
                 if elapsed > move and isinstance(seat, RemoteSeat):
                     banks[s] = max(0.0, banks[s] - (elapsed - move))
                 return action, reply.elapsed if isinstance(seat, InProcessSeat) else elapsed

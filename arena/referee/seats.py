@@ -39,9 +39,10 @@ class InProcessSeat:
         start = time.perf_counter()
         try:
             choice = self.bot.choose(act.observation, legal)
+            note = self.bot.take_note()
         except Exception:
             return Reply(fault="crash", detail=traceback.format_exc(limit=5))
-        return Reply(action=str(choice), elapsed=time.perf_counter() - start)
+        return Reply(action=str(choice), note=note, elapsed=time.perf_counter() - start)
 
     def tell(self, message: Error | GameOver) -> None:
         if isinstance(message, GameOver):

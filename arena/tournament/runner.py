@@ -62,7 +62,11 @@ class Standings:
             self.forfeits[bot] += result.faults[seat] is not None
 
     def table(self, top: int = 5) -> Table:
-        table = Table(title="standings (win rate)", expand=False)
+        """The ``top`` bots by win rate; the rest are counted ("+3 more"), so a bot out of
+        sight is not taken for a bot out of the tournament."""
+        more = len(self.games) - top
+        caption = f"+{more} more (every bot in the standings at the end)" if more > 0 else None
+        table = Table(title="standings (win rate)", expand=False, caption=caption)
         for column in ("bot", "games", "wins", "win %", "mean rank", "forfeits"):
             table.add_column(column, justify="left" if column == "bot" else "right")
         order = sorted(self.games, key=lambda b: (-self.wins[b] / self.games[b], b))

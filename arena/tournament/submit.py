@@ -28,6 +28,7 @@ from arena.tournament.names import check_name
 from arena.tournament.store import ResultsStore
 from arena.variants import all_variants, get_variant
 from bots import all_bots, get_bot
+from bots.sdk import plays
 
 
 class SubmissionRejected(RuntimeError):
@@ -115,11 +116,16 @@ def _hash_files(root: Path) -> str:
 def _chosen_variants(
     variants: list[str] | None, claimed: list[str] | Callable[[str], bool]
 ) -> list[str]:
-    """The variants to validate: those asked for (``*``: every playable one), else what
-    the bot claims (``claimed``: a list of names, or a plugin's ``supports``)."""
+    """The variants to validate: those asked for, else what the bot claims (``claimed``: a
+    list of names, or a plugin's ``supports``). ``*`` is every playable board variant and
+    ``any`` every playable variant, the Card Game too, as in a plugin's ``BotSpec``: a bot
+    that plays legal moves passes any game's validation, so '*' never enters a board bot in
+    the Card Game."""
     playable = [v for v, variant in all_variants().items() if variant.playable]
-    if variants and "*" in variants:
+    if variants and "any" in variants:
         return playable
+    if variants and "*" in variants:
+        return [v for v in playable if plays(("*",), v)]
     if variants:
         chosen = list(variants)
     elif callable(claimed):

@@ -24,9 +24,12 @@ import sys
 import time
 from pathlib import Path
 
+try:
+    from arena.envs import aec, gym
+except ImportError as missing:  # the rl extra is not installed: one line, what to do
+    sys.exit(f"error: {missing}")
 import numpy as np
 
-from arena.envs import aec, gym
 from bots import get_bot
 
 HERE = Path(__file__).resolve().parent

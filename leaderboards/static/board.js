@@ -88,11 +88,93 @@
         } else {
           g.appendChild(el("circle", { cx: c.x, cy: c.y, r: 5 }));
         }
-        g.appendChild(el("text", { x: c.x + 7, y: c.y - 6, class: "city-name" }, c.name));
+        // Labels stay inside the map: left of a city near the east edge, below one at the top.
+        const east = c.x > this.board.width * 0.82, top = c.y < 18;
+        g.appendChild(el("text", { x: east ? c.x - 7 : c.x + 7, y: top ? c.y + 16 : c.y - 6,
+          class: "city-name", "text-anchor": east ? "end" : "start" }, c.name));
         g.appendChild(el("title", {}, c.name + (c.attraction ? " (tourist attraction)" : "")));
         g.addEventListener("click", () => this.handlers.city && this.handlers.city(c.id));
       }
       container.appendChild(svg);
+      this.zoomable(container);
+    }
+
+    // Zoom and pan (buttons, the wheel, a drag, a pinch): the viewBox shrinks around a point.
+    // City names keep a readable size on screen (at least LABEL_PX), however small the map.
+    zoomable(container) {
+      const svg = this.svg, W = this.board.width, H = this.board.height;
+      this.box = { x: 0, y: 0, w: W, h: H };
+      const apply = () => {
+        const b = this.box;
+        svg.setAttribute("viewBox", `${b.x} ${b.y} ${b.w} ${b.h}`);
+        const scale = (svg.clientWidth || W) / b.w;  // screen px per map unit
+        const px = b.w < W ? LABEL_PX : LABEL_PX_WHOLE;  // zoomed in: room for bigger names
+        svg.style.setProperty("--label-size", `${Math.max(11, px / scale).toFixed(1)}px`);
+        svg.dataset.zoom = (W / b.w).toFixed(2);
+      };
+      const zoom = (factor, cx, cy) => {
+        const b = this.box, w = Math.min(W, Math.max(W / 8, b.w / factor)), h = w * H / W;
+        cx = cx ?? b.x + b.w / 2; cy = cy ?? b.y + b.h / 2;
+        this.box = clampBox({ x: cx - (cx - b.x) * w / b.w, y: cy - (cy - b.y) * h / b.h, w, h }, W, H);
+        apply();
+      };
+      const toMap = (clientX, clientY) => {
+        const r = svg.getBoundingClientRect(), b = this.box;
+        return [b.x + (clientX - r.left) / r.width * b.w, b.y + (clientY - r.top) / r.height * b.h];
+      };
+      const controls = h("div", { class: "zoom-controls" },
+        h("button", { type: "button", class: "zoom-in", title: "zoom in", onclick: () => zoom(1.6) }, "+"),
+        h("button", { type: "button", class: "zoom-out", title: "zoom out", onclick: () => zoom(1 / 1.6) }, "−"),
+        h("button", { type: "button", class: "zoom-reset", title: "the whole map",
+          onclick: () => { this.box = { x: 0, y: 0, w: W, h: H }; apply(); } }, "⤢"));
+      container.classList.add("zoomable");
+      container.appendChild(controls);
+      svg.addEventListener("wheel", (e) => {
+        if (!e.ctrlKey && this.box.w === W) return;  // the page scrolls until the map is zoomed
+        e.preventDefault();
+        zoom(e.deltaY < 0 ? 1.25 : 0.8, ...toMap(e.clientX, e.clientY));
+      }, { passive: false });
+      const pointers = new Map();
+      let pinch = null, moved = false;
+      svg.addEventListener("pointerdown", (e) => {
+        pointers.set(e.pointerId, { x: e.clientX, y: e.clientY });
+        moved = false;
+        if (pointers.size === 2) {
+          const [p, q] = [...pointers.values()];
+          pinch = { d: Math.hypot(p.x - q.x, p.y - q.y), box: Object.assign({}, this.box) };
+        }
+      });
+      svg.addEventListener("pointermove", (e) => {
+        const last = pointers.get(e.pointerId);
+        if (!last) return;
+        const now = { x: e.clientX, y: e.clientY };
+        pointers.set(e.pointerId, now);
+        if (pointers.size === 2 && pinch) {
+          const [p, q] = [...pointers.values()];
+          const d = Math.hypot(p.x - q.x, p.y - q.y);
+          if (d > 0 && pinch.d > 0) {
+            const [cx, cy] = toMap((p.x + q.x) / 2, (p.y + q.y) / 2);
+            this.box = pinch.box;
+            zoom(d / pinch.d, cx, cy);
+            moved = true;
+          }
+        } else if (pointers.size === 1 && this.box.w < W) {  // a drag pans a zoomed map
+          const r = svg.getBoundingClientRect();
+          const dx = (now.x - last.x) / r.width * this.box.w, dy = (now.y - last.y) / r.height * this.box.h;
+          if (Math.abs(dx) + Math.abs(dy) > 0) moved = true;
+          this.box = clampBox({ x: this.box.x - dx, y: this.box.y - dy, w: this.box.w, h: this.box.h }, W, H);
+          apply();
+        }
+      });
+      const release = (e) => { pointers.delete(e.pointerId); if (pointers.size < 2) pinch = null; };
+      svg.addEventListener("pointerup", release);
+      svg.addEventListener("pointercancel", release);
+      // A drag or a pinch is not a click on the route under it.
+      svg.addEventListener("click", (e) => { if (moved) { e.stopPropagation(); moved = false; } }, true);
+      svg.style.touchAction = "pan-y";  // one finger scrolls the page until zoomed; two pinch
+      window.addEventListener("resize", apply);
+      this.zoomTo = zoom;
+      apply();
     }
 
     geometry(r) {
@@ -190,12 +272,48 @@
       }
     }
 
+    // The move just played, outlined (after show(), which redraws the claims and marks): a
+    // claimed route glows under its pieces, a station's city is ringed.
+    markLast(action) {
+      if (!this.hasMap) return;
+      const parts = (action || "").split(" ");
+      if (parts[0] === "claim") {
+        const group = this.layers.claims.querySelector(`.claimed[data-route="${parts[1]}"]`);
+        if (!group) return;
+        group.classList.add("last-move");
+        const g = this.geometry(this.routes[parts[1]]);
+        this.layers.claims.insertBefore(el("line", { x1: g.x1, y1: g.y1, x2: g.x2, y2: g.y2,
+          class: "last-move-halo", "data-route": parts[1] }), this.layers.claims.firstChild);
+      } else if (parts[0] === "station" && this.cities[parts[1]]) {
+        const c = this.cities[parts[1]];
+        this.layers.marks.appendChild(el("circle", { cx: c.x, cy: c.y, r: 13, class: "last-move-halo",
+          "data-city": parts[1] }));
+      }
+    }
+
     highlight(routeIds, cls) {
       if (!this.hasMap) return;
       for (const node of Object.values(this.routeNodes)) node.classList.remove(cls);
       for (const id of routeIds) this.routeNodes[id] && this.routeNodes[id].classList.add(cls);
     }
   }
+
+  // The smallest a city's name is drawn on screen, in CSS pixels: zoomed in, and the whole map
+  // (where a phone has no room for more without names covering each other).
+  const LABEL_PX = 11, LABEL_PX_WHOLE = 7.5;
+
+  function clampBox(b, W, H) {
+    return { x: Math.min(Math.max(0, b.x), W - b.w), y: Math.min(Math.max(0, b.y), H - b.h), w: b.w, h: b.h };
+  }
+
+  // Phases in words (the engine's names are for programs).
+  const PHASE_WORDS = {
+    setup_tickets: "choosing first tickets", turn: "taking a turn", second_draw: "drawing a second card",
+    keep_tickets: "choosing tickets to keep", over: "game over", tunnel: "paying for a tunnel",
+    place_stacks: "placing tourist stacks", take_token: "taking a tourist token",
+    complete_tickets: "completing tickets",
+  };
+  const phaseWords = (phase) => PHASE_WORDS[phase] || String(phase || "").replace(/_/g, " ");
 
   function dashes(pixels, cars) {
     const gap = 2, piece = Math.max(1, (pixels - gap * cars) / cars);
@@ -255,7 +373,7 @@
     if (view.merchandise_left !== undefined) facts.push(h("span", {}, `Merchandise left ${view.merchandise_left}`));
     if (view.tickets_out !== undefined && view.tickets_out !== null) facts.push(h("span", {}, `tickets out of the game ${view.tickets_out}`));
     const lines = [h("div", { class: "display" }, h("strong", {}, "face up "), slots), h("div", { class: "facts" }, facts)];
-    lines.push(h("div", { class: "muted" }, `turn ${view.turn ?? "—"} · ${view.phase}` +
+    lines.push(h("div", { class: "muted phase" }, `turn ${view.turn ?? "—"} · ${phaseWords(view.phase)}` +
       (view.round ? ` · round ${view.round}` : "") +
       (view.to_move !== null && view.to_move !== undefined ? ` · ${view.names[view.to_move]} to move` : "") +
       (view.last_round ? ` · last round (${view.turns_left} turns left)` : "")));
@@ -353,5 +471,23 @@
     container.replaceChildren(...panels);
   }
 
-  window.TTR = { Board, viewOf, renderTable, renderPlayers, PLAYER, SYMBOL, h, cardChip, playerSwatch, cityName };
+  // A claim's or a station's payment in words, with counts: "claim 12 white w1" on a route of
+  // 3 is "pay 2 white + 1 wild" (a wild is "wN", never a colour that starts with w).
+  function paymentWords(action, boardData) {
+    const parts = action.split(" ");
+    if (parts[0] !== "claim" && parts[0] !== "station") return action;
+    const wilds = parts.slice(2).filter((p) => /^w\d+$/.test(p)).reduce((n, p) => n + Number(p.slice(1)), 0);
+    const colours = parts.slice(2).filter((p) => !/^w\d+$/.test(p));
+    const route = parts[0] === "claim" ? ((boardData && boardData.routes) || []).find((r) => r.id === Number(parts[1])) : null;
+    const pay = [];
+    for (const colour of colours) {
+      const count = route ? route.length - wilds : null;
+      if (count === null) pay.push(colour);
+      else if (count > 0) pay.push(`${count} ${colour}`);
+    }
+    if (wilds) pay.push(`${wilds} wild`);
+    return `pay ${pay.join(" + ") || "nothing"}`;
+  }
+
+  window.TTR = { Board, viewOf, renderTable, renderPlayers, PLAYER, SYMBOL, h, cardChip, playerSwatch, cityName, paymentWords, phaseWords };
 })();

@@ -72,12 +72,7 @@
   }
 
   function words(action) {
-    const parts = action.split(" ");
-    if (parts[0] === "claim" || parts[0] === "station") {
-      const pay = parts.slice(2).map((p) => p.startsWith("w") ? `${p.slice(1)} wild` : p).join(" + ");
-      return `pay ${pay || "nothing"}`;
-    }
-    return action;
+    return window.TTR.paymentWords(action, board);
   }
 
   function mostHeldColour() {
@@ -153,6 +148,7 @@
     $("status").textContent = status + (state.status === "to-move" ? ` (${state.legal.length} legal actions)` : "");
     $("status").dataset.status = state.status;
     $("status").dataset.version = state.version;
+    $("resign").hidden = state.status === "over" || state.status === "resigned";  // nothing to resign
     if (state.message) say(state.message);
     if (state.error) say(`The game stopped: ${state.error}`);
     if (!obs) return;

@@ -3,7 +3,7 @@
 // leaderboards/replay.py. Each step stores patches against the step before (applyPatch).
 (function () {
   "use strict";
-  const { Board, viewOf, renderTable, renderPlayers, h } = window.TTR;
+  const { Board, viewOf, renderTable, renderPlayers, h, PLAYER } = window.TTR;
   const board = window.BOARD, match = window.MATCH;
   const $ = (id) => document.getElementById(id);
 
@@ -51,11 +51,14 @@
     view.bots = match.bot_links || null;
     view.focus = seatView !== null ? seatView : focus !== null ? focus : atEnd ? bestSeat() : null;
     mapBoard.show(view);
+    mapBoard.markLast(current.action);
     renderTable($("table"), view);
     renderPlayers($("players"), view, null, { focus: (seat) => { focus = seat; show(step); } });
     $("step").textContent = `step ${step} / ${last}: ` + (step === 0 ? "the deal" : current.text) +
       (current.by === "fallback" ? " [fallback: the seat had forfeited]" : "");
     $("slider").value = step;
+    markMove(step);
+    chartCursor(step);
     renderEvents(current);
     renderFinal(atEnd ? finalView : null);
     history.replaceState(null, "", `#step=${step}`);
@@ -64,6 +67,10 @@
   function renderEvents(current) {
     const parts = [];
     if (current.ms !== undefined && current.by !== "fallback") parts.push(h("div", { class: "muted" }, `decided in ${current.ms} ms`));
+    if (current.note) {  // the bot's own words on this action (protocol: action.note)
+      parts.push(h("div", { class: "bot-note" }, h("strong", {}, `${match.seats[current.seat]}'s note: `),
+        h("span", { class: "note-text" }, current.note)));
+    }
     for (const f of current.faults || []) {
       const seatInfo = (match.seat_logs || [])[f.seat] || {};
       const links = Object.entries(seatInfo).map(([kind, href]) => h("a", { href, class: "log-link" }, `${kind} log`));
@@ -83,6 +90,97 @@
         h("pre", { class: "stderr" }, current.stderr.join("\n"))));
     }
     $("events").replaceChildren(...parts);
+  }
+
+  // ---------------------------------------------------------------- moves, markers, chart
+
+  // What kind of step a marker shows on the timeline (null: none).
+  function markerKind(s) {
+    if (s.faults && s.faults.length) return "fault";
+    if (!s.action) return null;
+    if (/^(claim|station) /.test(s.action)) return "claim";
+    if (s.action === "tickets") return "tickets";
+    return null;
+  }
+
+  function buildMoves() {
+    const list = $("moves");
+    if (!list) return;
+    list.replaceChildren(...match.steps.map((s, n) => {
+      const kind = markerKind(s);
+      return h("li", { "data-step": n, class: kind ? `move ${kind}` : "move", value: n, tabindex: 0,
+        onclick: () => show(n), onkeydown: (e) => { if (e.key === "Enter") show(n); } },
+        n === 0 ? "the deal" : s.text + (s.note ? " · note" : ""));
+    }));
+    const markers = $("markers");
+    markers.replaceChildren(...match.steps.flatMap((s, n) => {
+      const kind = markerKind(s);
+      if (!kind) return [];
+      const title = `step ${n}: ${s.text}`;
+      return [h("button", { type: "button", class: `marker ${kind}`, "data-step": n, title, "aria-label": title,
+        style: `left: ${(100 * n) / Math.max(1, last)}%`, onclick: () => show(n) })];
+    }));
+  }
+
+  function markMove(n) {
+    const list = $("moves");
+    if (!list) return;
+    const old = list.querySelector(".current");
+    if (old) old.classList.remove("current");
+    const item = list.children[n];
+    if (!item) return;
+    item.classList.add("current");
+    // Keep the current move in sight inside the list, without scrolling the page.
+    if (item.offsetTop < list.scrollTop || item.offsetTop + item.offsetHeight > list.scrollTop + list.clientHeight) {
+      list.scrollTop = item.offsetTop - list.clientHeight / 2;
+    }
+  }
+
+  // Each seat's score so far at every step (the organiser's count; the final score at the end).
+  const SVGNS = "http://www.w3.org/2000/svg";
+  const svgEl = (name, attrs) => {
+    const node = document.createElementNS(SVGNS, name);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+    return node;
+  };
+  const CHART = { w: 600, h: 170, left: 36, right: 8, top: 8, bottom: 18 };
+  const series = match.seats.map((_, seat) => states.map((s, n) =>
+    match.steps[n].over && finalView ? finalView.scores[seat] : ((s.org && s.org.score && s.org.score[seat]) || {}).total || 0));
+  const chartX = (n) => CHART.left + (n / Math.max(1, last)) * (CHART.w - CHART.left - CHART.right);
+
+  function buildChart() {
+    const chart = $("score-chart");
+    if (!chart) return;
+    const values = series.flat();
+    const lo = Math.min(0, ...values), hi = Math.max(1, ...values);
+    const y = (v) => CHART.top + (hi - v) / (hi - lo) * (CHART.h - CHART.top - CHART.bottom);
+    const parts = [];
+    for (const v of [lo, 0, hi]) {
+      parts.push(svgEl("line", { x1: CHART.left, x2: CHART.w - CHART.right, y1: y(v), y2: y(v), class: v === 0 ? "axis zero" : "axis" }));
+      const label = svgEl("text", { x: CHART.left - 4, y: y(v) + 4, "text-anchor": "end", class: "tick" });
+      label.textContent = String(v);
+      parts.push(label);
+    }
+    series.forEach((points, seat) => {
+      const line = svgEl("polyline", { class: "score-line", "data-seat": seat, fill: "none",
+        stroke: PLAYER[seat % PLAYER.length], points: points.map((v, n) => `${chartX(n).toFixed(1)},${y(v).toFixed(1)}`).join(" ") });
+      const title = svgEl("title", {});
+      title.textContent = `${match.seats[seat]}: ${points[points.length - 1]} at the end`;
+      line.appendChild(title);
+      parts.push(line);
+    });
+    parts.push(svgEl("line", { id: "chart-cursor", x1: 0, x2: 0, y1: CHART.top, y2: CHART.h - CHART.bottom, class: "cursor" }));
+    chart.replaceChildren(...parts);
+    chart.addEventListener("click", (e) => {
+      const r = chart.getBoundingClientRect();
+      const x = ((e.clientX - r.left) / r.width) * CHART.w;
+      show(Math.round(((x - CHART.left) / (CHART.w - CHART.left - CHART.right)) * last));
+    });
+  }
+
+  function chartCursor(n) {
+    const cursor = document.getElementById("chart-cursor");
+    if (cursor) { cursor.setAttribute("x1", chartX(n)); cursor.setAttribute("x2", chartX(n)); }
   }
 
   function renderFinal(final) {
@@ -145,6 +243,8 @@
     const n = Number((location.hash.match(/step=(\d+)/) || [])[1]);
     return Number.isFinite(n) ? n : 0;
   };
+  buildMoves();
+  buildChart();
   window.addEventListener("hashchange", () => show(fromHash()));
   show(fromHash());
   window.REPLAY = { show, get step() { return step; }, last };

@@ -510,6 +510,12 @@ def test_the_play_form_of_arena_serve_starts_a_game_the_page_can_resign(tmp_path
         )
         assert plain == f"pay {length} white" and mixed == f"pay {length - 1} white + 1 wild"
         assert wild == f"pay {length} wild"
+        # A station costs as many cards as its builder's stations then (the 3rd: 3 cards).
+        station = page.evaluate(
+            "[TTR.paymentWords('station wien red w1', BOARD, 3),"
+            " TTR.paymentWords('station wien red', BOARD, 1)]"
+        )
+        assert station == ["pay 2 red + 1 wild", "pay 1 red"]
         assert page.is_visible("#resign")
         page.on("dialog", lambda dialog: dialog.accept())
         page.click("#resign")

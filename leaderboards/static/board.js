@@ -473,15 +473,18 @@
 
   // A claim's or a station's payment in words, with counts: "claim 12 white w1" on a route of
   // 3 is "pay 2 white + 1 wild" (a wild is "wN", never a colour that starts with w).
-  function paymentWords(action, boardData) {
+  // A payment in words with its counts: a route costs its length; a station costs as many
+  // cards as the stations its builder will then have (`stationCost`: 1 for the first).
+  function paymentWords(action, boardData, stationCost) {
     const parts = action.split(" ");
     if (parts[0] !== "claim" && parts[0] !== "station") return action;
     const wilds = parts.slice(2).filter((p) => /^w\d+$/.test(p)).reduce((n, p) => n + Number(p.slice(1)), 0);
     const colours = parts.slice(2).filter((p) => !/^w\d+$/.test(p));
     const route = parts[0] === "claim" ? ((boardData && boardData.routes) || []).find((r) => r.id === Number(parts[1])) : null;
+    const cost = route ? route.length : (parts[0] === "station" && stationCost) || null;
     const pay = [];
     for (const colour of colours) {
-      const count = route ? route.length - wilds : null;
+      const count = cost === null ? null : cost - wilds;
       if (count === null) pay.push(colour);
       else if (count > 0) pay.push(`${count} ${colour}`);
     }

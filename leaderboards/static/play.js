@@ -72,7 +72,12 @@
   }
 
   function words(action) {
-    return window.TTR.paymentWords(action, board);
+    return window.TTR.paymentWords(action, board, stationCost());
+  }
+
+  function stationCost() {  // Europe: the nth station built costs n cards
+    const obs = state.observation, mine = obs && obs.public && obs.public[game.seat];
+    return mine && mine.stations ? mine.stations.length + 1 : null;
   }
 
   function mostHeldColour() {

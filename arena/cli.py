@@ -267,7 +267,7 @@ def play(
         from arena.commands.human import play_as_person
 
         rivals = bot or ["random"] * (players - 1)
-        return play_as_person(chosen, rivals, seed, human_seat, port, open_browser, match_log)
+        return play_as_person(chosen, rivals, seed, human_seat, port, open_browser, match_log, key)
     entries = bot_entries(bot or ["random"] * players, data_dir)
     for entry in entries:
         if entry.spec is not None and not entry.spec.supports(chosen.name):

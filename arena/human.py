@@ -31,6 +31,7 @@ import zmq
 from arena.engine.variant import Variant
 from arena.referee.faults import TimeControl
 from arena.referee.hub import Hub, ProcessWatch, Reply
+from arena.referee.keys import MatchKey
 from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.process import ProcessLimits
 from arena.referee.seats import RemoteSeat
@@ -240,6 +241,9 @@ class HumanGame:
     move_ms: int = 1000
     bank_ms: int = 30000
     game_id: str = field(default_factory=lambda: uuid.uuid4().hex[:10])
+    # What the bots are told is keyed with it: the same key and seed, the same game (bots
+    # included); by default a fresh one (keys.py).
+    key: MatchKey | None = None
     outcome: Any = None
     error: str | None = None
     match_id: int | None = None
@@ -281,10 +285,14 @@ class HumanGame:
                 self.log_dir,
                 human_seat=self.human_seat,
                 person=self.person,
+                key=self.key,
             )
             with self.match as referee:
                 self.ready.set()
-                self.outcome = referee.play(self.seed, game_id=f"human-{self.game_id}")
+                # Keyed, the game's id (which the bots' seeds are drawn with) comes from the
+                # key too: the same key and seed, the same bots' seeds.
+                game_id = None if self.key else f"human-{self.game_id}"
+                self.outcome = referee.play(self.seed, game_id=game_id)
             if self.on_finish is not None:
                 self.match_id = self.on_finish(self)
         except Exception as error:  # shown to the person on the page, never a traceback

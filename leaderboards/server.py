@@ -34,6 +34,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from arena.escape import escaped
 from arena.human import HumanGame
+from arena.referee.keys import MatchKey
 from arena.referee.process import ProcessLimits
 from arena.tournament.bots import resolve
 from arena.tournament.names import check_name
@@ -138,9 +139,16 @@ class ArenaServer(ThreadingHTTPServer):
     # ---------------------------------------------------------------- people's games
 
     def new_game(
-        self, variant: str, bots: list[str], human_seat: int, seed: int, person: str = "you"
+        self,
+        variant: str,
+        bots: list[str],
+        human_seat: int,
+        seed: int,
+        person: str = "you",
+        key: MatchKey | None = None,
     ) -> HumanGame:
-        """Start a game of a person against ``bots`` (names as on the command line)."""
+        """Start a game of a person against ``bots`` (names as on the command line); with
+        ``key``, the bots are told what they were told the last time (the same game)."""
         running = [g for g in self.games.values() if not g.done.is_set()]
         if len(running) >= MAX_GAMES:
             raise ValueError(f"{MAX_GAMES} games are already being played here; finish one first")
@@ -170,6 +178,7 @@ class ArenaServer(ThreadingHTTPServer):
             log_dir=self.data_dir / "bot-logs",
             limits=self.limits,
             on_finish=self.store_game,
+            key=key,
         )
         self.games[game.game_id] = game
         game.start()
@@ -403,14 +412,22 @@ class Handler(BaseHTTPRequestHandler):
         bots = [bots] if isinstance(bots, str) else list(bots)
         bots = [b.strip() for b in bots if b.strip()]
         try:
-            seat, seed = form.get("seat") or "0", form.get("seed") or uuid.uuid4().int % 10**6
+            given = form.get("seed")
+            seat, seed = form.get("seat") or "0", given or uuid.uuid4().int % 10**6
             if not str(seat).isdigit() or not str(seed).lstrip("-").isdigit():
                 raise ValueError("the seat and the seed are whole numbers")
             seat, seed = int(seat), int(seed)
             if not bots:
                 raise ValueError("choose at least one bot to play against")
+            # A seed given is the same game every time, the bots' play included (keyed from it).
+            key = MatchKey.for_seed("play", seed) if given else None
             game = self.server.new_game(
-                str(form.get("variant", "usa")), bots, seat, seed, str(form.get("name") or "you")
+                str(form.get("variant", "usa")),
+                bots,
+                seat,
+                seed,
+                str(form.get("name") or "you"),
+                key,
             )
         except (ValueError, KeyError) as error:
             message = str(error.args[0]) if error.args else str(error)

@@ -269,6 +269,36 @@ def test_a_person_who_resigns_forfeits_at_once_and_the_bot_finishes(tmp_path):
     assert bridge.snapshot()["status"] == "over", "the page learns the game is over"
 
 
+def test_a_person_given_the_same_seed_meets_the_same_bots_moves(tmp_path):
+    """``arena play --human --seed N`` (and the play form's seed) keys what the bots are told
+    from the seed: the same seed twice is the same game, the bots' moves included."""
+    import msgspec
+
+    from arena.human import HumanGame
+    from arena.referee.keys import MatchKey
+
+    def first_turn(run: str) -> dict:
+        bots = [BotEntry.parse("random"), BotEntry.parse("random")]
+        key = MatchKey.for_seed("play", 7)
+        game = HumanGame(USA, bots, 2, 7, log_dir=tmp_path / run, key=key).start()
+        bridge = game.bridge
+        deadline = time.monotonic() + 60
+        for turn in range(2):  # the tickets kept, then the first turn after the bots' first
+            while bridge.snapshot()["status"] != "to-move" and time.monotonic() < deadline:
+                bridge.wait_change(bridge.snapshot()["version"], 1)
+            seen = bridge.snapshot()
+            if turn == 0:
+                assert bridge.submit(seen["legal"][0]) is None
+        bridge.resign()
+        assert game.done.wait(60) and game.error is None
+        return msgspec.to_builtins(seen["observation"])
+
+    first, second = first_turn("a"), first_turn("b")
+    assert first["public"] == second["public"] and first["display"] == second["display"]
+    assert first["claimed"] == second["claimed"] and first["deck_size"] == second["deck_size"]
+    assert first["hand"] == second["hand"]
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_the_page_of_a_person_who_resigned_learns_the_game_is_over(seed, tmp_path):
     """The referee drops a resigned seat and sends it neither the game's end nor a bye:

@@ -9,6 +9,7 @@ import webbrowser
 from pathlib import Path
 
 from arena.engine.variant import Variant
+from arena.referee.keys import MatchKey
 
 DATA_DIR = Path("arena-data")
 GRACE_SECONDS = 15.0  # the page's last look at the result before the server stops
@@ -22,6 +23,7 @@ def play_as_person(
     port: int,
     open_browser: bool,
     match_log: Path | None,
+    key: MatchKey | None = None,
 ) -> None:
     """Serve the play page, wait until the game is over, print and store its result."""
     from arena.cli import result_table
@@ -34,7 +36,7 @@ def play_as_person(
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         try:
-            game = server.new_game(variant.name, bots, seat, seed)
+            game = server.new_game(variant.name, bots, seat, seed, key=key)
         except (ValueError, KeyError) as error:
             raise fail(str(error.args[0] if error.args else error)) from None
         url = f"{server.url}play/{game.game_id}"

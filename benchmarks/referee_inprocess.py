@@ -1,6 +1,7 @@
 """In-process referee benchmark: the referee's CPU per decision against the engine it drives.
 
     python benchmarks/referee_inprocess.py [--rounds 30] [--games 5] [--players 4]
+    python benchmarks/referee_inprocess.py --against ../ttr-base [--runs 6]
 
 Two sides in one process, alternated every round (A then B, then B then A), each round
 short (``--games`` USA games of ``--players`` seats), CPU time (``time.process_time``:
@@ -17,14 +18,24 @@ per-round ratios B / A (issue 31's goal: <= 2x).
 For context it also reports the CPU of ``state.observation(seat)`` per decision (what
 an in-process bot is handed every decision; the engine builds it, the referee asks for
 it once per decision) against A.
+
+``--against DIR`` compares this tree's referee with another checkout's (``git worktree
+add ../ttr-base main``) in one run: ``--runs`` fresh processes of this benchmark per tree,
+alternating which tree goes first; it prints each tree's median referee CPU per decision
+and referee / engine ratio, and the ratio of the referees (this tree over the other).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import arena
 from arena.referee.referee import Referee
@@ -81,12 +92,51 @@ def observation_cost(players: int, games: int, first_seed: int) -> float:
     return spent / decisions
 
 
+HERE = Path(__file__).resolve().parent.parent
+
+
+def against(other: Path, runs: int, rounds: int, games: int) -> None:
+    """Alternate fresh runs of this benchmark on ``other``'s tree (A) and this one (B)."""
+    trees = {"A": other.resolve(), "B": HERE}
+    figures: dict[str, list[dict[str, float]]] = {"A": [], "B": []}
+    for run in range(runs):
+        for side in "AB" if run % 2 == 0 else "BA":
+            env = {**os.environ, "PYTHONPATH": str(trees[side])}
+            args = [sys.executable, __file__, "--json", "--rounds", str(rounds)]
+            out = subprocess.run(
+                [*args, "--games", str(games)],
+                env=env,
+                cwd=trees[side],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            figures[side].append(json.loads(out.stdout))
+    for side, tree in trees.items():
+        rows = figures[side]
+        referee = statistics.median(f["referee_us"] for f in rows)
+        ratio = statistics.median(f["ratio"] for f in rows)
+        print(f"{side} = {tree}: referee {referee:.2f} us CPU a decision, {ratio:.2f} x the engine")
+    paired = zip(figures["A"], figures["B"], strict=True)
+    pairs = [b["referee_us"] / a["referee_us"] for a, b in paired]
+    print(
+        f"B / A, referee CPU per decision: median {statistics.median(pairs):.3f} "
+        f"(runs {', '.join(f'{p:.3f}' for p in pairs)}; {runs} runs of {rounds} rounds each)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--games", type=int, default=5, help="games per side and round")
     parser.add_argument("--players", type=int, default=4, choices=range(2, 6))
+    parser.add_argument("--against", type=Path, help="another checkout to compare with")
+    parser.add_argument("--runs", type=int, default=6, help="runs per tree with --against")
+    parser.add_argument("--json", action="store_true", help="the medians as JSON")
     args = parser.parse_args()
+    if args.against:
+        against(args.against, args.runs, args.rounds, args.games)
+        return
     usa = get_variant("usa")
     seats = [InProcessSeat(RandomBot(0), "random") for _ in range(args.players)]
     referee = Referee(usa, seats)
@@ -108,6 +158,14 @@ def main() -> None:
         ratios.append(per / engine)
         observation_us.append(observation_cost(args.players, 1, seed) * 1e6)
     engine_median = statistics.median(engine_us)
+    if args.json:
+        figures = {
+            "engine_us": engine_median,
+            "referee_us": statistics.median(referee_us),
+            "ratio": statistics.median(ratios),
+        }
+        print(json.dumps(figures))
+        return
     print(
         f"in-process referee benchmark: {args.players} in-process random bots on USA, "
         f"{args.rounds} rounds of {args.games} games per side ({decisions} refereed "

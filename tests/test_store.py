@@ -239,7 +239,16 @@ def test_damaged_pages_are_refused_and_recover_saves_every_intact_match(tmp_path
     store_file.write_bytes((calm_dir / "results.sqlite").read_bytes())
     size = store_file.stat().st_size
     page = 4096
-    offset = size // 2 // page * page if where == "middle" else size - page
+    offset = size - page
+    if where == "middle":  # the middle page of the data: not one of the schema's own pages
+        with closing(sqlite3.connect(store_file)) as db:  # (those fail otherwise)
+            pages = [
+                number
+                for (number,) in db.execute(
+                    "SELECT pageno FROM dbstat WHERE name != 'sqlite_schema' ORDER BY pageno"
+                )
+            ]
+        offset = (pages[len(pages) // 2] - 1) * page
     with store_file.open("r+b") as file:
         file.seek(offset)
         file.write(b"\xa5garbage" * (page // 8))

@@ -7,7 +7,9 @@ seat is ranked last and its remaining turns are played by a fixed fallback
 policy, so the other seats' game stays well-formed. What a bot is told
 that could identify the game (its seed, the game id, request numbers) is
 derived under the match's secret key (``keys.py``), never from the seed
-alone.
+alone. An in-process seat is sent nothing, so nothing is written or derived
+for it but what its bot is handed: no legal-action text, no request number
+(``Referee._decide_in_process``).
 """
 
 from __future__ import annotations

@@ -88,6 +88,7 @@ test: setup js-bot browser typecheck
 
 bench: setup
 	$(BIN)/python benchmarks/engine.py
+	$(BIN)/python benchmarks/referee_inprocess.py
 	$(BIN)/python benchmarks/referee.py
 	RAY_AUTH_MODE=disabled $(BIN)/python benchmarks/tournament.py
 	$(BIN)/python benchmarks/leaderboard.py

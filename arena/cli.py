@@ -55,24 +55,17 @@ from arena.commands.serve import serve, view
 from arena.commands.test import test as test_command
 from arena.engine.errors import VariantUnavailableError
 from arena.engine.result import GameResult, ScoreLabel
-from arena.referee.faults import TimeControl
+from arena.referee.faults import DEFAULT_MATCHES_PER_PROCESS, TimeControl
 from arena.referee.gamelog import GameLog, LogError, replay
 from arena.referee.keys import MatchKey, play_seed
-from arena.referee.launch import ProcessMatch, in_process_referee
 from arena.referee.matchlog import MatchLog
 from arena.referee.matchlog import verify as verify_match
-from arena.referee.pool import DEFAULT_MATCHES_PER_PROCESS
-from arena.referee.process import ProcessLimits
-from arena.tournament.bots import bot_limits
 from arena.tournament.names import BadName, check_name
 from arena.tournament.ratings import check_model
 from arena.tournament.spec import SpecError, TournamentSpec
 from arena.tournament.store import StoreError
-from arena.tournament.submit import SubmissionRejected
-from arena.tournament.submit import submit as submit_bot
 from arena.variants import all_variants, get_variant
 from bots import get_bot
-from bots.runner import run_bot
 
 MODEL_TITLES = {
     "trueskill": "TrueSkill",
@@ -275,6 +268,11 @@ def play(
     names = [entry.name for entry in entries]
     unwind_on_sigterm()
     tc = TimeControl(move_ms=move_ms, bank_ms=bank_ms, retries=retries)
+    # The referee's modules (ZeroMQ, processes) load here, not when ``arena`` starts.
+    from arena.referee.launch import ProcessMatch, in_process_referee
+    from arena.referee.process import ProcessLimits
+    from arena.tournament.bots import bot_limits
+
     try:
         if in_process:
             referee = in_process_referee(chosen, entries, tc, key)
@@ -334,6 +332,8 @@ def bot_run(
     except KeyError as error:
         raise fail(str(error.args[0])) from None
     bot = spec.factory(0)
+    from bots.runner import run_bot  # ZeroMQ: only when a bot runs
+
     raise typer.Exit(run_bot(bot, endpoint, secret, spec.name, spec.version, by_hand=True))
 
 
@@ -552,6 +552,9 @@ def submit(
     except BadName as error:
         raise fail(str(error)) from None
     unwind_on_sigterm()  # a stopped submit keeps no copy of the bot
+    from arena.tournament.submit import SubmissionRejected
+    from arena.tournament.submit import submit as submit_bot
+
     with writing_store(data_dir) as store:
         try:
             done = submit_bot(

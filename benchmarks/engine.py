@@ -7,15 +7,19 @@
 Without --variant it reports every playable variant (4 players each).
 
 A random game is new_game + (legal_actions, uniform choice, apply) until the
-end + result(). The per-decision figure times legal_actions() + apply() alone;
-the copy figure times ``state.copy()`` on positions of those games.
+end + result(). Two per-decision figures: the CPU time of whole random games
+(``time.process_time``) over their decisions, and the wall time
+(``time.perf_counter``) of legal_actions() + apply() alone, timed around each
+call (a wall figure: another process's load moves it). The copy figure is the CPU
+time of ``state.copy()`` on positions of those games.
 
 ``--against DIR`` measures this tree against another checkout of the project (a
 pristine copy of the engine, e.g. ``git worktree add ../engine-base main``) in one
 run: each round runs this benchmark once per tree and variant in a fresh process,
 alternating which tree goes first (A B, then B A), and the table gives each
-tree's median and the ratio, in CPU time (games per CPU second: the load of other
-processes on a shared machine moves it far less than wall time). Only ratios
+tree's median and the ratio, in CPU time (games per CPU second and CPU per
+decision: the load of other processes on a shared machine moves it far less than
+wall time). Only ratios
 measured this way mean anything on a shared machine. ``--engine`` picks the
 build this tree runs (ARENA_ENGINE: auto, pure, compiled; arena/native.py).
 
@@ -96,7 +100,8 @@ def run(variant_name: str, players: int, games: int, seed: int) -> dict[str, flo
         "games_per_second": games / clean,
         "cpu_games_per_second": games / cpu,
         "decisions_per_game": decisions / games,
-        "us_per_decision": engine_seconds / decisions * 1e6,
+        "cpu_us_per_decision": cpu / decisions * 1e6,  # whole games, CPU
+        "wall_us_per_decision": engine_seconds / decisions * 1e6,  # the two calls, wall
         "instrumented_games_per_second": games / wall,
     }
 
@@ -162,7 +167,8 @@ def compare(
         print(f"{side} = {tree} ({' and '.join(sorted(builds[side]))} engine)")
     print(
         f"{players} players, {games} random games a run, {rounds} runs each, A/B alternated;"
-        " games per CPU second, CPU microseconds per decision and per copy()"
+        " games per CPU second, CPU microseconds per decision (whole random games) and per"
+        " copy()"
     )
     print(
         f"{'variant':<15}{'A games/s':>11}{'B games/s':>11}{'B/A':>7}"
@@ -176,7 +182,7 @@ def compare(
             return statistics.median(f[key] for f in figures)
 
         ga, gb = median(a, "cpu_games_per_second"), median(b, "cpu_games_per_second")
-        ua, ub = median(a, "us_per_decision"), median(b, "us_per_decision")
+        ua, ub = median(a, "cpu_us_per_decision"), median(b, "cpu_us_per_decision")
         ca, cb = median(a, "copy_us"), median(b, "copy_us")
         da, db = median(a, "decisions_per_game"), median(b, "decisions_per_game")
         print(
@@ -232,10 +238,12 @@ def main() -> None:
             f"engine benchmark: {name}, {args.players} players, {args.games} random games, "
             f"one core, Python {platform.python_version()}, {arena.ENGINE_BUILD} engine"
         )
-        print(f"  random games per second      {figures['games_per_second']:10.1f}")
+        print(f"  random games per second, wall {figures['games_per_second']:9.1f}")
+        print(f"  random games per CPU second  {figures['cpu_games_per_second']:10.1f}")
         print(f"  decisions per game (mean)    {figures['decisions_per_game']:10.1f}")
-        print(f"  legal_actions()+apply() (us) {figures['us_per_decision']:10.2f}")
-        print(f"  copy() (us)                  {figures['copy_us']:10.2f}")
+        print(f"  CPU per decision (us)        {figures['cpu_us_per_decision']:10.2f}")
+        print(f"  legal_actions()+apply(), wall (us) {figures['wall_us_per_decision']:4.2f}")
+        print(f"  copy(), CPU (us)             {figures['copy_us']:10.2f}")
 
 
 if __name__ == "__main__":

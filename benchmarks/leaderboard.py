@@ -24,6 +24,12 @@ well as wall time, since the machine may be shared):
    of ratings, nothing else). The full recompute is timed on a smaller store by
    default because TrueSkill takes 1-2 ms a match: the ratio does not depend on
    the count. Short rounds, many of them: the machine's load drifts less within one.
+
+Within 1., each round also times the check of the newest checkpoint (how many of the
+variant's matches sort at or before it) two ways, alternated: A the store's
+``matches_up_to`` (the count kept by triggers, less the matches after the checkpoint), B
+the full count of the index's range up to the checkpoint (what it was before schema
+version 4: it grows with the store).
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ from pathlib import Path
 
 from arena.tournament.ratings import environment
 from arena.tournament.results import MatchResult
-from arena.tournament.store import ResultsStore
+from arena.tournament.store import MATCHES_UP_TO, ResultsStore
 from leaderboards.checkpoints import current_standings
 from leaderboards.standings import Standings
 
@@ -146,6 +152,8 @@ def leaderboard_rounds(big: Path, empty: Path, tid: int, rounds: int, bots: int)
     rng = random.Random(time.time_ns())
     names = [f"bot{i:02d}" for i in range(bots)]
     walls, cpus, start_walls, start_cpus, work = [], [], [], [], []
+    kept: list[float] = []
+    counted: list[float] = []
     run_leaderboard(big), run_leaderboard(empty)  # bytecode compiled, files cached
     for _ in range(rounds):
         with ResultsStore(big) as store:
@@ -155,6 +163,16 @@ def leaderboard_rounds(big: Path, empty: Path, tid: int, rounds: int, bots: int)
             current_standings(store, "usa").board().rows()  # one new match, in process
             work.append(time.process_time() - start)
             store.record(tid, synthetic(rng, names, next_index + 1))
+            newest = store.rating_checkpoints("usa")[0][0]
+            for side in ("kept", "counted") if len(kept) % 2 == 0 else ("counted", "kept"):
+                start = time.perf_counter()
+                for _ in range(20):
+                    if side == "kept":
+                        found = store.matches_up_to("usa", newest)
+                    else:
+                        found = store.db.execute(MATCHES_UP_TO, ("usa", newest)).fetchone()[0]
+                (kept if side == "kept" else counted).append((time.perf_counter() - start) / 20)
+            assert found == store.matches_up_to("usa", newest)
         wall, cpu = run_leaderboard(big)  # one new match, end to end
         start_wall, start_cpu = run_leaderboard(empty)
         walls.append(wall)
@@ -169,6 +187,10 @@ def leaderboard_rounds(big: Path, empty: Path, tid: int, rounds: int, bots: int)
     print(median_line("A / B, wall", [a / b for a, b in zip(walls, start_walls, strict=True)], "x"))
     print(median_line("A - B, CPU", [a - b for a, b in zip(cpus, start_cpus, strict=True)]))
     print(median_line("the leaderboard's own work, CPU, in process", work))
+    print("the newest checkpoint's count check (A and B alternated, wall, 20 each):")
+    print(median_line("A: the kept count less the matches after it", [k * 1e3 for k in kept], "ms"))
+    print(median_line("B: the full count up to it (before)", [c * 1e3 for c in counted], "ms"))
+    print(median_line("A / B", [k / c for k, c in zip(kept, counted, strict=True)], "x"))
 
 
 def recompute_rounds(small: Path, matches: int, rounds: int, bots: int) -> None:

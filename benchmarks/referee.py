@@ -19,6 +19,14 @@ figure is the median of the per-round ratios (the issue's goal: <= 2x).
   messages by a bare ROUTER: the round trip without the referee, the bot's own work (decode,
   choose, encode) included. Referee over bare bot is what the referee itself adds.
 
+The same rounds are also measured in CPU time, which the load of a shared machine moves
+far less than wall time: this process's (``time.process_time``: every thread, ZeroMQ's
+I/O thread included) plus the peer processes' (each thread's ``/proc/PID/task/TID/
+schedstat``, in nanoseconds): the referee side counts the referee and the four bot
+processes, the raw side this end and the echo peer, the bare side this end and the bare
+bot. Two CPU ratios per round: the referee's process alone over a raw round trip (both
+ends), and the whole decision (referee and bot) over it.
+
 It also reports the wall time of one whole game: start four bot processes, handshake,
 play, reap.
 """
@@ -26,16 +34,20 @@ play, reap.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterable
 
 import zmq
 
+from arena.procfs import process_tree
 from arena.referee.faults import TimeControl
 from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.referee import GameOutcome, Referee
+from arena.referee.seats import RemoteSeat
 from arena.variants import get_variant
 from protocols.messages import Act, Bye, GameStart, Welcome, encode
 
@@ -50,6 +62,27 @@ while True:
         break
     s.send(reply)
 """
+
+
+def cpu_of(pids: Iterable[int]) -> float:
+    """CPU seconds used so far by every thread of these processes (their schedstat)."""
+    total = 0
+    for pid in pids:
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{task}/schedstat") as stat:
+                    total += int(stat.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                continue
+    return total / 1e9
+
+
+def tree_of(pids: Iterable[int]) -> list[int]:
+    return [p for pid in pids for p in process_tree(pid)]
 
 
 class RawPeer:
@@ -172,6 +205,7 @@ def main() -> None:
     entries = [BotEntry.parse("random")] * args.players
     tc = TimeControl(move_ms=5000, bank_ms=60000)
     referee_us, raw_us, bare_us, ratios, own, decisions = [], [], [], [], [], 0
+    cpu_referee, cpu_whole, cpu_raw, cpu_ratio, cpu_whole_ratio = [], [], [], [], []
     raw = RawPeer()
     try:
         with ProcessMatch(usa, entries, tc) as referee:
@@ -185,15 +219,33 @@ def main() -> None:
                     order = ["referee", "raw", "bare"]
                     if round_ % 2:
                         order.reverse()
+                    bots = [
+                        seat.process.pid
+                        for seat in referee.seats
+                        if isinstance(seat, RemoteSeat) and seat.process is not None
+                    ]
                     for side in order:
                         if side == "referee":
+                            here = time.process_time()
+                            bot_cpu = cpu_of(tree_of(bots))
                             per, played = referee_round(referee, args.games, seed)
+                            referee_cpu = time.process_time() - here
+                            bot_cpu = cpu_of(tree_of(bots)) - bot_cpu
                             trips = played
                         elif side == "raw":
+                            peer = tree_of([raw.peer.pid])
+                            here, there = time.process_time(), cpu_of(peer)
                             trip = raw.round_trip(payload, trips)
+                            raw_cpu = time.process_time() - here + cpu_of(peer) - there
+                            raw_cpu /= trips + 20  # (its warm-up trips counted too)
                         else:
                             bare_trip = bare.round_trip(payload, trips)
                     decisions += played
+                    cpu_referee.append(referee_cpu / played * 1e6)
+                    cpu_whole.append((referee_cpu + bot_cpu) / played * 1e6)
+                    cpu_raw.append(raw_cpu * 1e6)
+                    cpu_ratio.append(cpu_referee[-1] / cpu_raw[-1])
+                    cpu_whole_ratio.append(cpu_whole[-1] / cpu_raw[-1])
                     referee_us.append(per * 1e6)
                     raw_us.append(trip * 1e6)
                     bare_us.append(bare_trip * 1e6)
@@ -222,6 +274,18 @@ def main() -> None:
     print(
         f"  ratio referee / raw (same payload)    {statistics.median(ratios):9.2f} x   "
         f"(per round: {', '.join(f'{r:.2f}' for r in ratios)}; goal: <= 2x)"
+    )
+    print("  in CPU time, per decision (medians; every thread of every process counted):")
+    print(f"    the referee's process                {statistics.median(cpu_referee):9.0f} us")
+    print(f"    the referee's and the bots' together {statistics.median(cpu_whole):9.0f} us")
+    print(f"    a raw round trip, both ends          {statistics.median(cpu_raw):9.0f} us")
+    print(
+        f"    ratio referee / raw                  {statistics.median(cpu_ratio):9.2f} x"
+        f"   (rounds {min(cpu_ratio):.2f}-{max(cpu_ratio):.2f}; goal: <= 2x)"
+    )
+    print(
+        f"    ratio referee and bots / raw         {statistics.median(cpu_whole_ratio):9.2f} x"
+        f"   (rounds {min(cpu_whole_ratio):.2f}-{max(cpu_whole_ratio):.2f})"
     )
     print(
         f"  bare bot round trip (no referee)      {statistics.median(bare_us):9.0f} us"

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from arena.tournament.ratings import rate
 from arena.tournament.results import MatchResult, match_id
-from arena.tournament.store import ResultsStore
+from arena.tournament.store import SCHEMA_VERSION, ResultsStore
 from leaderboards import checkpoints
 from leaderboards.checkpoints import current_standings, to_checkpoint
 from leaderboards.site import Site
@@ -282,7 +282,7 @@ def test_leaderboard_journey_through_deletes_removals_archives_and_an_old_schema
     same(board())
     assert (data / "results.sqlite").read_bytes() == before, "a reader never migrates"
     with ResultsStore(data) as store:
-        assert store.db.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     europe = arena("leaderboard", "--variant", "europe", "--format", "json", data_dir=data)
     assert europe.code == 0 and len(json.loads(europe.out)) > 1, europe.text
     assert stored(data, "europe")[0][1] == 6 and stored(data) == []
@@ -367,3 +367,45 @@ def test_nothing_new_writes_nothing(tmp_path):
     before = store.db.execute(saved_at).fetchall()
     assert_identical(current_standings(store, "usa"), store)
     assert store.db.execute(saved_at).fetchall() == before
+
+
+def test_the_kept_count_of_each_variant_follows_every_write_and_a_migration(tmp_path):
+    """``matches_up_to`` reads a count kept by triggers (the newest checkpoint's check costs
+    the matches stored since it, not the whole store): after adds, an earlier gap filled,
+    a deletion, a moved match and a migration from version 3 it equals a full count."""
+
+    def full(db: sqlite3.Connection, variant: str, position: int) -> int:
+        query = "SELECT COUNT(*) FROM matches WHERE variant = ? AND id <= ?"
+        return int(db.execute(query, (variant, position)).fetchone()[0])
+
+    def check(store: ResultsStore) -> None:
+        ids = [row[0] for row in store.db.execute("SELECT id FROM matches ORDER BY id")]
+        for variant in ("usa", "europe"):
+            for position in [0, *ids[:: max(1, len(ids) // 7)], *ids[-2:], 10**12]:
+                want = full(store.db, variant, position)
+                assert store.matches_up_to(variant, position) == want, (variant, position)
+
+    with ResultsStore(tmp_path) as store:
+        fill(store, "a", [0, 1, 2, 5, 6])
+        fill(store, "b", range(4), variant="europe")
+        check(store)
+        fill(store, "a2", [3, 4])
+        store.record_many(store.tournament("a", "a", {}), [synthetic(3, random.Random(1))])
+        check(store)
+        first = "(SELECT MIN(id) FROM matches)"
+        store.db.execute(f"UPDATE matches SET variant = 'europe' WHERE id = {first}")
+        check(store)
+        store.delete_tournament("b")
+        check(store)
+        assert store.matches_up_to("usa", 10**12) == full(store.db, "usa", 10**12) > 0
+        store.db.execute("DROP TABLE variant_counts")  # back to version 3: no kept count
+        for trigger in ("counts_match_added", "counts_match_removed", "counts_match_moved"):
+            store.db.execute(f"DROP TRIGGER {trigger}")
+        store.db.execute("PRAGMA user_version = 3")
+    with ResultsStore.reader(tmp_path) as reader:
+        check(reader)  # an older store read as it is: counted the old way
+    with ResultsStore(tmp_path) as store:
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        check(store)  # migrated: counted from the stored matches
+        fill(store, "c", range(3))
+        check(store)

@@ -353,3 +353,53 @@ def test_a_sigterm_while_a_bot_is_forked_is_delivered_after_not_lost():
         assert signal.getsignal(signal.SIGTERM) is stop
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+class _Answering:
+    """A random bot (``bots.random_bot``) that answers in another form: ``"same"`` the legal
+    object itself, ``"equal"`` an equal action it builds, ``"text"`` the notation; with
+    ``stray``, an illegal claim first at every third decision (then, retried, its choice)."""
+
+    def __init__(self, form: str, stray: bool = False) -> None:
+        from bots.random_bot import RandomBot
+
+        self.bot, self.form, self.stray, self.asked = RandomBot(0), form, stray, 0
+
+    def __getattr__(self, name):
+        return getattr(self.bot, name)
+
+    def choose(self, observation, legal):
+        self.asked += 1
+        if self.stray and self.asked % 4 == 1:
+            return "claim 999 red"
+        choice = self.bot.choose(observation, legal)
+        if self.form == "equal":
+            from arena.engine.actions import parse_action
+
+            return parse_action(str(choice))
+        return str(choice) if self.form == "text" else choice
+
+
+@pytest.mark.parametrize("form", ["equal", "text"])
+def test_an_in_process_bot_may_answer_with_any_form_of_its_action_and_the_game_is_the_same(form):
+    """The in-process referee checks a legal object by identity and anything else by its
+    notation, as it reads a remote answer: the same game whatever the form, and an illegal
+    answer retried is logged and leaves the game as it would be without it."""
+    from arena.referee.referee import Referee
+    from arena.referee.seats import InProcessSeat
+
+    def game(form: str, stray: bool = False):
+        seats = [InProcessSeat(_Answering(form, stray), f"r{s}") for s in range(3)]  # type: ignore[arg-type]
+        return Referee(USA, seats, TimeControl(retries=1), key=MatchKey(b"k" * 32)).play(11)
+
+    base = game("same")
+    other, strayed = game(form), game(form, stray=True)
+    for outcome in (other, strayed):
+        assert [(a["seat"], a["action"]) for a in outcome.log.actions] == [
+            (a["seat"], a["action"]) for a in base.log.actions
+        ]
+        assert outcome.result.scores == base.result.scores and not outcome.faults
+    illegal = [e for e in strayed.log.events if e["kind"] == "illegal"]
+    assert illegal and all(e["action"] == "claim 999 red" for e in illegal)
+    assert all(e["retries_left"] == 0 for e in illegal)
+    assert not [e for e in base.log.events if e["kind"] == "illegal"]

@@ -106,7 +106,7 @@ def test_a_version_1_store_gains_the_tournament_keys_and_a_reader_leaves_it_as_i
     version = sqlite3.connect(tmp_path / "results.sqlite").execute("PRAGMA user_version")
     assert version.fetchone()[0] == 1, "a reader never writes"
     with ResultsStore(tmp_path) as store:
-        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
         key = store.tournament_secret(tid, b"k" * 32)
         assert store.tournament_secret(tid, b"other" * 8) == key == b"k" * 32, "kept"
     recover(tmp_path)  # the key goes with its tournament: the same games when resumed
@@ -239,7 +239,16 @@ def test_damaged_pages_are_refused_and_recover_saves_every_intact_match(tmp_path
     store_file.write_bytes((calm_dir / "results.sqlite").read_bytes())
     size = store_file.stat().st_size
     page = 4096
-    offset = size // 2 // page * page if where == "middle" else size - page
+    offset = size - page
+    if where == "middle":  # the middle page of the data: not one of the schema's own pages
+        with closing(sqlite3.connect(store_file)) as db:  # (those fail otherwise)
+            pages = [
+                number
+                for (number,) in db.execute(
+                    "SELECT pageno FROM dbstat WHERE name != 'sqlite_schema' ORDER BY pageno"
+                )
+            ]
+        offset = (pages[len(pages) // 2] - 1) * page
     with store_file.open("r+b") as file:
         file.seek(offset)
         file.write(b"\xa5garbage" * (page // 8))

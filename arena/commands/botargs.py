@@ -4,16 +4,20 @@ and checked before anything is played or stored."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arena.commands.common import RUNTIME, existing_store, fail, warn
-from arena.referee.launch import BotEntry
-from arena.tournament.bots import UnknownBot, cannot_start, resolve
 from arena.tournament.names import BadName
-from arena.tournament.spec import TournamentSpec
+
+if TYPE_CHECKING:  # the referee's modules load when a command plays (``arena`` starts fast)
+    from arena.referee.launch import BotEntry
+    from arena.tournament.spec import TournamentSpec
 
 
 def bot_entries(texts: list[str], data_dir: Path, check_start: bool = True) -> list[BotEntry]:
     """The bots named on the command line: registered, plugin or ``cmd:``; each startable."""
+    from arena.tournament.bots import UnknownBot, cannot_start, resolve
+
     store = existing_store(data_dir)
     try:
         entries = [resolve(text, store) for text in texts]
@@ -33,6 +37,8 @@ def check_startable(
 ) -> None:
     """Bots whose program cannot start forfeit every game (said now, once); with too few
     left to fill a game, nothing is played."""
+    from arena.tournament.bots import cannot_start
+
     broken = {}
     for text, entry in zip(texts, entries, strict=True):
         if in_process and entry.plugin is None:

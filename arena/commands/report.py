@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 from rich.text import Text
@@ -12,8 +13,10 @@ from arena.commands.common import console, fitted_table
 from arena.escape import escaped
 from arena.referee.matchlog import MatchLog
 from arena.tournament.forfeits import read_tail, reason
-from arena.tournament.runner import TournamentRunner
 from arena.tournament.store import ResultsStore
+
+if TYPE_CHECKING:  # annotations only (``arena`` starts without the executors)
+    from arena.tournament.runner import TournamentRunner
 
 
 def seat_stderr(header: dict, seat: int, data_dir: Path) -> Path | None:

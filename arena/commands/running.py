@@ -4,6 +4,7 @@ and one way to end it early (a line, an exit status), whatever the command."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.text import Text
@@ -11,13 +12,17 @@ from rich.text import Text
 from arena.commands.common import console, errors, fail
 from arena.engine.errors import VariantUnavailableError
 from arena.escape import escaped
-from arena.tournament.drive import RunError, RunOutcome, RunStopped, run_tournament
-from arena.tournament.spec import TournamentSpec
 from arena.tournament.store import ResultsStore
+
+if TYPE_CHECKING:  # the executors load when a command runs matches (``arena`` starts fast)
+    from arena.tournament.drive import RunError, RunOutcome
+    from arena.tournament.spec import TournamentSpec
 
 
 def stopped(error: RunError) -> typer.Exit:
     """A run that ended early: its one line on stderr, its status (1, or 130/143 on a signal)."""
+    from arena.tournament.drive import RunStopped
+
     if isinstance(error, RunStopped):
         errors.print(Text(escaped(str(error)), style="yellow"), soft_wrap=True)
         return typer.Exit(code=error.exit_code)
@@ -35,6 +40,8 @@ def run_or_exit(
     in_process: bool,
 ) -> RunOutcome:
     """Run or resume ``spec``; whatever stops it early is a typer.Exit with its line."""
+    from arena.tournament.drive import RunError, RunStopped, run_tournament
+
     try:
         return run_tournament(
             spec,

@@ -30,8 +30,7 @@ from arena.commands.common import (
     writing_store,
 )
 from arena.commands.running import run_or_exit
-from arena.referee.faults import TimeControl
-from arena.referee.pool import DEFAULT_MATCHES_PER_PROCESS
+from arena.referee.faults import DEFAULT_MATCHES_PER_PROCESS, TimeControl
 from arena.tournament.spec import SpecError, TournamentSpec
 from arena.tournament.sprt import BadHypotheses, Hypotheses, Verdict, elo_of_score
 

@@ -23,7 +23,6 @@ from arena.commands.common import (
     fitted_table,
 )
 from arena.escape import escaped
-from arena.tournament.matchrun import tournament_folder
 from arena.tournament.names import BadName, check_name
 from arena.tournament.spec import SpecError, TournamentSpec
 from arena.tournament.store import TournamentBusy, TournamentInfo
@@ -100,6 +99,8 @@ def delete_tournament(
         raise fail(str(error), RUNTIME) from None
     finally:
         store.close()
+    from arena.tournament.matchrun import tournament_folder  # the referee's: only when needed
+
     shutil.rmtree(data_dir / "bot-logs" / tournament_folder(name), ignore_errors=True)
     console.print(
         f"deleted tournament '{name}' ({counted(count, 'match', 'matches')}); the leaderboards "

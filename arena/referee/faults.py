@@ -21,6 +21,10 @@ FLOOD = "flood"  # more messages, bytes or connections in one decision than the 
 DISK = "disk"
 FAULT_CODES = (CRASH, NO_SHOW, TIMEOUT, MALFORMED, OVERSIZE, VERSION, ILLEGAL, FLOOD, DISK)
 
+# How many matches a warm bot process plays before a fresh one replaces it (``pool.py``);
+# here, beside the time control, so that reading a tournament file needs no ZeroMQ.
+DEFAULT_MATCHES_PER_PROCESS = 100
+
 
 @dataclass(frozen=True)
 class TimeControl:

@@ -40,11 +40,11 @@ from pathlib import Path
 import zmq
 
 from arena.procfs import owner_gone, owner_tag
+from arena.referee.faults import DEFAULT_MATCHES_PER_PROCESS
 from arena.referee.hub import SeatLink, close_link
 from arena.referee.process import BotProcess, ProcessLimits
 from protocols.messages import Bye, encode
 
-DEFAULT_MATCHES_PER_PROCESS = 100
 MAX_IDLE = 16  # idle processes per pool (per worker); beyond it the least recently used go
 RETIRE_GRACE_S = 1.0  # a retired process gets this long to leave on its own after 'bye'
 LIMIT_SHARE = 0.5  # a process past this share of its CPU or memory limit is replaced

@@ -7,7 +7,9 @@ seat is ranked last and its remaining turns are played by a fixed fallback
 policy, so the other seats' game stays well-formed. What a bot is told
 that could identify the game (its seed, the game id, request numbers) is
 derived under the match's secret key (``keys.py``), never from the seed
-alone.
+alone. An in-process seat is sent nothing, so nothing is written or derived
+for it but what its bot is handed: no legal-action text, no request number
+(``Referee._decide_in_process``).
 """
 
 from __future__ import annotations
@@ -57,6 +59,15 @@ class ActionTexts:
                 entry = known[id(action)] = (action, str(action))
             texts.append(entry[1])
         return texts
+
+    def one(self, action: Action) -> str:
+        """The notation of one action (the match log's line)."""
+        entry = self._known.get(id(action))
+        if entry is None or entry[0] is not action:
+            if len(self._known) > TEXTS_KEPT:
+                self._known.clear()
+            entry = self._known[id(action)] = (action, str(action))
+        return entry[1]
 
 
 def fallback_action(legal: Sequence[Action]) -> Action:
@@ -185,35 +196,40 @@ class Referee:
                 self._forfeit(game, number, reply)
         think = [0.0] * n
         decisions = 0
+        seats, forfeits, actions, text = self.seats, game.forfeits, log.actions, self._texts.one
+        # Only a remote seat has a process to freeze, stderr to read and a hub to sweep.
+        remote = [isinstance(seat, RemoteSeat) for seat in seats]
         while not state.is_over:
             s = state.to_move
             assert s is not None  # the game is not over
             legal = state.legal_actions()
-            if s in game.forfeits:
+            if s in forfeits:
                 action, seconds, by = fallback_action(legal), 0.0, "fallback"
             else:
                 action, seconds = self._decide(game, s, legal)
-                by = "bot" if s not in game.forfeits else "fallback"
+                by = "bot" if s not in forfeits else "fallback"
                 think[s] += seconds
             state.apply(action)
-            if s not in game.forfeits and state.to_move != s:
-                self.seats[s].pause()  # its turn is over: it computes no more meanwhile
+            if remote[s] and s not in forfeits and state.to_move != s:
+                seats[s].pause()  # its turn is over: it computes no more meanwhile
             decisions += 1
             line = {
                 "n": decisions,
                 "seat": s,
-                "action": str(action),
+                "action": text(action),
                 "ms": round(seconds * 1000, 3),
                 "by": by,
             }
             if game.note and by == "bot":
                 line["note"] = game.note  # shown at this step by the replay viewer
             game.note = None
-            stderr = self.seats[s].new_stderr() if by == "bot" else []
-            if stderr:
-                line["stderr"] = stderr  # shown at this step by the replay viewer
-            log.actions.append(line)
-            self._sweep(game)
+            if remote[s] and by == "bot":
+                stderr = seats[s].new_stderr()
+                if stderr:
+                    line["stderr"] = stderr  # shown at this step by the replay viewer
+            actions.append(line)
+            if self.hub is not None:
+                self._sweep(game)
         if self.hub is not None:
             self.hub.pump(0)  # a process that exited during the last decision is a crash
             self._sweep(game)
@@ -293,8 +309,57 @@ class Referee:
                 }
             )
 
+    def _decide_in_process(
+        self, game: _Game, s: int, seat: InProcessSeat, legal: Sequence[Action]
+    ) -> tuple[Action, float]:
+        """``_decide`` for a trusted Python bot called directly: nothing is sent, so nothing is
+        written for it (no legal-action text, no keyed request number, no ``error`` message,
+        which an in-process seat ignores); the bot's choice is checked by identity against the
+        engine's own legal actions (``InProcessSeat.decide``), and anything else (a text, an
+        equal action built by the bot, an illegal one) by its notation, exactly as a remote
+        seat's answer is. The requests are counted all the same, so that remote seats of the
+        same game get the same request numbers either way."""
+        tc, state = self.time_control, game.state
+        observation = state.observation(s)
+        by_text: dict[str, Action] | None = None
+        reason, elapsed = "", 0.0
+        for attempt in range(tc.retries + 1):
+            game.requests += 1
+            fault, choice, note, seconds = seat.decide(observation, legal)
+            elapsed += seconds
+            if fault is not None:
+                self._forfeit(game, s, fault)
+                return fallback_action(legal), elapsed
+            if not isinstance(choice, str):  # one of the legal objects themselves
+                game.note = note
+                return choice, seconds
+            text = choice
+            if by_text is None:
+                by_text = dict(zip(self._texts(legal), legal, strict=True))
+            action = by_text.get(text)
+            if action is not None:
+                game.note = note
+                return action, seconds
+            reason = explain_illegal(state, text)
+            if attempt < tc.retries:
+                game.log.events.append(
+                    {
+                        "seat": s,
+                        "decision": len(game.log.actions),
+                        "kind": "illegal",
+                        "action": text[:200],
+                        "detail": reason[:500],
+                        "retries_left": tc.retries - attempt - 1,
+                    }
+                )
+        detail = f"after {tc.retries} retries: {reason}"
+        self._forfeit(game, s, Reply(fault=ILLEGAL, detail=detail))
+        return fallback_action(legal), elapsed
+
     def _decide(self, game: _Game, s: int, legal: Sequence[Action]) -> tuple[Action, float]:
         seat = self.seats[s]
+        if isinstance(seat, InProcessSeat):
+            return self._decide_in_process(game, s, seat, legal)
         tc = self.time_control
         state, banks = game.state, game.banks
         legal_text = self._texts(legal)

@@ -9,8 +9,11 @@ from __future__ import annotations
 import time
 import traceback
 from collections.abc import Sequence
+from itertools import repeat
+from operator import is_
 
 from arena.engine.actions import Action
+from arena.engine.observation import Observation
 from arena.referee.hub import Hub, Reply
 from arena.referee.process import BotProcess
 from bots.sdk import Bot
@@ -35,14 +38,30 @@ class InProcessSeat:
             return Reply(fault="crash", detail=traceback.format_exc(limit=5))
         return None
 
-    def ask(self, act: Act, legal: Sequence[Action], deadline: float) -> Reply:
+    def decide(
+        self, observation: Observation, legal: Sequence[Action]
+    ) -> tuple[Reply | None, Action | str, str | None, float]:
+        """The bot's choice: ``(fault, choice, note, seconds)``. The choice is one of the
+        ``legal`` objects themselves, or else its text (the referee reads it as it reads a
+        remote seat's answer); the fault, if any, is a crash (the choice then means nothing)."""
         start = time.perf_counter()
         try:
-            choice = self.bot.choose(act.observation, legal)
+            choice: Action | str = self.bot.choose(observation, legal)
             note = self.bot.take_note()
+            if not any(map(is_, legal, repeat(choice))):
+                choice = str(choice)
         except Exception:
-            return Reply(fault="crash", detail=traceback.format_exc(limit=5))
-        return Reply(action=str(choice), note=note, elapsed=time.perf_counter() - start)
+            crash = Reply(fault="crash", detail=traceback.format_exc(limit=5))
+            return crash, "", None, time.perf_counter() - start
+        return None, choice, note, time.perf_counter() - start
+
+    def ask(self, act: Act, legal: Sequence[Action], deadline: float) -> Reply:
+        """The protocol's view of ``decide`` (the referee calls ``decide`` itself)."""
+        fault, choice, note, seconds = self.decide(act.observation, legal)
+        if fault is not None:
+            fault.elapsed = seconds
+            return fault
+        return Reply(action=str(choice), note=note, elapsed=seconds)
 
     def tell(self, message: Error | GameOver) -> None:
         if isinstance(message, GameOver):

@@ -14,8 +14,10 @@ from __future__ import annotations
 import hashlib
 import itertools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from arena.tournament.spec import TournamentSpec
+if TYPE_CHECKING:  # annotations only: the store reads MatchSpec without the spec's imports
+    from arena.tournament.spec import TournamentSpec
 
 
 @dataclass(frozen=True)

@@ -43,9 +43,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from arena.referee.faults import TimeControl
-from arena.referee.launch import split_label
-from arena.referee.pool import DEFAULT_MATCHES_PER_PROCESS
+from arena.referee.faults import DEFAULT_MATCHES_PER_PROCESS, TimeControl
 from arena.tournament.names import BadName, check_name, split_ref
 from arena.tournament.ratings import FINALS_MODEL, MODELS
 from arena.tournament.sprt import BadHypotheses, Hypotheses
@@ -343,6 +341,8 @@ def check_bot_text(text: str) -> None:
     """A bot as written in a tournament: ``*``, ``[LABEL=]cmd:LINE``, or ``name[@N]``."""
     if text == OPEN_POOL:
         return
+    from arena.referee.launch import split_label  # the referee's modules: only when checked
+
     label, command = split_label(text)
     try:
         if command is not None:

@@ -40,7 +40,7 @@ from arena.tournament.schedule import MatchSpec
 
 FILE_NAME = "results.sqlite"
 APPLICATION_ID = 0x54545241  # "TTRA"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 SQLITE_HEADER = b"SQLite format 3\x00"
 CHECK_HINT = "run 'arena store check' for details, 'arena store recover' to save what is intact"
 
@@ -171,10 +171,54 @@ CREATE TRIGGER IF NOT EXISTS checkpoints_seat_changed AFTER UPDATE ON seats BEGI
     UPDATE ratings_epoch SET epoch = epoch + 1;
 END;
 """
+# Version 4: each variant's count of stored matches, kept by triggers in the writer's own
+# transaction (an older writer's too), so that how many of a variant's matches sort at or
+# before a checkpoint is its count less those after it: a count of the few matches stored
+# since the checkpoint, not of the whole store.
+SCHEMA_V4 = """
+CREATE TABLE variant_counts (
+    variant TEXT PRIMARY KEY,
+    matches INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO variant_counts (variant, matches)
+    SELECT variant, COUNT(*) FROM matches GROUP BY variant;
+CREATE TRIGGER IF NOT EXISTS counts_match_added AFTER INSERT ON matches BEGIN
+    INSERT INTO variant_counts (variant, matches) VALUES (NEW.variant, 1)
+        ON CONFLICT (variant) DO UPDATE SET matches = matches + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS counts_match_removed AFTER DELETE ON matches BEGIN
+    UPDATE variant_counts SET matches = matches - 1 WHERE variant = OLD.variant;
+END;
+CREATE TRIGGER IF NOT EXISTS counts_match_moved AFTER UPDATE OF variant ON matches
+    WHEN OLD.variant IS NOT NEW.variant BEGIN
+    UPDATE variant_counts SET matches = matches - 1 WHERE variant = OLD.variant;
+    INSERT INTO variant_counts (variant, matches) VALUES (NEW.variant, 1)
+        ON CONFLICT (variant) DO UPDATE SET matches = matches + 1;
+END;
+"""
 # What each version adds to the one before it.
-MIGRATIONS = {1: SCHEMA_V1, 2: SCHEMA_V2, 3: SCHEMA_V3}
-# How many of a variant's matches sort at or before a position (a checkpoint's count).
+MIGRATIONS = {1: SCHEMA_V1, 2: SCHEMA_V2, 3: SCHEMA_V3, 4: SCHEMA_V4}
+# How many of a variant's matches sort at or before a position (a checkpoint's count): with
+# the kept count (version 4), the count less the matches after it (the index's range after
+# the position: what was stored since the checkpoint); without it (an older store read as
+# it is), the range before it.
+MATCHES_AFTER = "SELECT COUNT(*) FROM matches WHERE variant = ? AND id > ?"
+VARIANT_COUNT = "SELECT matches FROM variant_counts WHERE variant = ?"
 MATCHES_UP_TO = "SELECT COUNT(*) FROM matches WHERE variant = ? AND id <= ?"
+
+
+def count_up_to(db: sqlite3.Connection, variant: str, position: int) -> int:
+    """How many of ``variant``'s matches sort at or before ``position`` in ``db``."""
+    has_counts = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'variant_counts'"
+    ).fetchone()
+    if has_counts is None:
+        return int(db.execute(MATCHES_UP_TO, (variant, position)).fetchone()[0])
+    row = db.execute(VARIANT_COUNT, (variant,)).fetchone()
+    total = int(row[0]) if row is not None else 0
+    return total - int(db.execute(MATCHES_AFTER, (variant, position)).fetchone()[0])
+
+
 CHECKPOINT_WAIT_SECONDS = 1.0  # a checkpoint is not worth waiting longer for a busy writer
 
 
@@ -330,7 +374,8 @@ def create_store_file(path: Path) -> None:
         db = sqlite3.connect(temporary, isolation_level=None)
         try:
             db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(f"BEGIN; {SCHEMA} {SCHEMA_V1} {SCHEMA_V2} {SCHEMA_V3} COMMIT;")
+            versions = " ".join(MIGRATIONS[v] for v in sorted(MIGRATIONS))
+            db.executescript(f"BEGIN; {SCHEMA} {versions} COMMIT;")
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         finally:
@@ -921,7 +966,7 @@ class ResultsStore:
     @_translated
     def matches_up_to(self, variant: str, position: int) -> int:
         """How many of the variant's matches sort at or before ``position``."""
-        return int(self.db.execute(MATCHES_UP_TO, (variant, position)).fetchone()[0])
+        return count_up_to(self.db, variant, position)
 
     @_translated
     def results_after(self, variant: str, position: int) -> list[MatchResult]:
@@ -976,9 +1021,8 @@ class ResultsStore:
                 db.execute("ROLLBACK")
                 return False
             for checkpoint in checkpoints:
-                where = (checkpoint.variant, checkpoint.position)
-                found = db.execute(MATCHES_UP_TO, where).fetchone()
-                if found[0] != checkpoint.matches:
+                found = count_up_to(db, checkpoint.variant, checkpoint.position)
+                if found != checkpoint.matches:
                     db.execute("ROLLBACK")
                     return False
             db.executemany(

@@ -3,7 +3,7 @@ with plots, and a full-state replay viewer for every match.
 
 One ``Site`` renders any page of the site from the results store on demand:
 ``build_site`` writes every page under one folder (works offline, no CDN: open
-``index.html``), and ``arena serve`` (``leaderboards.serve``) answers the same
+``index.html``), and ``arena serve`` (``arena.server.local``) answers the same
 pages over HTTP while a tournament runs.
 """
 

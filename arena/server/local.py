@@ -6,7 +6,8 @@ from the results store. ``/events`` (the same stream as a hosted competition's) 
 ``change`` whenever the store's files change (a match landed); the pages' ``live.js``
 then fetches the page again and swaps it in. Nothing polls SQLite for that: the stream
 watches the database and WAL files' sizes and times, and the store is read only when a
-page is asked for. Every page works without JavaScript; the live swap is the extra.
+page is asked for. The leaderboards and bot pages work without JavaScript (the live swap
+is the extra); the replay viewer needs it.
 
 ``/play`` starts a game of a person against bots (``arena.human``); its page long-polls
 ``/play/ID/state`` (in a thread of its own, never blocking the event loop) and posts

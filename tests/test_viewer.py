@@ -418,6 +418,21 @@ def test_serve_says_change_when_a_match_lands(served):
     assert body.count("data-match=") == 2, "the next page view shows the new match"
 
 
+def test_a_live_page_hears_of_a_match_that_landed_before_its_stream_opened(served):
+    """The page says which state of the store it was made from (its event URL): a match
+    that lands between the page and its event stream is told at once, never missed."""
+    port, store, tid = served
+    _, body = get(port, "/")
+    url = "/" + re.search(r'data-live="(events\?since=\w+)"', body).group(1)
+    store.record(tid, record(2, ("a", "d")))
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    connection.request("GET", url)
+    response = connection.getresponse()
+    lines = [response.readline() for _ in range(4)]
+    assert b"event: change\n" in lines, lines
+    assert get(port, "/")[1].count("data-match=") == 2, "and the page fetched again shows it"
+
+
 def test_serve_on_a_busy_port_says_so_in_one_line(tmp_path):
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))

@@ -117,6 +117,7 @@ class LocalSite:
                 if now != self.seen:
                     self.seen = now
                     self.site.refresh()
+                self.site.live_since = now  # the page is made from this state of the store
                 return self.site.render(path)
             finally:
                 store.close()

@@ -12,7 +12,7 @@ their clocks.
 
 ``HumanGame`` plays one whole game in a background thread (bots as sandboxed
 processes, the person through the bridge) and stores its result in the
-results store (its ``on_finish``: ``leaderboards.server`` stores it as a match
+results store (its ``on_finish``: ``arena.server.local`` stores it as a match
 of the tournament ``human-play``).
 """
 

@@ -3,7 +3,7 @@ with plots, and a full-state replay viewer for every match.
 
 One ``Site`` renders any page of the site from the results store on demand:
 ``build_site`` writes every page under one folder (works offline, no CDN: open
-``index.html``), and ``arena serve`` (``leaderboards.serve``) answers the same
+``index.html``), and ``arena serve`` (``arena.server.local``) answers the same
 pages over HTTP while a tournament runs.
 """
 
@@ -219,6 +219,9 @@ class Site:
         self.store = store
         self.max_replays = max_replays
         self.live = live
+        # What the live pages' event stream is told the page was made from (``arena
+        # serve`` sets it at each rendering): a change in between is then told at once.
+        self.live_since = ""
         self.env = environment()
         self._previous: Snapshot | None = None
         self.epoch: int | None = None
@@ -303,6 +306,7 @@ class Site:
                 generated=self.generated,
                 nav_variants=list(self.snapshot.by_variant),
                 live=self.live,
+                live_since=self.live_since,
                 **context,
             )
             .encode()

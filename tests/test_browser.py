@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -87,9 +88,24 @@ def page(browser):
     page = browser.new_page(viewport={"width": 1200, "height": 900})
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    # What the served pages' Content-Security-Policy blocked (an inline script, a style
+    # attribute): the browser says so on the console only.
+    page.on(
+        "console",
+        lambda m: "Content Security Policy" in m.text and errors.append(f"CSP: {m.text}"),
+    )
     yield page
     page.close()
     assert not errors, errors
+
+
+def wait_until(page, expression: str, timeout: float) -> None:
+    """``page.wait_for_function`` for served pages: their CSP forbids the ``eval`` it runs
+    in the page (``page.evaluate`` goes around the page's scripts), so poll instead."""
+    deadline = time.monotonic() + timeout / 1000
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"still not true after {timeout} ms: {expression}"
+        page.wait_for_timeout(50)
 
 
 def stored_scores(store: ResultsStore, match_id: int) -> list[int]:
@@ -295,7 +311,8 @@ def play_by_clicking(page) -> dict[str, object]:
     # move on a loaded machine) costs a turn of this loop without a move: room for many.
     last_message, repeated = "", 0
     for _ in range(1500):
-        page.wait_for_function(
+        wait_until(
+            page,
             "['to-move', 'over'].includes(document.getElementById('status').dataset.status)",
             timeout=120_000,
         )
@@ -352,7 +369,8 @@ def play_by_clicking(page) -> dict[str, object]:
         else:
             page.click(".deck")
         said["clicks"] = int(said["clicks"]) + 1  # type: ignore[call-overload]
-        page.wait_for_function(
+        wait_until(
+            page,
             f"document.getElementById('status').dataset.version !== '{version}'"
             " || !document.getElementById('message').hidden",
             timeout=120_000,
@@ -468,7 +486,8 @@ def test_the_live_page_shows_a_match_appearing_while_a_tournament_runs(tmp_path,
         page.screenshot(path=str(ARTIFACTS / "live.png"), full_page=True)
         assert tournament.wait(120) == 0
         stored = len(stored_matches(ResultsStore(tmp_path / "arena-data")))
-        page.wait_for_function(
+        wait_until(
+            page,
             f"document.querySelectorAll('#matches tr[data-match]').length === {stored}",
             timeout=30_000,
         )

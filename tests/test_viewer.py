@@ -3,6 +3,7 @@ errors, without a browser (tests/test_browser.py drives the pages)."""
 
 from __future__ import annotations
 
+import html
 import http.client
 import json
 import random
@@ -11,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import quote
 
@@ -384,7 +386,8 @@ def test_serve_starts_nothing_for_a_post_without_its_own_pages_token(served, tmp
     json_headers = {"Content-Type": "application/json"}
     for path, body in ((f"{game}/action", b'{"action": "draw deck"}'), (f"{game}/resign", b"{}")):
         assert get(port, path, "POST", body, json_headers)[0] == 403, path
-        wrong = dict(json_headers, **{"X-Arena-Token": token[:-1] + "A"})
+        other = "B" if token.endswith("A") else "A"  # never the token itself (1 in 64)
+        wrong = dict(json_headers, **{"X-Arena-Token": token[:-1] + other})
         assert get(port, path, "POST", body, wrong)[0] == 403, path
     assert (
         get(port, f"{game}/resign", "POST", b"{}", dict(json_headers, **{"X-Arena-Token": token}))[
@@ -413,6 +416,21 @@ def test_serve_says_change_when_a_match_lands(served):
     assert lines[-1].startswith(b"event: change"), lines
     _, body = get(port, "/")
     assert body.count("data-match=") == 2, "the next page view shows the new match"
+
+
+def test_a_live_page_hears_of_a_match_that_landed_before_its_stream_opened(served):
+    """The page says which state of the store it was made from (its event URL): a match
+    that lands between the page and its event stream is told at once, never missed."""
+    port, store, tid = served
+    _, body = get(port, "/")
+    url = "/" + re.search(r'data-live="(events\?since=\w+)"', body).group(1)
+    store.record(tid, record(2, ("a", "d")))
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    connection.request("GET", url)
+    response = connection.getresponse()
+    lines = [response.readline() for _ in range(4)]
+    assert b"event: change\n" in lines, lines
+    assert get(port, "/")[1].count("data-match=") == 2, "and the page fetched again shows it"
 
 
 def test_serve_on_a_busy_port_says_so_in_one_line(tmp_path):
@@ -483,9 +501,9 @@ def play_server(tmp_path_factory):
     """``arena serve``'s server in this process, on a free port."""
     import threading
 
-    from leaderboards.server import ArenaServer
+    from arena.server.serving import LocalServer
 
-    server = ArenaServer(tmp_path_factory.mktemp("play"), port=0)
+    server = LocalServer(tmp_path_factory.mktemp("play"), port=0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield server
     server.shutdown()
@@ -503,7 +521,7 @@ def post_json(port: int, path: str, data: dict, token: str) -> tuple[int, dict]:
 def test_a_person_can_play_every_playable_variant_to_the_end(play_server, variant):
     """Through the play page's own requests: the state the page reads, the clicks it posts
     (a random legal action each time, and one illegal one that the referee explains)."""
-    port = play_server.server_address[1]
+    port = play_server.port
     game = play_server.new_game(variant, ["random"], human_seat=1, seed=7, person="ann")
     token = play_server.token  # what the play page posts with
     rng = random.Random(7)
@@ -534,6 +552,97 @@ def test_a_person_can_play_every_playable_variant_to_the_end(play_server, varian
     (match,) = [m for m in stored_matches(store) if m.match_id == state["match_id"]]
     assert match.tournament == "human-play" and match.bots[1] == "ann" and not match.faults[1]
     store.close()
+
+
+def wait_to_move(port: int, game_id: str) -> dict:
+    version = -1
+    for _ in range(200):
+        state = json.loads(get(port, f"/play/{game_id}/state?version={version}")[1])
+        if state["status"] == "to-move":
+            return state
+        version = state["version"]
+    raise AssertionError(f"never the person's turn: {state}")
+
+
+def test_a_person_plays_without_javascript_by_the_pages_forms(play_server):
+    """The play page without JavaScript: the legal moves in words in a form that posts to
+    the same address as the page's clicks (a 303 back to the page), a page that reloads
+    itself while the bots play, a resign button; the game is then stored and linked."""
+    port, token = play_server.port, play_server.token
+    game = play_server.new_game("usa", ["random"], human_seat=0, seed=3, person="nojs")
+    base = f"/play/{game.game_id}"
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    played = []
+    for _ in range(300):
+        status, page = get(port, base)
+        assert status == 200
+        moves = re.findall(r'<option value="([^"]+)">([^<]+)</option>', page)
+        if not moves:  # the bots' turn (or connecting): the page reloads itself
+            assert '<noscript><meta http-equiv="refresh"' in page, page
+            time.sleep(0.2)
+            continue
+        assert f'action="{base}/action"' in page and f'value="{token}"' in page
+        action = html.unescape(moves[0][0])
+        assert action in html.unescape(moves[0][1]), "the words name the notation too"
+        body = f"action={quote(action)}&token={token}".encode()
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        connection.request("POST", f"{base}/action", body=body, headers=form)
+        response = connection.getresponse()
+        assert response.status == 303 and response.getheader("Location") == base
+        played.append(action)
+        if len(played) == 3:
+            break
+    assert len(played) == 3, played
+    assert get(port, f"{base}/resign", "POST", b"token=", form)[0] == 403
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request("POST", f"{base}/resign", body=f"token={token}".encode(), headers=form)
+    assert connection.getresponse().status == 303
+    assert game.done.wait(120), "the bots finish a resigned game"
+    status, page = get(port, base)
+    found = re.search(r'<a href="/matches/(\d+)\.html">its replay</a>', page)
+    assert found and int(found.group(1)) == game.match_id, page
+    log = MatchLog.from_jsonl(ResultsStore(play_server.data_dir).match_log(game.match_id))
+    mine = [line["action"] for line in log.actions if line["seat"] == 0]
+    assert mine[:3] == played, "the form's moves are the person's moves"
+
+
+def test_a_page_that_fails_is_a_short_page_and_one_line_on_stderr(play_server, monkeypatch, capfd):
+    """No traceback reaches a page or the person's terminal: the page says an error id, the
+    server's stderr one line with the same id and the error."""
+
+    def broken(path: str) -> bytes:
+        raise RuntimeError("the \x1b[2Jpage broke")
+
+    monkeypatch.setattr(play_server.local, "render", broken)
+    status, body = get(play_server.port, "/index.html")
+    assert status == 500 and "Traceback" not in body and "broke" not in body
+    error_id = re.search(r"error id (\w+)", body).group(1)
+    err = capfd.readouterr().err
+    (line,) = [line for line in err.splitlines() if error_id in line]
+    assert line.startswith("arena serve: error ") and "RuntimeError: the \\x1b[2Jpage broke" in line
+    assert "Traceback" not in err and "\x1b" not in err
+
+
+def test_long_polls_of_play_pages_never_hold_up_other_pages(play_server):
+    """Each open play page waits on its state (up to 20 s, in a thread): fifty of them at
+    once, more than the server's pool of threads, and the site still answers at once."""
+    port = play_server.port
+    game = play_server.new_game("usa", ["random"], human_seat=0, seed=4, person="poller")
+    state = wait_to_move(port, game.game_id)  # nothing changes until the person moves
+    path = f"/play/{game.game_id}/state?version={state['version']}"
+    with ThreadPoolExecutor(50) as pool:
+        polls = [pool.submit(get, port, path) for _ in range(50)]
+        time.sleep(1)
+        assert not any(p.done() for p in polls), "the long polls wait for a change"
+        began = time.monotonic()
+        for page in ("/", "/play", "/static/style.css"):
+            assert get(port, page)[0] == 200, page
+        assert time.monotonic() - began < 5, "pages answered while the long polls wait"
+        headers = {"Content-Type": "application/json", "X-Arena-Token": play_server.token}
+        assert get(port, f"/play/{game.game_id}/resign", "POST", b"{}", headers)[0] == 200
+        answers = [json.loads(p.result(timeout=30)[1]) for p in polls]
+    assert {a["status"] for a in answers} <= {"resigned", "over"}, "each poll woke at the change"
+    assert game.done.wait(120)
 
 
 def test_a_claim_of_a_white_route_is_told_with_its_white_cards():

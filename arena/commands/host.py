@@ -39,11 +39,10 @@ def host(
     ] = False,
 ) -> None:
     """Serve a competition: sign-ups, uploads, validation, a ladder that never stops."""
-    import uvicorn
-
     from arena.server.app import create_app, server_secret
     from arena.server.competition import Competition, CompetitionError
     from arena.server.logs import setup_logging
+    from arena.server.serving import Server, listen, uvicorn_config
     from arena.tournament.store import ResultsStore
 
     try:
@@ -57,16 +56,12 @@ def host(
     except ValueError:
         raise fail(f"--bind {bind}: give an IP address (127.0.0.1, 0.0.0.0, ...)") from None
     family = socket.AF_INET6 if address.version == 6 else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        sock.bind((bind, port))
+        sock = listen(bind, port, family)
     except OSError as error:
-        sock.close()
         raise fail(
             f"cannot listen on {bind}:{port}: {error.strerror or error}; choose another --port"
         ) from None
-    sock.listen(128)
     ResultsStore(data_dir).close()  # created (or migrated) before anything reads it
     setup_logging(data_dir)
     secret = server_secret(data_dir)
@@ -90,18 +85,7 @@ def host(
         )
     else:
         warn(f"listening on {bind}: put a TLS reverse proxy in front (README: Host a competition)")
-    config = uvicorn.Config(
-        app,
-        log_level="warning",
-        timeout_keep_alive=5,
-        timeout_graceful_shutdown=3,
-        limit_concurrency=256,
-        h11_max_incomplete_event_size=16 * 1024,
-        server_header=False,
-        proxy_headers=behind_proxy,  # X-Forwarded-For only from the proxy on loopback
-        forwarded_allow_ips="127.0.0.1,::1",
-    )
-    server = uvicorn.Server(config)
+    server = Server(uvicorn_config(app, behind_proxy), app.state.host.stopping.set)
     signal.signal(signal.SIGTERM, lambda *_: setattr(server, "should_exit", True))
     try:
         server.run(sockets=[sock])

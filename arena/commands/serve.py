@@ -4,7 +4,6 @@ in the browser)."""
 from __future__ import annotations
 
 import signal
-import sys
 import tempfile
 import webbrowser
 from pathlib import Path
@@ -16,14 +15,15 @@ DATA_DIR = Path("arena-data")
 
 
 def open_server(data_dir: Path, port: int, max_replays: int | None = None):
-    """The site's HTTP server on 127.0.0.1:``port``, or a one-line error (exit 2)."""
+    """The web application's local mode on 127.0.0.1:``port`` (the live site and the play
+    pages; ``arena.server.serving.LocalServer``), or a one-line error (exit 2)."""
     from arena.commands.common import fail
-    from leaderboards.server import ArenaServer
+    from arena.server.serving import LocalServer
 
     if not 0 <= port <= 65535:
         raise fail("--port is 0 to 65535")
     try:
-        return ArenaServer(data_dir, port, max_replays)
+        return LocalServer(data_dir, port, max_replays)
     except OSError as error:
         raise fail(
             f"cannot listen on 127.0.0.1:{port}: {error.strerror or error}; "
@@ -45,7 +45,8 @@ def serve(
     from arena.commands.common import console
 
     server = open_server(data_dir, port, max_replays)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    # uvicorn stops on SIGTERM and SIGINT, then raises them again: here, after its stop.
+    signal.signal(signal.SIGTERM, lambda *_: setattr(server.server, "should_exit", True))
     print(f"serving {data_dir} at {server.url} (Ctrl-C stops)", flush=True)
     if open_browser:
         webbrowser.open(server.url)

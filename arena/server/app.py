@@ -1,4 +1,13 @@
-"""The competition's web application: routes as a table, pages from Jinja2 templates.
+"""The web application: routes as a table, pages from Jinja2 templates, in two modes.
+
+- The competition (``arena host``, ``create_app``): accounts, uploads, a ladder.
+- The local mode (``arena serve`` and ``arena play --human``, ``create_local_app``): the
+  person's own data folder on loopback, no accounts: the live site and the play pages
+  (``arena.server.local``).
+
+Both are built by ``application``: the same error pages (no traceback on a page), the
+same request limits and the same live event stream; what differs is who may ask (a
+session and its CSRF token, or loopback and the server's own pages' token) and the pages.
 
 Handlers are small and synchronous (they run in Starlette's thread pool, each
 thread with its own SQLite connections); who is asking, CSRF, body limits and
@@ -9,7 +18,9 @@ through Jinja2's autoescaping (or ``html.escape``), never raw.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -34,6 +45,20 @@ from arena.server.admin import (
 )
 from arena.server.competition import Competition
 from arena.server.host import Host, server_secret
+from arena.server.local import (
+    MAX_BODY,
+    LocalSite,
+    play_action,
+    play_form,
+    play_page,
+    play_resign,
+    play_script,
+    play_state,
+    site_page,
+    start_game,
+)
+from arena.server.local import log as local_log
+from arena.server.local import not_found as local_not_found
 from arena.server.pages import (
     board,
     bot_page,
@@ -46,9 +71,9 @@ from arena.server.pages import (
     static,
 )
 from arena.server.submissions import choose, submission, submission_api, submission_code, upload
-from arena.server.web import CsrfForms, ErrorPages, Identify, Limits
+from arena.server.web import CsrfForms, ErrorPages, Identify, Limits, LoopbackOnly, PageToken
 
-__all__ = ["create_app", "server_secret"]
+__all__ = ["create_app", "create_local_app", "server_secret"]
 
 ROUTES = [
     Route("/", home),
@@ -81,21 +106,58 @@ ROUTES = [
 ]
 
 
-def create_app(
-    competition: Competition, data_dir: Path, secret: bytes, secure: bool = False
+LOCAL_ROUTES = [
+    Route("/events", events),
+    Route("/play", play_form, methods=["GET"]),
+    Route("/play/", play_form, methods=["GET"]),
+    Route("/play", start_game, methods=["POST"]),
+    Route("/play/{game_id}", play_page),
+    Route("/play/{game_id}/game.js", play_script),
+    Route("/play/{game_id}/state", play_state),
+    Route("/play/{game_id}/action", play_action, methods=["POST"]),
+    Route("/play/{game_id}/resign", play_resign, methods=["POST"]),
+    Route("/{path:path}", site_page),  # the site's pages, rendered from the store
+]
+
+
+def application(
+    routes: list[Route],
+    shared: Any,
+    max_body: int,
+    who: list[Middleware],
+    not_found: Any,
+    logger: logging.Logger,
 ) -> Starlette:
-    """The competition's application; its middleware runs outermost first."""
-    host = Host(competition, data_dir, secret, secure)
-    limit = competition.limits.upload_bytes + 64 * 1024  # the file plus the form around it
+    """An application of either mode; its middleware runs outermost first: error pages,
+    request limits, then ``who`` (who may ask)."""
     app = Starlette(
-        routes=ROUTES,
+        routes=routes,
         middleware=[
-            Middleware(ErrorPages),
-            Middleware(Limits, max_body=limit),
-            Middleware(Identify, accounts=host.accounts, secret=secret, secure=secure),
-            Middleware(CsrfForms, max_upload=limit),
+            Middleware(ErrorPages, logger=logger),
+            Middleware(Limits, max_body=max_body),
+            *who,
         ],
         exception_handlers={404: not_found},
     )
-    app.state.host = host
+    app.state.host = shared  # what the handlers share (``host_of``, ``local_of``)
     return app
+
+
+def create_app(
+    competition: Competition, data_dir: Path, secret: bytes, secure: bool = False
+) -> Starlette:
+    """The competition's application."""
+    host = Host(competition, data_dir, secret, secure)
+    limit = competition.limits.upload_bytes + 64 * 1024  # the file plus the form around it
+    who = [
+        Middleware(Identify, accounts=host.accounts, secret=secret, secure=secure),
+        Middleware(CsrfForms, max_upload=limit),
+    ]
+    return application(ROUTES, host, limit, who, not_found, logging.getLogger("arena.host"))
+
+
+def create_local_app(local: LocalSite) -> Starlette:
+    """The local mode's application (``arena serve``): loopback only, no accounts; every
+    POST carries the token of the server's own pages."""
+    who = [Middleware(LoopbackOnly), Middleware(PageToken, token=local.token)]
+    return application(LOCAL_ROUTES, local, MAX_BODY, who, local_not_found, local_log)

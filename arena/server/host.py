@@ -13,7 +13,7 @@ import shutil
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import jinja2
 from starlette.requests import Request
@@ -31,6 +31,21 @@ STATIC = Path(__file__).resolve().parents[2] / "leaderboards" / "static"
 EVENT_SECONDS = 0.5
 STREAM_SECONDS = 300.0  # an event stream ends after this; the browser opens a new one
 MAX_STREAMS = 64
+
+
+class Flag(Protocol):
+    def is_set(self) -> bool: ...
+
+
+class Watched(Protocol):
+    """What the live pages' event stream needs of an application (``Host``, or the local
+    mode's ``LocalSite``): the data folder it watches, when to stop, how many streams."""
+
+    data_dir: Path
+    streams: int
+
+    @property
+    def stopping(self) -> Flag: ...
 
 
 class Host:

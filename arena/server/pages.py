@@ -27,6 +27,7 @@ from arena.server.host import (
     STATIC,
     STREAM_SECONDS,
     Host,
+    Watched,
     host_of,
     needs_user,
     signature,
@@ -206,8 +207,9 @@ def match_stderr(request: Request, host: Host, user: User) -> Response:
 
 async def events(request: Request) -> Response:
     """Server-sent events: ``change`` when the stores' files change (a match landed, a
-    validation finished); bounded in time and in number of streams."""
-    host = host_of(request)
+    validation finished); bounded in time and in number of streams. The same stream for
+    the competition and for the local mode (``arena serve``): both watch a data folder."""
+    host: Watched = request.app.state.host
     if host.streams >= MAX_STREAMS:
         return PlainTextResponse("too many live pages open", status_code=503)
 
@@ -230,7 +232,8 @@ async def events(request: Request) -> Response:
         finally:
             host.streams -= 1
 
-    return StreamingResponse(stream(), media_type="text/event-stream")
+    # The type alone: an event stream is UTF-8 by definition (no charset parameter).
+    return StreamingResponse(stream(), headers={"content-type": "text/event-stream"})
 
 
 def static(request: Request) -> Response:

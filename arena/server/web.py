@@ -13,6 +13,13 @@ Each is a plain ASGI middleware, so no handler has to remember them:
   seed cookie, from which their forms' token is derived (sign-up, sign-in).
 - ``CsrfForms``: every unsafe request made with cookies must carry the form field
   ``csrf`` matching the session's (or seed's) token; the parsed form is handed on.
+
+The local mode (``arena serve``: loopback, no accounts) has no sessions; in their place:
+
+- ``LoopbackOnly``: a ``Host`` that is not this server (DNS rebinding) or a POST from
+  another origin (a page elsewhere posting the play form) is refused (403).
+- ``PageToken``: every POST must carry the server's token, which only its own pages
+  hold (form field ``token`` or header ``X-Arena-Token``); the parsed body is handed on.
 """
 
 from __future__ import annotations
@@ -21,12 +28,14 @@ import asyncio
 import hashlib
 import hmac
 import html
+import json
 import logging
 import os
 import secrets
 import time
 from http.cookies import SimpleCookie
 from typing import Any
+from urllib.parse import parse_qs
 
 from starlette.datastructures import FormData
 from starlette.formparsers import MultiPartException
@@ -104,8 +113,8 @@ async def plain(send: Send, status: int, text: str, headers: list | None = None)
 
 
 class ErrorPages:
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
+    def __init__(self, app: ASGIApp, logger: logging.Logger = log) -> None:
+        self.app, self.log = app, logger
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -124,7 +133,9 @@ class ErrorPages:
             await self.app(scope, receive, guarded)
         except Exception:
             error_id = secrets.token_hex(6)
-            log.exception("error %s on %s %s", error_id, scope.get("method"), scope.get("path"))
+            self.log.exception(
+                "error %s on %s %s", error_id, scope.get("method"), scope.get("path")
+            )
             if not started:
                 await plain(send, 500, f"Something went wrong on our side (error id {error_id}).")
 
@@ -276,3 +287,78 @@ def client(scope: Scope) -> str:
 
 def form_of(request: Request) -> FormData:
     return request.state.form
+
+
+# ---------------------------------------------------------------- the local mode
+
+TOKEN_HEADER = "X-Arena-Token"  # how the play page's scripts send the local token
+TOKEN_FIELD = "token"  # how the play form sends it
+
+
+def header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key == name:
+            return value.decode("latin-1")
+    return None
+
+
+class LoopbackOnly:
+    """Refuse what another site asks through the person's browser: a ``Host`` that is not
+    this server (a name rebound to 127.0.0.1), or a POST from another origin (a page
+    elsewhere submitting the play form, which starts bot commands here)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        port = (scope.get("server") or ("", 0))[1]
+        hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
+        origin = header(scope, b"origin")
+        if header(scope, b"host") in hosts and (
+            scope["method"] in SAFE or origin is None or origin in {f"http://{h}" for h in hosts}
+        ):
+            await self.app(scope, receive, send)
+            return
+        await plain(send, 403, "Forbidden: open the page from this server.")
+
+
+class PageToken:
+    """Every POST carries ``token`` (the form field, or the ``X-Arena-Token`` header): the
+    proof that it comes from one of this server's own pages, since a page of another site
+    cannot read them and a request that leaves out ``Origin`` (a local process, a browser
+    extension) has no token either. The body (a form or a JSON object) is read once and
+    handed on as ``state["form"]``: a dict, or None when it is not valid."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app, self.token = app, token
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] in SAFE:
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope, receive)
+        raw = await request.body()
+        form = parsed(raw, header(scope, b"content-type") or "")
+        given = header(scope, TOKEN_HEADER.lower().encode()) or (form or {}).get(TOKEN_FIELD)
+        if not isinstance(given, str) or not hmac.compare_digest(
+            given.encode(), self.token.encode()
+        ):
+            log.info("a POST to %s without this server's token refused", scope["path"])
+            await plain(send, 403, "Forbidden: open the page from this server.")
+            return
+        scope.setdefault("state", {})["form"] = form
+        await self.app(scope, request.receive, send)
+
+
+def parsed(raw: bytes, kind: str) -> dict[str, Any] | None:
+    """A JSON object or a form (a field given twice: a list of its values), else None."""
+    try:
+        if kind.startswith("application/json"):
+            data = json.loads(raw or b"{}")
+            return data if isinstance(data, dict) else None
+        return {k: v if len(v) > 1 else v[0] for k, v in parse_qs(raw.decode()).items()}
+    except (ValueError, UnicodeDecodeError):
+        return None

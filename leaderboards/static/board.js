@@ -27,6 +27,7 @@
     const node = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {
       if (k === "class") node.className = v;
+      else if (k === "style") node.style.cssText = v;  // CSSOM: allowed by the served pages' CSP
       else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
       else if (v !== null && v !== undefined && v !== false) node.setAttribute(k, v);
     }

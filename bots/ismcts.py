@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -99,12 +98,6 @@ class SearchBot(MonteCarloBot):
         common = Planner(self.variant, SEARCH_STYLE)
         self.rollout = Rollout(SeatPlanners(self.planner, common, observation.seat))
 
-    def decide(
-        self, state: BoardState, observation: BoardObservation, legal: Sequence[Action]
-    ) -> Action:
-        self.started = self.clock()
-        return super().decide(state, observation, legal)
-
     def search(self, observation: BoardObservation, candidates: list[Action]) -> int:
         """Sequential halving over ``candidates`` with common random numbers: the index of
         the best mean rollout value among the last ones standing. With ``samples=None``
@@ -115,8 +108,6 @@ class SearchBot(MonteCarloBot):
         counts = [0] * len(candidates)
         alive = list(range(len(candidates)))
         rounds = max(1, math.ceil(math.log2(len(candidates))))
-        clock = self.clock
-        deadline = self.started + self.budget_s
         timed = self.samples is None
         self.rollouts, self.out_of_time = 0, False
         for r in range(rounds):
@@ -125,10 +116,10 @@ class SearchBot(MonteCarloBot):
             if self.samples is not None:
                 share = max(1, self.samples * len(candidates) // (rounds * len(alive)))
             played = 0
-            while (not played or clock() < round_end) if timed else played < share:
+            while (not played or self.clock() < round_end) if timed else played < share:
                 sample = self.sample(observation, belief)
                 for i in alive:
-                    if clock() >= deadline:
+                    if self.time_is_up():
                         self.out_of_time = not timed
                         return self.best(alive, totals, counts)
                     state = sample.copy()

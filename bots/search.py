@@ -25,6 +25,7 @@ can tell candidates apart (docs/BOTS.md has the figures).
 from __future__ import annotations
 
 import functools
+import math
 import time
 from collections.abc import Sequence
 
@@ -45,6 +46,7 @@ SEARCH_STYLE = Style(route_overhead=1.0)
 # machine (docs/BOTS.md, "Budgets, not clocks"; tests/test_budgets.py checks them).
 MONTE_CARLO_ITERATIONS = 40
 FAST_ITERATIONS = 8
+WALL_BACKSTOP = 3.0  # a budgeted search also stops at this many times its cap in wall time
 
 
 class PlanningBot(Bot):
@@ -85,10 +87,17 @@ class PlanningBot(Bot):
 
 class MonteCarloBot(PlanningBot):
     name = "monte-carlo"
-    # The clock its time cap is read on (a test reads the thread's CPU time instead).
-    clock = staticmethod(time.perf_counter)
+    # A budgeted search reads its cap on its thread's CPU time: what the search costs,
+    # whatever else the machine runs, so a busy machine does not cut it short (its games
+    # stay reproducible); wall time backs the cap up at WALL_BACKSTOP times it, for a
+    # machine too busy to give it that CPU in time. A timed search (no budget) reads the
+    # wall clock, the referee's. Tests replace ``clock``.
+    cpu_clock = staticmethod(time.thread_time)
+    wall_clock = staticmethod(time.perf_counter)
     rollouts = 0  # the rollouts the last search played
     out_of_time = False  # whether the cap, not the budget, ended the last search
+    started = 0.0  # the decision's start on ``clock``
+    wall_deadline = math.inf
 
     def __init__(
         self,
@@ -123,9 +132,26 @@ class MonteCarloBot(PlanningBot):
         super().on_game_start(observation)
         self.rollout = Rollout(self.planner)
 
+    def clock(self) -> float:
+        """The clock its cap (a budgeted search) or its time budget (a timed one) is read on."""
+        return self.wall_clock() if self.iterations is None else self.cpu_clock()
+
+    def start_clocks(self) -> None:
+        self.started = self.clock()
+        budgeted = self.iterations is not None
+        backstop = WALL_BACKSTOP * self.budget_s if budgeted else math.inf
+        self.wall_deadline = self.wall_clock() + backstop
+
+    def time_is_up(self) -> bool:
+        """Whether the cap (or a timed search's time) is spent, by ``clock`` or the backstop."""
+        return (
+            self.clock() >= self.started + self.budget_s or self.wall_clock() >= self.wall_deadline
+        )
+
     def decide(
         self, state: BoardState, observation: BoardObservation, legal: Sequence[Action]
     ) -> Action:
+        self.start_clocks()
         candidates = self.candidates(state, legal)
         if len(candidates) == 1:
             return candidates[0]
@@ -162,12 +188,10 @@ class MonteCarloBot(PlanningBot):
         seat = observation.seat
         belief = self.ticket_belief(observation)
         totals = [0.0] * len(candidates)
-        clock = self.clock
-        deadline = clock() + self.budget_s
         done = 0
         self.rollouts, self.out_of_time = 0, False
         while self.iterations is None or done < self.iterations:
-            if done and clock() >= deadline:
+            if done and self.time_is_up():
                 self.out_of_time = self.iterations is not None
                 break
             sample = self.sample(observation, belief)

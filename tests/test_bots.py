@@ -50,7 +50,8 @@ def budget_governs(monkeypatch):
     the machine's speed, which is what this must not test)."""
     from bots.search import MonteCarloBot
 
-    monkeypatch.setattr(MonteCarloBot, "clock", staticmethod(lambda: 0.0))
+    for clock in ("cpu_clock", "wall_clock"):
+        monkeypatch.setattr(MonteCarloBot, clock, staticmethod(lambda: 0.0))
 
 
 def home(name):

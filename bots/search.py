@@ -46,7 +46,11 @@ SEARCH_STYLE = Style(route_overhead=1.0)
 # machine (docs/BOTS.md, "Budgets, not clocks"; tests/test_budgets.py checks them).
 MONTE_CARLO_ITERATIONS = 40
 FAST_ITERATIONS = 8
-WALL_BACKSTOP = 3.0  # a budgeted search also stops at this many times its cap in wall time
+# A budgeted search also stops once a decision has taken this many times its cap in wall
+# time, and at least WALL_FLOOR_S (the referee's default time a move): a safety net for a
+# machine too busy to give it its CPU, which only a machine that busy reaches.
+WALL_BACKSTOP = 3.0
+WALL_FLOOR_S = 1.0
 
 
 class PlanningBot(Bot):
@@ -89,7 +93,7 @@ class MonteCarloBot(PlanningBot):
     name = "monte-carlo"
     # A budgeted search reads its cap on its thread's CPU time: what the search costs,
     # whatever else the machine runs, so a busy machine does not cut it short (its games
-    # stay reproducible); wall time backs the cap up at WALL_BACKSTOP times it, for a
+    # stay reproducible); wall time backs the cap up (WALL_BACKSTOP, WALL_FLOOR_S) for a
     # machine too busy to give it that CPU in time. A timed search (no budget) reads the
     # wall clock, the referee's. Tests replace ``clock``.
     cpu_clock = staticmethod(time.thread_time)
@@ -139,7 +143,7 @@ class MonteCarloBot(PlanningBot):
     def start_clocks(self) -> None:
         self.started = self.clock()
         budgeted = self.iterations is not None
-        backstop = WALL_BACKSTOP * self.budget_s if budgeted else math.inf
+        backstop = max(WALL_BACKSTOP * self.budget_s, WALL_FLOOR_S) if budgeted else math.inf
         self.wall_deadline = self.wall_clock() + backstop
 
     def time_is_up(self) -> bool:

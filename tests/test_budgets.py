@@ -117,6 +117,21 @@ def test_the_cap_still_ends_a_search_its_budget_would_not(name, positions):
         assert cut.action in legal and full.action in legal
 
 
+@pytest.mark.parametrize("name", ["monte-carlo", "mcts-fast"])
+def test_a_machine_too_busy_to_give_the_cpu_meets_the_wall_clock_backstop(name, positions):
+    """The cap is read on CPU time; should the machine give the bot none, the wall clock
+    stops the search at three times the cap and at least a second (here after three
+    rollouts' worth of reads of a wall clock that moves 0.3 s a read)."""
+    state = searched(name, positions, 1)[0]
+    bot = started(name, state, "busy")
+    bot.cpu_clock = lambda: 0.0
+    bot.wall_clock = Ticking(0.3)
+    decision = decide(bot, state.copy())
+    assert decision.out_of_time and decision.rollouts > 0
+    full = decide(started(name, state, "busy", budget_s=1e9), state.copy())
+    assert not full.out_of_time and full.rollouts > decision.rollouts
+
+
 @pytest.mark.parametrize(
     "name", ["monte-carlo-timed", "monte-carlo-fast-timed", "mcts-timed", "mcts-fast-timed"]
 )

@@ -66,6 +66,7 @@ def test_default_budgets_end_the_search_before_the_cap_and_play_alike_pure_and_c
         rows, twins = fast[name]["decisions"], pure[name]["decisions"]
         assert rows and [r["position"] for r in rows] == [r["position"] for r in twins]
         assert [r["action"] for r in rows] == [r["action"] for r in twins], name
+        assert all(r["action"] == r["again"] for r in rows + twins), f"{name}: not repeatable"
         assert [r["rollouts"] for r in rows] == [r["rollouts"] for r in twins], name
         assert all(r["rollouts"] > 1 for r in rows), f"{name}: a position it does not search"
         slowest = max(r["cpu"] for r in rows)

@@ -6,19 +6,19 @@
                                 [--set NAME=VALUE ...] [--every N] [--log FILE]
 
 For each ``--opponent`` (repeatable; ``all`` means every other built-in bot of the
-variant), the bot under test plays ``--games`` games against ``players - 1`` copies of
-it, taking each seat in turn (seats rotate game by game). Game g (counting from
-``--first``) is dealt with seed ``--seed`` + g, the same deals for every opponent, so
-fresh seeds are one ``--first`` or ``--seed`` away. Every bot's seed is derived from the
-game's seed (the referee is keyed from it, ``MatchKey.for_seed``), so the same command
-plays the same games: the results are the same on every run, but the decision times.
-Reports per opponent: wins (the top rank) with their 95% Wilson interval, the mean
-margin over the best opponent, where the bot's points came from and its decision times.
-``--set samples=40`` (repeatable) passes a keyword argument to the bot under test, to
-try its settings. Built-in bots play in process (the same games as through the
-protocol); games are spread over ``--workers`` processes; ``--every N`` prints the tally
-so far every N games; ``--log FILE`` writes each game (its seed's index, the bot's seat,
-the scores, a digest of its actions) as a JSON line.
+variant but the ``-timed`` ones), the bot under test plays ``--games`` games against
+``players - 1`` copies of it, taking each seat in turn (seats rotate game by game). Game
+g (counting from ``--first``) is dealt with seed ``--seed`` + g, the same deals for
+every opponent, so fresh seeds are one ``--first`` or ``--seed`` away. Every bot's seed
+is derived from the game's seed (the referee is keyed from it, ``MatchKey.for_seed``),
+so the same command plays the same games: the results are the same on every run, but the
+decision times. Reports per opponent: wins (the top rank) with their 95% Wilson
+interval, the mean margin over the best opponent, where the bot's points came from and
+its decision times. ``--set samples=40`` (repeatable) passes a keyword argument to the
+bot under test, to try its settings. Built-in bots play in process (the same games as
+through the protocol); games are spread over ``--workers`` processes; ``--every N``
+prints the tally so far every N games; ``--log FILE`` writes each game (its seed's
+index, the bot's seat, the scores, a digest of its actions) as a JSON line.
 """
 
 from __future__ import annotations
@@ -97,7 +97,12 @@ def opponents(names: list[str], bot: str, variant: str) -> list[str]:
     """The opponents asked for, ``all`` standing for every other bot playing ``variant``."""
     if "all" not in names:
         return names
-    return [n for n, spec in sorted(all_bots().items()) if n != bot and spec.supports(variant)]
+    # (not the -timed search bots: their games depend on the machine's speed)
+    return [
+        n
+        for n, spec in sorted(all_bots().items())
+        if n != bot and spec.supports(variant) and not n.endswith("-timed")
+    ]
 
 
 def report(bot: str, opponent: str, players: int, variant: str, games: list[dict]) -> None:

@@ -12,13 +12,15 @@ g (counting from ``--first``) is dealt with seed ``--seed`` + g, the same deals 
 every opponent, so fresh seeds are one ``--first`` or ``--seed`` away. Every bot's seed
 is derived from the game's seed (the referee is keyed from it, ``MatchKey.for_seed``),
 so the same command plays the same games: the results are the same on every run, but the
-decision times. Reports per opponent: wins (the top rank) with their 95% Wilson
-interval, the mean margin over the best opponent, where the bot's points came from and
-its decision times. ``--set samples=40`` (repeatable) passes a keyword argument to the
-bot under test, to try its settings. Built-in bots play in process (the same games as
-through the protocol); games are spread over ``--workers`` processes; ``--every N``
-prints the tally so far every N games; ``--log FILE`` writes each game (its seed's
-index, the bot's seat, the scores, a digest of its actions) as a JSON line.
+decision times (and a game where a machine too busy made a search bot's wall-clock
+backstop cut a decision, counted as "ended by the time cap"). Reports per opponent: wins
+(the top rank) with their 95% Wilson interval, the mean margin over the best opponent,
+where the bot's points came from and its decision times. ``--set samples=40``
+(repeatable) passes a keyword argument to the bot under test, to try its settings.
+Built-in bots play in process (the same games as through the protocol); games are spread
+over ``--workers`` processes; ``--every N`` prints the tally so far every N games;
+``--log FILE`` writes each game (its seed's index, the bot's seat, the scores, a digest
+of its actions) as a JSON line.
 """
 
 from __future__ import annotations

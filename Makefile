@@ -70,6 +70,7 @@ MYPY := arena/variants bots/policy.py bots/planning.py bots/search.py bots/ismct
 	properties sampling search ismcts bots positions third_party_variant engine_journeys fdg) tests/toll_variant.py
 # The compiled engine's build and its tests.
 MYPY += tools/build_engine.py arena/native.py tests/engine_digest.py tests/test_engine_builds.py
+MYPY += bots/budgets.py tests/budget_moves.py tests/test_budgets.py
 
 typecheck: setup
 	$(BIN)/mypy --strict --follow-imports=silent $(MYPY_STRICT)

@@ -3,18 +3,24 @@
     python benchmarks/search.py [--bot mcts-fast] [--opponent monte-carlo ...]
                                 [--players 4] [--variant usa] [--games 400]
                                 [--first 0] [--seed 50000] [--workers 2]
-                                [--set NAME=VALUE ...] [--every N]
+                                [--set NAME=VALUE ...] [--every N] [--log FILE]
 
 For each ``--opponent`` (repeatable; ``all`` means every other built-in bot of the
-variant), the bot under test plays ``--games`` games against ``players - 1`` copies of
-it, taking each seat in turn (seats rotate game by game). Game g (counting from
-``--first``) is dealt with seed ``--seed`` + g, the same deals for every opponent, so
-fresh seeds are one ``--first`` or ``--seed`` away. Reports per opponent: wins (the top
-rank) with their 95% Wilson interval, the mean margin over the best opponent, where the
-bot's points came from and its decision times. ``--set samples=40`` (repeatable) passes
-a keyword argument to the bot under test, to try its settings. Built-in bots play in
-process (the same games as through the protocol); games are spread over ``--workers``
-processes; ``--every N`` prints the tally so far every N games.
+variant but the ``-timed`` ones), the bot under test plays ``--games`` games against
+``players - 1`` copies of it, taking each seat in turn (seats rotate game by game). Game
+g (counting from ``--first``) is dealt with seed ``--seed`` + g, the same deals for
+every opponent, so fresh seeds are one ``--first`` or ``--seed`` away. Every bot's seed
+is derived from the game's seed (the referee is keyed from it, ``MatchKey.for_seed``),
+so the same command plays the same games: the results are the same on every run, but the
+decision times (and a game where a machine too busy made a search bot's wall-clock
+backstop cut a decision, counted as "ended by the time cap"). Reports per opponent: wins
+(the top rank) with their 95% Wilson interval, the mean margin over the best opponent,
+where the bot's points came from and its decision times. ``--set samples=40``
+(repeatable) passes a keyword argument to the bot under test, to try its settings.
+Built-in bots play in process (the same games as through the protocol); games are spread
+over ``--workers`` processes; ``--every N`` prints the tally so far every N games;
+``--log FILE`` writes each game (its seed's index, the bot's seat, the scores, a digest
+of its actions) as a JSON line.
 """
 
 from __future__ import annotations
@@ -22,6 +28,8 @@ from __future__ import annotations
 import argparse
 import ast
 import functools
+import hashlib
+import json
 import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -30,6 +38,7 @@ from typing import cast
 from published import wilson
 
 from arena.referee.faults import TimeControl
+from arena.referee.keys import MatchKey
 from arena.referee.referee import Referee
 from arena.referee.seats import InProcessSeat
 from arena.variants import get_variant
@@ -43,14 +52,17 @@ class Timed:
     def __init__(self, bot) -> None:
         self.bot = bot
         self.times: list[float] = []
+        self.capped = 0  # decisions whose search the time cap ended, not the budget
 
     def __getattr__(self, name):
         return getattr(self.bot, name)
 
     def choose(self, observation, legal_actions):
         start = time.perf_counter()
+        self.bot.out_of_time = False
         action = self.bot.choose(observation, legal_actions)
         self.times.append(time.perf_counter() - start)
+        self.capped += self.bot.out_of_time
         return action
 
 
@@ -58,21 +70,28 @@ def play(
     game: int, bot: str, opponent: str, players: int, variant: str, seed: int, settings: dict
 ) -> dict:
     seat = game % players
-    timed = Timed(functools.partial(get_bot(bot).factory, **settings)(f"hero:{game}"))
+    timed = Timed(functools.partial(get_bot(bot).factory, **settings)(0))
     factory = get_bot(opponent).factory
     seats = [
-        InProcessSeat(cast(Bot, timed), bot)
-        if s == seat
-        else InProcessSeat(factory(f"{game}:{s}"), opponent)
+        InProcessSeat(cast(Bot, timed), bot) if s == seat else InProcessSeat(factory(0), opponent)
         for s in range(players)
     ]
-    outcome = Referee(get_variant(variant), seats, TimeControl()).play(seed + game)
+    # The referee seeds every bot from its key: keyed from the game's seed, the same command
+    # plays the same games (ARENA_SECRET, when set, keys them with a secret of its own).
+    key = MatchKey.for_seed("benchmark:search", seed + game)
+    outcome = Referee(get_variant(variant), seats, TimeControl(), key=key).play(seed + game)
     scores = outcome.result.scores
+    actions = json.dumps([a["action"] for a in outcome.log.actions]).encode()
     return {
+        "game": game,
+        "seat": seat,
+        "scores": list(scores),
+        "actions": hashlib.sha256(actions).hexdigest(),
         "won": outcome.ranks[seat] == 1,
         "margin": scores[seat] - max(s for i, s in enumerate(scores) if i != seat),
         "row": outcome.result.breakdown[seat],
         "times": timed.times,
+        "capped": timed.capped,
     }
 
 
@@ -80,7 +99,12 @@ def opponents(names: list[str], bot: str, variant: str) -> list[str]:
     """The opponents asked for, ``all`` standing for every other bot playing ``variant``."""
     if "all" not in names:
         return names
-    return [n for n, spec in sorted(all_bots().items()) if n != bot and spec.supports(variant)]
+    # (not the -timed search bots: their games depend on the machine's speed)
+    return [
+        n
+        for n, spec in sorted(all_bots().items())
+        if n != bot and spec.supports(variant) and not n.endswith("-timed")
+    ]
 
 
 def report(bot: str, opponent: str, players: int, variant: str, games: list[dict]) -> None:
@@ -105,7 +129,7 @@ def report(bot: str, opponent: str, players: int, variant: str, games: list[dict
     print(
         f"  decision time: mean {statistics.mean(times) * 1000:.0f} ms, "
         f"95th percentile {times[int(0.95 * len(times))] * 1000:.0f} ms, max {max(times):.2f} s"
-        f" ({len(times)} decisions)",
+        f" ({len(times)} decisions; {sum(g['capped'] for g in games)} ended by the time cap)",
         flush=True,
     )
 
@@ -122,6 +146,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--every", type=int, default=0, help="print the tally every N games")
+    parser.add_argument("--log", help="write one JSON line per game to this file")
     args = parser.parse_args()
     settings = {}
     for item in args.set:
@@ -129,6 +154,7 @@ def main() -> None:
         settings[name] = ast.literal_eval(value)
     started = time.perf_counter()
     indices = range(args.first, args.first + args.games)
+    log = open(args.log, "w") if args.log else None  # noqa: SIM115 (closed below)
     with ProcessPoolExecutor(args.workers) as pool:
         for opponent in opponents(args.opponent or ["monte-carlo"], args.bot, args.variant):
             one = functools.partial(
@@ -143,11 +169,17 @@ def main() -> None:
             games = []
             for game in pool.map(one, indices):
                 games.append(game)
+                if log is not None:
+                    fields = ("game", "seat", "scores", "actions", "won", "margin")
+                    row = {"opponent": opponent, **{k: game[k] for k in fields}}
+                    log.write(json.dumps(row) + "\n")
                 if args.every and len(games) % args.every == 0 and len(games) < args.games:
                     wins = sum(g["won"] for g in games)
                     print(f"  ... {wins}/{len(games)} wins so far vs {opponent}", flush=True)
             label = " ".join([args.bot, *args.set])
             report(label, opponent, args.players, args.variant, games)
+    if log is not None:
+        log.close()
     print(f"({time.perf_counter() - started:.0f} s in all)")
 
 

@@ -11,7 +11,9 @@ planner moving for every seat; and scores the end by its margin over the best
 opponent plus a bonus for winning. All candidates share each sample and its
 random stream (common random numbers), so their differences are not drowned in
 the noise of the deal. It samples until its iteration budget (deterministic
-given its seed) or its time cap runs out, and plays the best mean.
+given its seed) or its time cap runs out, and plays the best mean; the default
+budgets fit within the cap (docs/BOTS.md, "Budgets, not clocks"), and the
+``-timed`` variants sample until their time is spent instead.
 
 Why not search every move: a single card draw changes the final margin by a
 point or two, far below the spread of rollouts, so a second's worth of samples
@@ -23,6 +25,7 @@ can tell candidates apart (docs/BOTS.md has the figures).
 from __future__ import annotations
 
 import functools
+import math
 import time
 from collections.abc import Sequence
 
@@ -38,6 +41,16 @@ from bots.published import TicketByTicket
 from bots.sdk import Bot, BotSpec
 
 SEARCH_STYLE = Style(route_overhead=1.0)
+# The default budgets (samples per searched decision): what the compiled build finishes
+# within the 0.9 s cap at the 99th percentile of searched decisions on the project's 2-core
+# machine (docs/BOTS.md, "Budgets, not clocks"; tests/test_budgets.py checks them).
+MONTE_CARLO_ITERATIONS = 40
+FAST_ITERATIONS = 8
+# A budgeted search also stops once a decision has taken this many times its cap in wall
+# time, and at least WALL_FLOOR_S (the referee's default time a move): a safety net for a
+# machine too busy to give it its CPU, which only a machine that busy reaches.
+WALL_BACKSTOP = 3.0
+WALL_FLOOR_S = 1.0
 
 
 class PlanningBot(Bot):
@@ -78,11 +91,22 @@ class PlanningBot(Bot):
 
 class MonteCarloBot(PlanningBot):
     name = "monte-carlo"
+    # A budgeted search reads its cap on its thread's CPU time: what the search costs,
+    # whatever else the machine runs, so a busy machine does not cut it short (its games
+    # stay reproducible); wall time backs the cap up (WALL_BACKSTOP, WALL_FLOOR_S) for a
+    # machine too busy to give it that CPU in time. A timed search (no budget) reads the
+    # wall clock, the referee's. Tests replace ``clock``.
+    cpu_clock = staticmethod(time.thread_time)
+    wall_clock = staticmethod(time.perf_counter)
+    rollouts = 0  # the rollouts the last search played
+    out_of_time = False  # whether the cap, not the budget, ended the last search
+    started = 0.0  # the decision's start on ``clock``
+    wall_deadline = math.inf
 
     def __init__(
         self,
         seed: int | str = 0,
-        iterations: int | None = 40,
+        iterations: int | None = MONTE_CARLO_ITERATIONS,
         budget_s: float = 0.9,
         win_bonus: float = 0.5,
         min_trains: int = 10,
@@ -112,9 +136,26 @@ class MonteCarloBot(PlanningBot):
         super().on_game_start(observation)
         self.rollout = Rollout(self.planner)
 
+    def clock(self) -> float:
+        """The clock its cap (a budgeted search) or its time budget (a timed one) is read on."""
+        return self.wall_clock() if self.iterations is None else self.cpu_clock()
+
+    def start_clocks(self) -> None:
+        self.started = self.clock()
+        budgeted = self.iterations is not None
+        backstop = max(WALL_BACKSTOP * self.budget_s, WALL_FLOOR_S) if budgeted else math.inf
+        self.wall_deadline = self.wall_clock() + backstop
+
+    def time_is_up(self) -> bool:
+        """Whether the cap (or a timed search's time) is spent, by ``clock`` or the backstop."""
+        return (
+            self.clock() >= self.started + self.budget_s or self.wall_clock() >= self.wall_deadline
+        )
+
     def decide(
         self, state: BoardState, observation: BoardObservation, legal: Sequence[Action]
     ) -> Action:
+        self.start_clocks()
         candidates = self.candidates(state, legal)
         if len(candidates) == 1:
             return candidates[0]
@@ -151,16 +192,18 @@ class MonteCarloBot(PlanningBot):
         seat = observation.seat
         belief = self.ticket_belief(observation)
         totals = [0.0] * len(candidates)
-        deadline = time.perf_counter() + self.budget_s
         done = 0
+        self.rollouts, self.out_of_time = 0, False
         while self.iterations is None or done < self.iterations:
-            if done and time.perf_counter() >= deadline:
+            if done and self.time_is_up():
+                self.out_of_time = self.iterations is not None
                 break
             sample = self.sample(observation, belief)
             for i, action in enumerate(candidates):
                 state = sample.copy()
                 state.apply(action)
                 totals[i] += self.value(self.rollout.play(state), seat)
+            self.rollouts += len(candidates)
             done += 1
         return max(range(len(candidates)), key=lambda i: (totals[i], -i))
 
@@ -195,13 +238,24 @@ def arena_bots() -> list[BotSpec]:
     return [
         BotSpec(
             "monte-carlo",
-            "determinized Monte Carlo: searches ticket choices, 40 samples (at most 0.9 s)",
-            MonteCarloBot,
+            f"determinized Monte Carlo: searches ticket choices, {MONTE_CARLO_ITERATIONS} "
+            "samples (at most 0.9 s)",
+            functools.partial(MonteCarloBot, iterations=MONTE_CARLO_ITERATIONS),
         ),
         BotSpec(
             "monte-carlo-fast",
-            "the same search with 8 samples a decision, for quick runs",
-            functools.partial(MonteCarloBot, iterations=8),
+            f"the same search with {FAST_ITERATIONS} samples a decision, for quick runs",
+            functools.partial(MonteCarloBot, iterations=FAST_ITERATIONS),
+        ),
+        BotSpec(
+            "monte-carlo-timed",
+            "the same search sampling until 0.9 s have passed (not reproducible)",
+            functools.partial(MonteCarloBot, iterations=None, budget_s=0.9),
+        ),
+        BotSpec(
+            "monte-carlo-fast-timed",
+            "the same search sampling until 0.1 s have passed (not reproducible)",
+            functools.partial(MonteCarloBot, iterations=None, budget_s=0.1),
         ),
         BotSpec(
             "planner",

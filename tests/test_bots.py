@@ -3,8 +3,6 @@ and the heuristic ones (ours and the FDG 2017 agents) clearly better than random
 
 from __future__ import annotations
 
-import types
-
 import pytest
 
 from arena.referee.faults import TimeControl
@@ -33,9 +31,15 @@ BUILT_IN = [
     "planner",
     "mcts",
     "mcts-fast",
+    "monte-carlo-timed",
+    "monte-carlo-fast-timed",
+    "mcts-timed",
+    "mcts-fast-timed",
     "cardgame-greedy",
 ]
-PLAYABLE_FAST = [b for b in BUILT_IN if b not in ("monte-carlo", "mcts")]
+TIMED = [b for b in BUILT_IN if b.endswith("-timed")]
+PLAYABLE_FAST = [b for b in BUILT_IN if b not in ("monte-carlo", "mcts", *TIMED)]
+# The time-budgeted bots search until their clock says stop: not reproducible, by design.
 DETERMINISTIC = PLAYABLE_FAST
 
 
@@ -44,12 +48,10 @@ def budget_governs(monkeypatch):
     """The search bots' clocks stand still: their rollout budget, never the time cap that a
     loaded machine reaches first, ends each search (the cap makes a bot's moves depend on
     the machine's speed, which is what this must not test)."""
-    import bots.ismcts
-    import bots.search
+    from bots.search import MonteCarloBot
 
-    frozen = types.SimpleNamespace(perf_counter=lambda: 0.0)
-    for module in (bots.search, bots.ismcts):
-        monkeypatch.setattr(module, "time", frozen)
+    for clock in ("cpu_clock", "wall_clock"):
+        monkeypatch.setattr(MonteCarloBot, clock, staticmethod(lambda: 0.0))
 
 
 def home(name):
@@ -63,7 +65,7 @@ def test_every_built_in_bot_is_a_plugin_with_a_description():
         assert name in bots and len(bots[name].description) > 10
 
 
-@pytest.mark.parametrize("name", PLAYABLE_FAST)
+@pytest.mark.parametrize("name", [*PLAYABLE_FAST, "mcts-fast-timed"])
 def test_each_bot_plays_full_games_over_the_protocol(name, tmp_path):
     entries = [BotEntry.parse(name), BotEntry.parse("random"), BotEntry.parse(name)]
     with ProcessMatch(

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -147,3 +152,28 @@ def test_the_search_bot_decides_from_the_observation_alone():
         bot.start_game(5, real.observation(seat), real.variant.board.public_json())
         choices.append(bot.choose(real.observation(seat), real.legal_actions()))
     assert choices[0] == choices[1]
+
+
+def test_the_search_benchmark_plays_the_same_games_every_run(tmp_path):
+    """``benchmarks/search.py`` keys its referee from its seed: the same command plays the same
+    games (scores and every action, through each game's digest), and only the key chooses
+    the bots' seeds: another ``ARENA_SECRET`` plays the same deals with other searches."""
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "search.py"
+
+    def run(name: str, secret: str | None = None) -> list[dict]:
+        log = tmp_path / f"{name}.jsonl"
+        env = {k: v for k, v in os.environ.items() if k != "ARENA_SECRET"}
+        if secret is not None:
+            env["ARENA_SECRET"] = secret
+        args = ["--bot", "mcts-fast", "--opponent", "planner", "--players", "2", "--games", "2"]
+        args += ["--workers", "1", "--seed", "7", "--set", "budget_s=1e9", "--log", str(log)]
+        done = subprocess.run(
+            [sys.executable, str(script), *args], env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        assert "wins" in done.stdout and "mean margin" in done.stdout
+        return [json.loads(line) for line in log.read_text().splitlines()]
+
+    first, again, other = run("first"), run("again"), run("other", secret="another secret")
+    assert len(first) == 2 and first == again
+    assert [g["actions"] for g in other] != [g["actions"] for g in first]

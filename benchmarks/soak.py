@@ -45,7 +45,7 @@ NORMAL = ("random", "ticket-by-ticket", "greedy-claims")
 FAULTING = {
     "crasher": ("crash-mid 3", ("crash",)),
     "hanger": ("hang", ("timeout",)),
-    "sleeper": ("slow 0.5", ("timeout",)),
+    "sleeper": ("slow 1.0", ("timeout",)),
     "garbler": ("garbage", ("malformed",)),
     "mangler": ("badutf8", ("malformed",)),
     "cheater": ("illegal", ("illegal",)),
@@ -121,8 +121,9 @@ def run_soak(matches: int, data_dir: Path, ray_address: str | None, workers: int
         games=matches,
         seed=2026,
         # Tight, so that hostile bots are charged quickly, but with room for an honest bot
-        # (or a quiet abuser) that a loaded machine does not schedule for a moment.
-        time_control=TimeControl(move_ms=400, bank_ms=1200, handshake_ms=20000, retries=2),
+        # (or a quiet abuser) that a loaded machine does not schedule for a moment: a bank
+        # of 1.2 s once charged a quiet bot whose one decision waited 2.6 s at load 9.
+        time_control=TimeControl(move_ms=400, bank_ms=3000, handshake_ms=20000, retries=2),
     )
     store = ResultsStore(data_dir)
     executor = RayExecutor(ray_address, workers, data_dir)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
@@ -26,8 +27,9 @@ from arena.engine.errors import IllegalActionError
 from arena.engine.state import BoardState
 from arena.engine.variant import Variant
 
-NEVER = 1 << 30
-BLOCKED = float(NEVER)  # the costs are floats throughout: no int among them to compare
+# Final: the compiled build reads them as constants, not from the module's dictionary.
+NEVER: Final = 1 << 30
+BLOCKED: Final = float(NEVER)  # the costs are floats throughout: no int among them to compare
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,9 @@ class Planner:
         self.weights = [size + overhead for size in board.route_length]
         # Routes by decreasing length: what the no-plan mode looks at.
         self.by_length = sorted(range(board.num_routes), key=lambda r: (-board.route_length[r], r))
+        self.rank = [0] * board.num_routes  # a route's place in that order
+        for place, r in enumerate(self.by_length):
+            self.rank[r] = place
 
     # -- planning ---------------------------------------------------------------------------
 
@@ -275,7 +278,8 @@ class Planner:
         assert seat is not None
         if plan:
             if phase == "turn":
-                for r in sorted(plan, key=lambda r: (-self.route_length[r], r)):
+                rank = self.rank
+                for r in sorted(plan, key=lambda r: rank[r]):  # the longest first
                     if self.payment(state, seat, r, None) is not None:
                         spare = self.shortfall(state, seat, plan - {r})
                         pay = self.payment(state, seat, r, spare)  # the same route, payable

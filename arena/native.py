@@ -1,8 +1,9 @@
 """Which build of the engine runs: the mypyc-compiled one or the pure-Python source.
 
 ``make compiled`` (part of ``make setup`` when a C compiler is present) compiles
-the engine's hot modules with mypyc into extension modules beside their
-sources and records each source's hash in ``arena/_native.json``. Python
+the engine's hot modules, and the search bots' planner (``bots/policy.py``), with mypyc
+into extension modules beside their sources and records each source's hash in
+``arena/_native.json``. Python
 imports an extension module before a source file of the same name, so the
 compiled build runs whenever it exists; this module makes sure it runs only
 when it was built from the sources now on disk, for this Python, and when
@@ -43,8 +44,12 @@ COMPILED_MODULES = (
     "arena.engine.state",
     "arena.engine.scoring",
     "arena.variants.cardgame.game",
+    # The search bots' planner and rollouts (bots/search.py, bots/ismcts.py): the hot code
+    # of mcts-fast and its kin, calling the compiled engine natively.
+    "bots.policy",
 )
 GROUP = "arena._native"
+PACKAGES = ("arena.", "bots.")  # where a compiled module (and so a stray ``.so``) may be
 CHOICES = ("auto", "pure", "compiled")
 
 
@@ -92,9 +97,9 @@ def toolchain_problem() -> str | None:
 
 
 class SourceFirst:
-    """Finds the Python source of ``arena``'s modules ahead of any extension module beside
-    it, except the compiled modules when the compiled build runs (so that a stray or stale
-    ``.so`` is never imported)."""
+    """Finds the Python source of ``arena``'s and ``bots``' modules ahead of any extension
+    module beside it, except the compiled modules when the compiled build runs (so that a
+    stray or stale ``.so`` is never imported)."""
 
     def __init__(self, compiled: bool) -> None:
         self.compiled = compiled
@@ -102,7 +107,7 @@ class SourceFirst:
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
-        if not fullname.startswith("arena.") or (self.compiled and fullname in COMPILED_MODULES):
+        if not fullname.startswith(PACKAGES) or (self.compiled and fullname in COMPILED_MODULES):
             return None
         source = source_path(fullname)
         if not source.is_file():

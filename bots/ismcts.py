@@ -39,9 +39,8 @@ from typing import Any
 
 from arena.engine.actions import Action
 from arena.engine.observation import BoardObservation, Observation
-from arena.engine.state import BoardState
 from arena.plugins import hookimpl
-from bots.policy import Planner, Rollout
+from bots.policy import Planner, Rollout, SeatPlanners
 from bots.sdk import BotSpec
 from bots.search import SEARCH_STYLE, MonteCarloBot
 
@@ -51,24 +50,6 @@ OWN_STYLE = replace(SEARCH_STYLE, route_overhead=3.0)
 # machine (docs/BOTS.md, "Budgets, not clocks"; tests/test_budgets.py checks them).
 MCTS_SAMPLES = 46
 FAST_SAMPLES = 4
-
-
-class SeatPlanners(Planner):
-    """One seat planned in its own style, every other seat by the common planner: the
-    policy of this bot's rollouts. ``Rollout`` asks it for plans and moves only, so only
-    those are passed on (it holds no board of its own)."""
-
-    def __init__(self, own: Planner, others: Planner, seat: int) -> None:
-        self.own, self.others, self.seat = own, others, seat
-
-    def planner(self, seat: int | None) -> Planner:
-        return self.own if seat == self.seat else self.others
-
-    def plan(self, state: BoardState, seat: int) -> set[int]:
-        return self.planner(seat).plan(state, seat)
-
-    def move(self, state: BoardState, plan: set[int], allow_tickets: bool = True) -> Action:
-        return self.planner(state.to_move).move(state, plan, allow_tickets)
 
 
 class SearchBot(MonteCarloBot):

@@ -18,13 +18,18 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Final
+
+from mypy_extensions import mypyc_attr
 
 from arena.engine.actions import DRAW_DECK, DRAW_TICKETS, Action, ClaimRoute, DrawCard, KeepTickets
 from arena.engine.errors import IllegalActionError
 from arena.engine.state import BoardState
 from arena.engine.variant import Variant
 
-NEVER = 1 << 30
+# Final: the compiled build reads them as constants, not from the module's dictionary.
+NEVER: Final = 1 << 30
+BLOCKED: Final = float(NEVER)  # the costs are floats throughout: no int among them to compare
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,7 @@ class Style:
     route_overhead: float = 0.0  # trains' worth a claim turn costs when choosing paths
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Planner:
     """Plans and moves for every seat of one board; one instance per search, reused."""
 
@@ -46,6 +52,20 @@ class Planner:
         board = variant.board
         self.style = style or Style()
         self.board = board
+        # The board's arrays, typed, as this planner's own (the compiled build reads them
+        # natively): a route's ends, length, colour (-1 gray), ferries and double; a
+        # ticket's ends and points; the claim actions by route, colour and wilds.
+        self.route_a: list[int] = list(board.route_a)
+        self.route_b: list[int] = list(board.route_b)
+        self.route_length: list[int] = list(board.route_length)
+        self.route_colour: list[int] = list(board.route_colour)
+        self.route_ferries: list[int] = list(board.route_ferries)
+        self.route_sibling: list[int] = list(board.route_sibling)
+        self.ticket_a: list[int] = list(board.ticket_a)
+        self.ticket_b: list[int] = list(board.ticket_b)
+        self.ticket_points: list[int] = list(board.ticket_points)
+        self.claim_table = board.claim_table
+        self.claim_all_wild = board.claim_all_wild
         self.adjacent: list[list[tuple[int, int]]] = [[] for _ in board.cities]
         for r in range(board.num_routes):
             self.adjacent[board.route_a[r]].append((r, board.route_b[r]))
@@ -55,31 +75,34 @@ class Planner:
         self.weights = [size + overhead for size in board.route_length]
         # Routes by decreasing length: what the no-plan mode looks at.
         self.by_length = sorted(range(board.num_routes), key=lambda r: (-board.route_length[r], r))
+        self.rank = [0] * board.num_routes  # a route's place in that order
+        for place, r in enumerate(self.by_length):
+            self.rank[r] = place
 
     # -- planning ---------------------------------------------------------------------------
 
     def costs(self, state: BoardState, seat: int) -> list[float]:
         """Trains each route still costs ``seat``: 0 if its own, ``NEVER`` if blocked (the
         rule of ``state.route_blocked``, for every route at once)."""
-        owner, sibling = state.route_owner, self.board.route_sibling
+        owner, sibling = state.route_owner, self.route_sibling
         doubles = state.num_players >= state.rules.double_routes_min_players
         costs: list[float] = list(self.weights)
         for r, holder in enumerate(owner):
             if holder >= 0:
-                costs[r] = 0 if holder == seat else NEVER
+                costs[r] = 0.0 if holder == seat else BLOCKED
                 s = sibling[r]
                 if s >= 0 and owner[s] < 0 and (holder == seat or not doubles):
-                    costs[s] = NEVER
+                    costs[s] = BLOCKED
         return costs
 
-    def path(self, costs: Sequence[float], a: int, b: int) -> tuple[float, list[int]]:
+    def path(self, costs: list[float], a: int, b: int) -> tuple[float, list[int]]:
         """Fewest trains to join ``a`` and ``b`` under ``costs`` and the routes that cost
         something on the way; ``NEVER`` if it cannot be done."""
         adjacent = self.adjacent
-        best: list[float] = [NEVER] * len(adjacent)
-        best[a] = 0
+        best: list[float] = [BLOCKED] * len(adjacent)
+        best[a] = 0.0
         back = [0] * len(adjacent)
-        queue: list[tuple[float, int]] = [(0, a)]
+        queue: list[tuple[float, int]] = [(0.0, a)]
         pop, push = heapq.heappop, heapq.heappush
         while queue:
             cost, city = pop(queue)
@@ -96,7 +119,7 @@ class Planner:
         if best[b] >= NEVER:
             return NEVER, []
         routes, city = [], b
-        route_a, route_b = self.board.route_a, self.board.route_b
+        route_a, route_b = self.route_a, self.route_b
         while city != a:
             r = back[city]
             if costs[r]:
@@ -109,32 +132,30 @@ class Planner:
     ) -> tuple[int, set[int]]:
         """Trains needed to join all ``tickets`` together (on top of ``planned``) and the
         routes to claim; later tickets reuse the routes planned for earlier ones."""
-        board = self.board
         costs = list(costs)
         planned = set(planned or ())
         for r in planned:
-            costs[r] = 0
+            costs[r] = 0.0
         total = 0
-        length = board.route_length
-        for t in sorted(tickets, key=lambda t: -board.ticket_points[t]):
-            cost, routes = self.path(costs, board.ticket_a[t], board.ticket_b[t])
+        length = self.route_length
+        for t in sorted(tickets, key=lambda t: -self.ticket_points[t]):
+            cost, routes = self.path(costs, self.ticket_a[t], self.ticket_b[t])
             if cost >= NEVER:
                 return NEVER, set()
             for r in routes:
                 total += length[r]
-                costs[r] = 0
+                costs[r] = 0.0
             planned.update(routes)
         return total, planned
 
-    def open_tickets(self, state: BoardState, seat: int, costs: Sequence[float]) -> list[int]:
+    def open_tickets(self, state: BoardState, seat: int, costs: list[float]) -> list[int]:
         """Own tickets not yet joined that still can be, most valuable first."""
-        board = self.board
         found = []
         for t in state.held_tickets(seat):
-            cost, _ = self.path(costs, board.ticket_a[t], board.ticket_b[t])
+            cost, _ = self.path(costs, self.ticket_a[t], self.ticket_b[t])
             if 0 < cost < NEVER:
                 found.append(t)
-        return sorted(found, key=lambda t: -board.ticket_points[t])
+        return sorted(found, key=lambda t: -self.ticket_points[t])
 
     def plan(self, state: BoardState, seat: int) -> set[int]:
         """The routes to claim for the open tickets that fit the trains left."""
@@ -161,7 +182,7 @@ class Planner:
         base, planned = self.union(costs, self.open_tickets(state, seat, costs))
         setup = state.phase == "setup_tickets"
         budget = style.setup_budget if setup else state.trains[seat] - style.keep_margin
-        points = self.board.ticket_points
+        points = self.ticket_points
 
         def value(choice: KeepTickets) -> tuple[float, int]:
             kept = [offer[i] for i in choice.indices]
@@ -187,16 +208,16 @@ class Planner:
     def demand(self, state: BoardState, seat: int, routes: Iterable[int]) -> list[int]:
         """Cards of each colour the routes call for (gray routes take the colour with most
         to spare)."""
-        colours, board = self.colours, self.board
+        colours = self.colours
         hand = state.hand(seat)
         need = [0] * colours
         gray = []
         for r in routes:
-            c = board.route_colour[r]
+            c = self.route_colour[r]
             if c < 0:
-                gray.append(board.route_length[r])
+                gray.append(self.route_length[r])
             else:
-                need[c] += board.route_length[r]
+                need[c] += self.route_length[r]
         for size in sorted(gray, reverse=True):
             c = max(range(colours), key=lambda c: (hand[c] - need[c], -c))
             need[c] += size
@@ -207,14 +228,13 @@ class Planner:
     ) -> ClaimRoute | None:
         """The cheapest way for ``seat`` to pay for ``r`` now (fewest wilds, then the colour
         the rest of the plan needs least), or None."""
-        board = self.board
-        size = board.route_length[r]
+        size = self.route_length[r]
         if size > state.trains[seat]:
             return None
         hand = state.hand(seat)
         wilds = hand[self.colours]
-        least = board.route_ferries[r]
-        colour = board.route_colour[r]
+        least = self.route_ferries[r]
+        colour = self.route_colour[r]
         options = range(self.colours) if colour < 0 else (colour,)
         best: ClaimRoute | None = None
         best_key: tuple[int, int, int, int] | None = None
@@ -227,9 +247,9 @@ class Planner:
                 continue
             key = (k, spare[c] if spare else 0, -have, c)
             if best_key is None or key < best_key:
-                best, best_key = board.claim_table[r][c][k], key
+                best, best_key = self.claim_table[r][c][k], key
         if best is None and wilds >= size:
-            best = board.claim_all_wild[r]
+            best = self.claim_all_wild[r]
         return best
 
     def draw(self, state: BoardState, want: list[int]) -> Action:
@@ -256,10 +276,10 @@ class Planner:
             return state.legal_actions()[0]  # tunnels, tourist tokens: the first choice
         seat = state.to_move
         assert seat is not None
-        board = self.board
         if plan:
             if phase == "turn":
-                for r in sorted(plan, key=lambda r: (-board.route_length[r], r)):
+                rank = self.rank
+                for r in sorted(plan, key=lambda r: rank[r]):  # the longest first
                     if self.payment(state, seat, r, None) is not None:
                         spare = self.shortfall(state, seat, plan - {r})
                         pay = self.payment(state, seat, r, spare)  # the same route, payable
@@ -278,7 +298,7 @@ class Planner:
         hand = state.hand(seat)
         favourite = max(range(self.colours), key=lambda c: (hand[c], -c))
         for r in self.by_length:
-            size = board.route_length[r]
+            size = self.route_length[r]
             if size > trains or state.route_owner[r] >= 0 or state.route_blocked(seat, r):
                 continue
             if phase == "turn" and (size >= self.style.long_min or trains <= 6):
@@ -286,11 +306,30 @@ class Planner:
                 if pay is not None:
                     return pay
             if size >= 4:
-                c = board.route_colour[r]
+                c = self.route_colour[r]
                 want[favourite if c < 0 else c] += size * size
         return self.draw(state, want)
 
 
+class SeatPlanners(Planner):
+    """One seat planned in its own style, every other seat by the common planner: the
+    policy of ``bots/ismcts.py``'s rollouts. ``Rollout`` asks it for plans and moves only,
+    so only those are passed on (it holds no board of its own)."""
+
+    def __init__(self, own: Planner, others: Planner, seat: int) -> None:
+        self.own, self.others, self.seat = own, others, seat
+
+    def planner(self, seat: int | None) -> Planner:
+        return self.own if seat == self.seat else self.others
+
+    def plan(self, state: BoardState, seat: int) -> set[int]:
+        return self.planner(seat).plan(state, seat)
+
+    def move(self, state: BoardState, plan: set[int], allow_tickets: bool = True) -> Action:
+        return self.planner(state.to_move).move(state, plan, allow_tickets)
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)  # tests/test_ismcts.py's CountingRollout
 class Rollout:
     """Plays a state to its end with the planner for every seat, replanning when stale."""
 
@@ -317,7 +356,9 @@ class Rollout:
             except IllegalActionError:  # a rule the planner does not model: any legal move
                 state.apply(state.legal_actions()[0])
                 continue
-            route = getattr(action, "route", None)
+            route = (
+                action.route if isinstance(action, ClaimRoute) else getattr(action, "route", None)
+            )
             if route is not None:
                 r = route - 1
                 for p in range(players):

@@ -1,5 +1,6 @@
 """Each search bot's default-budget move on the reference position set, as JSON on stdout:
-run by tests/test_budgets.py once per engine build (``ARENA_ENGINE=pure`` / ``compiled``).
+run by tests/test_budgets.py once per engine build (``ARENA_ENGINE=pure`` / ``compiled``),
+which says which build of the search bots' planner (``bots/policy.py``) ran.
 
     python tests/budget_moves.py
 
@@ -18,6 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import arena
+import bots.policy
+from arena import native
 from arena.engine.state import BoardState
 from bots import get_bot
 from bots.budgets import SEARCH_BOTS, decide, reference_positions, started
@@ -52,7 +55,9 @@ def heaviest(name: str, states: list[BoardState]) -> list[int]:
 
 def main() -> None:
     states = reference_set()
-    report: dict[str, object] = {"build": arena.ENGINE_BUILD, "bots": {}}
+    # Which planner the rollouts ran: its compiled build is part of the engine's.
+    planner = "compiled" if bots.policy.__file__.endswith(native.extension_suffix()) else "pure"
+    report: dict[str, object] = {"build": arena.ENGINE_BUILD, "planner": planner, "bots": {}}
     for name in SEARCH_BOTS:
         cap = get_bot(name).factory(0).budget_s  # type: ignore[attr-defined]
         rows = []

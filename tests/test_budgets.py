@@ -1,7 +1,8 @@
 """Budgets, not clocks: each search bot's default budget, not its time cap, ends its searches
 on the reference positions (so its games are reproducible given its seed), and the bot plays
-the same moves there on the pure and the compiled engine; its cap still ends a search the
-budget would not, and the ``-timed`` variants search until their clock says stop.
+the same moves there on the pure and the compiled build (the engine and the search bots'
+planner, ``bots/policy.py``); its cap still ends a search the budget would not, and the
+``-timed`` variants search until their clock says stop.
 
 CPU time, not wall time, is compared with the caps (the thread's: what other programs on a
 loaded machine take does not count): the heaviest reference decisions must end within the
@@ -51,13 +52,14 @@ def test_default_budgets_end_the_search_before_the_cap_and_play_alike_pure_and_c
     if compiled:
         runs["compiled"] = run_moves("compiled")
     results = {engine: finish(run) for engine, run in runs.items()}
-    assert results["pure"]["build"] == "pure"
+    assert results["pure"]["build"] == results["pure"]["planner"] == "pure"
     if not compiled:
         lacking = native.toolchain_problem()
         if lacking is None:
             pytest.fail(f"this machine can compile the engine, but {native.compiled_is_current()}")
         pytest.skip(f"{lacking}: only the pure-Python engine exists here")
-    assert results["compiled"]["build"] == "compiled"
+    # the compiled run searched with the compiled planner, not the engine alone
+    assert results["compiled"]["build"] == results["compiled"]["planner"] == "compiled"
     pure, fast = results["pure"]["bots"], results["compiled"]["bots"]
     assert sorted(pure) == sorted(fast) == sorted(SEARCH_BOTS)
     for name in SEARCH_BOTS:

@@ -142,3 +142,29 @@ def test_a_stale_or_foreign_build_is_not_used(
     assert native.compiled_is_current() == (
         "the compiled engine is older than its sources (make compiled)"
     )
+
+
+def test_the_compiled_build_runs_the_compiled_planner() -> None:
+    """The search bots' planner and rollouts (``bots/policy.py``) are part of the compiled
+    build: loaded from it when it runs (the search bots use that very module), from their
+    source when the pure engine runs."""
+    probe = (
+        "import arena, bots.policy as p, bots.ismcts as i, bots.search as s; "
+        "assert s.Planner is p.Planner and i.SeatPlanners is p.SeatPlanners; "
+        "print(arena.ENGINE_BUILD, p.__file__)"
+    )
+    for engine in ("pure", "compiled"):
+        env = {**os.environ, "ARENA_ENGINE": engine}
+        done = subprocess.run(
+            [sys.executable, "-c", probe], env=env, capture_output=True, text=True, cwd=ROOT
+        )
+        assert done.returncode == 0, done.stderr
+        build, path = done.stdout.split()
+        if engine == "compiled" and build == "pure":
+            lacking = native.toolchain_problem()
+            if lacking is None:
+                pytest.fail(f"this machine can compile the engine, but {done.stderr.strip()}")
+            pytest.skip(f"{lacking}: only the pure-Python build exists here")
+        assert build == engine
+        suffix = native.extension_suffix() if engine == "compiled" else ".py"
+        assert Path(path) == ROOT / "bots" / ("policy" + suffix)

@@ -28,10 +28,12 @@ from arena import native  # noqa: E402
 
 
 def clean() -> None:
-    """Remove every extension module under arena/ (all are this build's, current or not)."""
+    """Remove every extension module under arena/ and bots/ (all are this build's, current
+    or not)."""
     native.MANIFEST.unlink(missing_ok=True)
-    for path in (ROOT / "arena").rglob("*" + native.extension_suffix()):
-        path.unlink()
+    for package in native.PACKAGES:
+        for path in (ROOT / package.rstrip(".")).rglob("*" + native.extension_suffix()):
+            path.unlink()
 
 
 def build() -> None:

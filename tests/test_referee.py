@@ -133,6 +133,21 @@ def test_bot_output_is_captured_with_a_size_cap(tmp_path):
     assert len(text) < 10200
 
 
+def test_a_timeout_says_what_the_bot_s_processes_were_doing(tmp_path):
+    """A timeout's detail tells a bot that never answered from one that could not run: its
+    processes' states (``S``: sleeping, able to run) and whether its cgroup was frozen
+    (and asked to be) at the deadline."""
+    from arena.referee.cgroup import usable_parent
+
+    outcome = play(["random", hostile("hang")], tmp_path=tmp_path)
+    (fault,) = outcome.faults
+    assert fault.code == "timeout" and "its processes: " in fault.detail, fault.detail
+    states = fault.detail.split("its processes: ", 1)[1]
+    assert states[:1] in ("S", "R", "D"), fault.detail  # alive and not stopped
+    if usable_parent() is not None:
+        assert "frozen 0, asked 0" in fault.detail, fault.detail
+
+
 def test_a_bot_s_log_is_written_as_it_comes_not_when_it_ends(tmp_path):
     """While a bot hangs mid-game, what it wrote is already in its log file (it used to reach
     the file only when the pipe closed: at the end, or never while a child held it open)."""

@@ -467,6 +467,23 @@ class BotProcess:
             else:
                 self._freezer.thaw()
 
+    def state_now(self) -> str:
+        """What its processes are doing (each one's state letter from ``/proc``, ``T`` for
+        stopped) and its cgroup's ``frozen`` flag: written into a timeout's detail, so that a
+        bot that never answered can be told apart from one that could not run."""
+        states = []
+        for pid in self._tree()[:8]:
+            fields = stat_fields(pid)
+            if fields is not None:
+                states.append(fields[0])
+        said = f"its processes: {''.join(states) or 'none'}"
+        if self._freezer is not None and self._freezer.path is not None:
+            with contextlib.suppress(OSError):
+                events = (self._freezer.path / "cgroup.events").read_text().split()
+                flags = dict(zip(events[::2], events[1::2], strict=False))
+                said += f"; frozen {flags.get('frozen', '?')}, asked {int(self.frozen)}"
+        return said
+
     def _tree(self) -> list[int]:
         """Its processes: in a PID namespace, all below ``unshare`` (orphans are adopted by
         its PID 1); else the launched process and its descendants."""

@@ -136,7 +136,10 @@ class RemoteSeat:
         if self.process is not None:
             self.process.thaw()
         self.hub.ask(self.seat, act.seq, act)
-        return self.hub.wait_action(self.seat, act.seq, deadline)
+        reply = self.hub.wait_action(self.seat, act.seq, deadline)
+        if reply.fault == "timeout" and self.process is not None:
+            reply.detail += f" ({self.process.state_now()})"
+        return reply
 
     def pause(self) -> None:
         """Its turn is over (the next decision is another seat's, or the game is over): freeze

@@ -94,11 +94,7 @@ class HumanBridge(threading.Thread):
         """The game is over and stored: wake the page. A resigned seat is sent neither the
         game's end nor a bye (the referee dropped it), so without this its page would wait
         on "resigned" for ever."""
-        with self.changed:
-            if self.state["status"] != "over":
-                self.state["status"] = "over"
-            self.version += 1
-            self.changed.notify_all()
+        self._update(status="over")
 
     # ------------------------------------------------------------ the protocol's side
 

@@ -9,16 +9,9 @@ from pathlib import Path
 from arena.procfs import stat_fields
 from arena.tournament.store import ResultsStore
 from tests.host_helpers import PYTHON_BOT, HostProcess, wait_until
-from tests.referee_helpers import left_behind, processes_with
+from tests.referee_helpers import left_behind, proc_text, processes_with
 
 LADDER = "test-cup-usa-2p"
-
-
-def cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
 
 
 def started_by_ray(pid: int) -> bool:
@@ -30,7 +23,7 @@ def started_by_ray(pid: int) -> bool:
         pid = int(fields[1])  # the parent (the fields after the command's name)
         if pid <= 1:
             return False
-        if cmdline(pid).startswith("ray::"):
+        if (proc_text(pid) or "").startswith("ray::"):
             return True
     return False
 

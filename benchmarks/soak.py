@@ -168,7 +168,7 @@ def check_store(report: SoakReport, data_dir: Path, matches: int, commands: dict
     from arena.tournament.store import ResultsStore
 
     with ResultsStore.reader(data_dir) as store:
-        results = store.results("soak", details=False)
+        results = store.results("soak")  # with fault details: an unexpected fault says why
         info = store.tournament_info("soak")
         planned = len(store.planned(info.id)) if info is not None else 0
     indices = [r.idx for r in results]
@@ -183,7 +183,10 @@ def check_store(report: SoakReport, data_dir: Path, matches: int, commands: dict
     played = dict.fromkeys(commands, 0)
     for result in results:
         last = result.players - len(result.faulted) + 1  # the rank every forfeit shares
-        for bot, rank, fault in zip(result.bots, result.ranks, result.faults, strict=True):
+        details = result.fault_details or (None,) * result.players
+        for bot, rank, fault, detail in zip(
+            result.bots, result.ranks, result.faults, details, strict=True
+        ):
             played[bot] = played.get(bot, 0) + 1
             if bot in FAULTING:
                 expected = FAULTING[bot][1]
@@ -196,7 +199,7 @@ def check_store(report: SoakReport, data_dir: Path, matches: int, commands: dict
                         f"match {result.idx}: forfeited {bot} ranked {rank}, not last"
                     )
             elif fault is not None:
-                report.problems.append(f"match {result.idx}: {bot} was charged {fault!r}")
+                report.problems.append(f"match {result.idx}: {bot} was charged {fault!r}: {detail}")
     report.figures.update({f"seats_{bot}": n for bot, n in sorted(played.items())})
 
 

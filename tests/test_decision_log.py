@@ -29,10 +29,9 @@ def test_a_bots_stderr_lines_reach_the_match_log_once_in_order_at_its_steps(tmp_
     own = [line for line in log.actions if line["seat"] == seat]
     said = [f"talker decision {k}: taking {line['action']}" for k, line in enumerate(own, 1)]
     assert all(line["seat"] == seat for line in log.actions if line.get("stderr"))
-    heard = [text for line in own for text in line.get("stderr", [])]
-    # The drain copies a line a moment after the bot writes it: a line can arrive with the
-    # bot's next decision, and the last one or two may come after the game's last step.
-    assert heard == said[: len(heard)] and len(heard) >= len(said) - 2, (heard[:5], said[:5])
-    for k, line in enumerate(own, 1):
-        for text in line.get("stderr", []):
-            assert int(text.split()[2].rstrip(":")) <= k, "never before the bot said it"
+    # The referee copies what the bot wrote before its answer at that step, however busy
+    # the machine (the log's own thread may lag): each line at its own decision, the last too.
+    heard = [line.get("stderr", []) for line in own]
+    assert heard == [[text] for text in said], [
+        (k, h) for k, (h, s) in enumerate(zip(heard, said, strict=True), 1) if h != [s]
+    ][:5]

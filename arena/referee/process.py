@@ -64,6 +64,7 @@ PR_SET_PDEATHSIG = 1
 # TMPDIR (its scratch folder) and PATH (the organiser's, to find interpreters).
 FIXED_ENV = {"LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
 DRAIN_SLICE_S = 0.2
+CATCH_UP_READS = 16  # 1 MiB at most copied by the referee itself per step
 
 
 @dataclass(frozen=True)
@@ -245,6 +246,8 @@ class LogDrain(threading.Thread):
 
     def __init__(self, streams: Mapping[int, Path], cap: int) -> None:
         super().__init__(daemon=True)
+        for fd in streams:
+            os.set_blocking(fd, False)  # ``catch_up`` may empty a pipe the selector saw ready
         self.cap = cap
         self._stopping = threading.Event()
         self._lock = threading.Lock()  # ``switch`` (a warm bot's next match) vs the copying
@@ -293,16 +296,35 @@ class LogDrain(threading.Thread):
                 self._written[fd] = self._dropped[fd] = 0
 
     def _copy(self, fd: int) -> bool:
-        """Copy what is ready on ``fd``; False at its end."""
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            return False
-        if not chunk:
-            return False
+        """Copy what is ready on ``fd``; False at its end. Read and written under the lock,
+        so that this thread and ``catch_up`` keep the bytes in order."""
         with self._lock:
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                return True  # ``catch_up`` took it first
+            except OSError:
+                return False
+            if not chunk:
+                return False
             self._keep(fd, chunk)
-        return True
+            return True
+
+    def catch_up(self, fd: int) -> None:
+        """Copy now what the bot has written to ``fd`` so far (its pipe holds every byte it
+        wrote before its answer arrived): the referee's step gets the bot's lines of this
+        decision, however far behind a busy machine has left this thread."""
+        for _ in range(CATCH_UP_READS):
+            with self._lock:
+                if self._ended:
+                    return
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:  # nothing more now (or the pipe is gone)
+                    return
+                if not chunk:
+                    return
+                self._keep(fd, chunk)
 
     def _keep(self, fd: int, chunk: bytes) -> None:
         out = self._outputs[fd]
@@ -582,8 +604,9 @@ class BotProcess:
         }
 
     def stderr_logged(self) -> int:
-        """Bytes of the bot's stderr in ``stderr_path`` so far (the referee asks every
-        decision, so no ``stat``)."""
+        """Bytes of the bot's stderr in ``stderr_path`` so far, with all it wrote before now
+        (the referee asks every decision, so no ``stat``)."""
+        self._drain.catch_up(self._stderr_fd)
         return self._drain.written(self._stderr_fd)
 
     def exited(self) -> int | None:

@@ -12,6 +12,7 @@ from bots.sdk import Bot, BotSpec
 
 class RandomBot(Bot):
     name = "random"
+    observes = False  # uniform over the legal actions: what the seat sees changes nothing
 
     def choose(self, observation: Observation, legal_actions: Sequence[Action]) -> Action:
         return legal_actions[self.rng.randrange(len(legal_actions))]

@@ -42,6 +42,10 @@ class Bot:
     """
 
     name: ClassVar[str] = "bot"
+    # False: ``choose`` never reads its observation (it gets ``None``), so a referee that
+    # calls this bot in its own process does not build one: an observation costs more than
+    # the engine's own work for a move (benchmarks/referee_inprocess.py).
+    observes: ClassVar[bool] = True
 
     def __init__(self, seed: int | str = 0) -> None:
         self.rng = random.Random(seed)

@@ -14,6 +14,7 @@ for it but what its bot is handed: no legal-action text, no request number
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import time
@@ -199,6 +200,12 @@ class Referee:
         seats, forfeits, actions, text = self.seats, game.forfeits, log.actions, self._texts.one
         # Only a remote seat has a process to freeze, stderr to read and a hub to sweep.
         remote = [isinstance(seat, RemoteSeat) for seat in seats]
+        decide = [  # looked up once: a decision in process costs a few microseconds
+            functools.partial(self._decide_in_process, seat)
+            if isinstance(seat, InProcessSeat)
+            else self._decide
+            for seat in seats
+        ]
         while not state.is_over:
             s = state.to_move
             assert s is not None  # the game is not over
@@ -206,7 +213,7 @@ class Referee:
             if s in forfeits:
                 action, seconds, by = fallback_action(legal), 0.0, "fallback"
             else:
-                action, seconds = self._decide(game, s, legal)
+                action, seconds = decide[s](game, s, legal)
                 by = "bot" if s not in forfeits else "fallback"
                 think[s] += seconds
             state.apply(action)
@@ -310,7 +317,7 @@ class Referee:
             )
 
     def _decide_in_process(
-        self, game: _Game, s: int, seat: InProcessSeat, legal: Sequence[Action]
+        self, seat: InProcessSeat, game: _Game, s: int, legal: Sequence[Action]
     ) -> tuple[Action, float]:
         """``_decide`` for a trusted Python bot called directly: nothing is sent, so nothing is
         written for it (no legal-action text, no keyed request number, no ``error`` message,
@@ -320,7 +327,7 @@ class Referee:
         seat's answer is. The requests are counted all the same, so that remote seats of the
         same game get the same request numbers either way."""
         tc, state = self.time_control, game.state
-        observation = state.observation(s)
+        observation = state.observation(s) if seat.observes else None  # Bot.observes
         by_text: dict[str, Action] | None = None
         reason, elapsed = "", 0.0
         for attempt in range(tc.retries + 1):
@@ -359,7 +366,7 @@ class Referee:
     def _decide(self, game: _Game, s: int, legal: Sequence[Action]) -> tuple[Action, float]:
         seat = self.seats[s]
         if isinstance(seat, InProcessSeat):
-            return self._decide_in_process(game, s, seat, legal)
+            return self._decide_in_process(seat, game, s, legal)
         tc = self.time_control
         state, banks = game.state, game.banks
         legal_text = self._texts(legal)

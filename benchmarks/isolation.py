@@ -21,10 +21,12 @@ load of a shared machine moves every side alike; figures are medians of per-roun
 2. **The cost of freezing.** Per decision of 4-player games of random bot processes: the
    referee's wall time, its CPU time, and the CPU time of the referee and the bots
    together; and a process tournament's matches per minute (``--matches``
-   4-player USA matches of the random bot on 2 local workers, warm processes, one executor
-   for both ways), each with
-   freezing on and off (``ProcessLimits(freeze=False)``). The goal: under 10% of the
-   tournament's throughput. ``--cost-only`` measures this part alone.
+   4-player USA matches on 2 local workers, warm processes, one executor for both ways),
+   each with freezing on and off (``ProcessLimits(freeze=False)``). The goal: under 10% of
+   the tournament's throughput. The tournament is played by each lineup of ``--lineup``
+   (default: four ``random`` bots, the cheapest decisions there are and so the worst case
+   for a fixed cost per turn, and four ``planner`` bots, a bot that thinks).
+   ``--cost-only`` measures this part alone.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.process import ProcessLimits
 from arena.referee.seats import RemoteSeat
 from arena.tournament.executors import LocalExecutor
+from arena.tournament.matchrun import MatchTask
 from arena.variants import get_variant
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -130,6 +133,12 @@ def main() -> None:
     parser.add_argument("--work", type=int, default=300_000, help="the honest bot's steps")
     parser.add_argument("--matches", type=int, default=16, help="tournament matches per round")
     parser.add_argument("--cost-only", action="store_true", help="only the cost of freezing")
+    parser.add_argument(
+        "--lineup",
+        action="append",
+        help="a bot that fills the 4 seats of the tournament's matches (repeatable; "
+        "default: random, then planner)",
+    )
     parser.add_argument("--neighbour", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.neighbour:
@@ -146,18 +155,21 @@ def main() -> None:
     costs: dict[str, list[float]] = {
         f"referee {kind} {switch}": [] for kind in kinds for switch in ("on", "off")
     }
-    rates: dict[str, list[float]] = {"tournament on": [], "tournament off": []}
+    lineups = args.lineup or ["random", "planner"]
+    rates: dict[str, list[float]] = {
+        f"{bot} {switch}": [] for bot in lineups for switch in ("on", "off")
+    }
     shared = LocalExecutor(2)  # one for both ways: two executors differed by up to 1.4x
-    executors = {"tournament on": shared, "tournament off": shared}
     way = {"on": ISOLATED, "off": dataclasses.replace(ISOLATED, freeze=False)}
+
+    def batch(bot: str, switch: str, count: int, offset: int, logs: str) -> list[MatchTask]:
+        return [seated(t, bot, way[switch]) for t in tasks(count, logs, offset)]
+
     try:
         with tempfile.TemporaryDirectory() as logs:
-            for name, executor in executors.items():  # start-up: workers, first processes
-                batch = [
-                    dataclasses.replace(t, limits=way[name.split()[1]])
-                    for t in tasks(4, logs, 10_000)
-                ]
-                rate(executor, batch)
+            for bot in lineups:  # start-up: workers, first processes
+                for switch in way:
+                    rate(shared, batch(bot, switch, 4, 10_000, logs))
             for number in range(args.rounds):
                 shift = number % max(1, len(sides))
                 for name, limits in sides[shift:] + sides[:shift]:
@@ -178,27 +190,38 @@ def main() -> None:
                         kinds, referee_us(way[switch], number, logs), strict=True
                     ):
                         costs[f"referee {kind} {switch}"].append(value)
-                for switch in order:
-                    batch = [
-                        dataclasses.replace(t, limits=way[switch])
-                        for t in tasks(args.matches, logs, number * 1000)
-                    ]
-                    rates[f"tournament {switch}"].append(
-                        rate(executors[f"tournament {switch}"], batch)
-                    )
+                for bot in lineups:
+                    for switch in order:
+                        played = batch(bot, switch, args.matches, number * 1000, logs)
+                        rates[f"{bot} {switch}"].append(rate(shared, played))
                 shown = ", ".join(f"{name} {values[-1]:.1f}" for name, values in times.items())
-                ratio = rates["tournament on"][-1] / rates["tournament off"][-1]
+                ratios = ", ".join(
+                    f"{bot} {rates[f'{bot} on'][-1] / rates[f'{bot} off'][-1]:.3f}"
+                    for bot in lineups
+                )
                 print(
                     f"round {number + 1}: honest ms per decision: {shown or '-'}; "
-                    f"tournament frozen/not {ratio:.3f}",
+                    f"tournament frozen/not: {ratios}",
                     flush=True,
                 )
     finally:
         shared.close()
-    report(args, times, costs, rates)
+    report(args, times, costs, rates, lineups)
 
 
-def report(args, times, costs, rates) -> None:
+def seated(task: MatchTask, bot: str, limits: ProcessLimits) -> MatchTask:
+    """``task`` with ``bot`` in every seat, under ``limits``."""
+    names = (bot,) * task.match.players
+    return dataclasses.replace(
+        task,
+        match=dataclasses.replace(task.match, bots=names),
+        entries=(BotEntry.parse(bot),) * task.match.players,
+        labels=names,
+        limits=limits,
+    )
+
+
+def report(args, times, costs, rates, lineups) -> None:
     print(
         f"isolation benchmark: {args.rounds} rounds, honest bot 'work {args.work}', "
         f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at the end"
@@ -230,14 +253,15 @@ def report(args, times, costs, rates) -> None:
             f"between turns, {statistics.median(off):.0f} us not (median ratio "
             f"{statistics.median([a / b for a, b in zip(on, off, strict=True)]):.2f}x)"
         )
-    on, off = rates["tournament on"], rates["tournament off"]
-    ratios = [a / b for a, b in zip(on, off, strict=True)]
-    print(
-        f"  process tournament ({args.matches} 4-player matches, 2 workers, warm): "
-        f"{statistics.median(on):.1f} matches/min frozen, {statistics.median(off):.1f} not; "
-        f"median ratio {statistics.median(ratios):.3f} "
-        f"(rounds {', '.join(f'{r:.3f}' for r in ratios)})"
-    )
+    for bot in lineups:
+        on, off = rates[f"{bot} on"], rates[f"{bot} off"]
+        ratios = [a / b for a, b in zip(on, off, strict=True)]
+        print(
+            f"  process tournament of 4 x {bot} ({args.matches} 4-player matches, 2 workers, "
+            f"warm): {statistics.median(on):.1f} matches/min frozen, "
+            f"{statistics.median(off):.1f} not; median ratio {statistics.median(ratios):.3f} "
+            f"(rounds {', '.join(f'{r:.3f}' for r in ratios)})"
+        )
 
 
 if __name__ == "__main__":

@@ -18,12 +18,14 @@ load of a shared machine moves every side alike; figures are medians of per-roun
    With the bots' isolation (the default: a cgroup each, one CPU's worth, frozen while not
    asked) and without it (``ProcessLimits(freeze=False, cgroup=False)``: how it was).
    The goal: each burner ratio within 1.2x of the idle one, with isolation.
-2. **The cost of freezing.** Per decision of 4-player games of random bot processes: the
+2. **The cost of freezing.** Per decision of 4-player games of bot processes: the
    referee's wall time, its CPU time, and the CPU time of the referee and the bots
    together; and a process tournament's matches per minute (``--matches``
    4-player USA matches on 2 local workers, warm processes, one executor for both ways),
    each with freezing on and off (``ProcessLimits(freeze=False)``). The goal: under 10% of
-   the tournament's throughput. The tournament is played by each lineup of ``--lineup``
+   the tournament's throughput: on a machine the tournament keeps busy, that is the CPU
+   time of the referee and the bots per decision (the wall-time figures of a shared machine
+   move with its other load). Both are measured with each lineup of ``--lineup``
    (default: four ``random`` bots, the cheapest decisions there are and so the worst case
    for a fixed cost per turn, and four ``planner`` bots, a bot that thinks).
    ``--cost-only`` measures this part alone.
@@ -104,12 +106,14 @@ def neighbour(isolated: bool, opponent: str, logs: str) -> None:
             referee.play(number)
 
 
-def referee_us(limits: ProcessLimits, seed: int, logs: str) -> tuple[float, float, float]:
-    """Per decision (µs) of 4-player games of random bot processes: the referee's wall time,
+def referee_us(
+    limits: ProcessLimits, seed: int, logs: str, bot: str = "random"
+) -> tuple[float, float, float]:
+    """Per decision (µs) of 4-player games of ``bot`` processes: the referee's wall time,
     its CPU time, and the CPU time of the referee and every bot together (their cgroups'
     ``cpu.stat``). CPU time, unlike wall time, hardly moves with the machine's load: it is
     what a tournament that fills the machine pays for each decision."""
-    entries = [BotEntry.parse("random")] * 4
+    entries = [BotEntry.parse(bot)] * 4
     with ProcessMatch(USA, entries, PATIENT, limits, log_dir=Path(logs)) as referee:
         processes = [
             seat.process
@@ -152,10 +156,13 @@ def main() -> None:
     ]
     times: dict[str, list[float]] = {name: [] for name, _ in sides}
     kinds = ("wall", "cpu", "all-cpu")
-    costs: dict[str, list[float]] = {
-        f"referee {kind} {switch}": [] for kind in kinds for switch in ("on", "off")
-    }
     lineups = args.lineup or ["random", "planner"]
+    costs: dict[str, list[float]] = {
+        f"{bot} {kind} {switch}": []
+        for bot in lineups
+        for kind in kinds
+        for switch in ("on", "off")
+    }
     rates: dict[str, list[float]] = {
         f"{bot} {switch}": [] for bot in lineups for switch in ("on", "off")
     }
@@ -185,12 +192,12 @@ def main() -> None:
                         opponent = "burner 3" if name.startswith("burner") else "play"
                         times[name].append(honest_ms(opponent, limits, args.work, seed, logs))
                 order = ["on", "off"] if number % 2 == 0 else ["off", "on"]
-                for switch in order:
-                    for kind, value in zip(
-                        kinds, referee_us(way[switch], number, logs), strict=True
-                    ):
-                        costs[f"referee {kind} {switch}"].append(value)
                 for bot in lineups:
+                    for switch in order:
+                        for kind, value in zip(
+                            kinds, referee_us(way[switch], number, logs, bot), strict=True
+                        ):
+                            costs[f"{bot} {kind} {switch}"].append(value)
                     for switch in order:
                         played = batch(bot, switch, args.matches, number * 1000, logs)
                         rates[f"{bot} {switch}"].append(rate(shared, played))
@@ -242,16 +249,20 @@ def report(args, times, costs, rates, lineups) -> None:
                 f"    beside {where}: median ratio {statistics.median(ratios):.2f}x "
                 f"(rounds {', '.join(f'{r:.2f}' for r in ratios)})"
             )
-    for kind, what in (
-        ("wall", "the referee's wall time"),
-        ("cpu", "the referee's CPU time"),
-        ("all-cpu", "the CPU time of the referee and the bots"),
+    for bot, kind, what in (
+        (bot, kind, what)
+        for bot in lineups
+        for kind, what in (
+            ("wall", "the referee's wall time"),
+            ("cpu", "the referee's CPU time"),
+            ("all-cpu", "the CPU time of the referee and the bots"),
+        )
     ):
-        on, off = costs[f"referee {kind} on"], costs[f"referee {kind} off"]
+        on, off = costs[f"{bot} {kind} on"], costs[f"{bot} {kind} off"]
         print(
-            f"  4-player games, {what} per decision: {statistics.median(on):.0f} us frozen "
-            f"between turns, {statistics.median(off):.0f} us not (median ratio "
-            f"{statistics.median([a / b for a, b in zip(on, off, strict=True)]):.2f}x)"
+            f"  4-player games of 4 x {bot}, {what} per decision: {statistics.median(on):.0f}"
+            f" us frozen between turns, {statistics.median(off):.0f} us not (median ratio "
+            f"{statistics.median([a / b for a, b in zip(on, off, strict=True)]):.3f}x)"
         )
     for bot in lineups:
         on, off = rates[f"{bot} on"], rates[f"{bot} off"]

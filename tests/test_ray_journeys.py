@@ -244,7 +244,11 @@ def test_a_match_whose_ray_worker_keeps_dying_is_an_arena_fault(tmp_path, ray_cl
     )
     killer.start()
     try:
-        out = arena(*two_bots("dying", 2, "--ray", ray_cluster), data_dir=data)
+        # New bot processes for every match, as in the local executor's test: each attempt
+        # takes the second a start-up takes, long enough for the killer to see its worker
+        # (a retry on another actor's warm processes may end before that).
+        dying = two_bots("dying", 2, "--ray", ray_cluster, "--matches-per-process", "1")
+        out = arena(*dying, data_dir=data)
     finally:
         stop.set()
         killer.join(10)

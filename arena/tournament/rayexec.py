@@ -48,8 +48,11 @@ import tempfile
 import threading
 import time
 import uuid
+from collections import Counter, deque
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+
+import msgspec
 
 import arena
 from arena import chaos
@@ -60,13 +63,13 @@ from arena.tournament.executors import (
     ExecutorError,
     Sink,
 )
-from arena.tournament.matchrun import MatchTask, play_match
+from arena.tournament.matchrun import MatchTask
+from arena.tournament.raypool import Players, Slot, WarmPlayer
 
 PACKAGES_HOME = Path(arena.__file__).resolve().parent.parent  # holds arena/, bots/, ...
 CONNECT_TIMEOUT = 5.0
 INIT_TIMEOUT = 60.0
 PROBE_EVERY = 2.0
-CANCEL_GRACE_SECONDS = 1.0  # for a cancelled match's referee to reap its bots
 LOST_GRACE_SECONDS = 5.0  # for the driver's loop to notice a lost cluster itself
 SESSIONS = "ray-sessions"  # under the data folder: one record per local Ray the arena started
 RAY_MESSAGES = "ray-messages.log"  # under the data folder: what Ray's driver would have printed
@@ -357,11 +360,14 @@ class RayExecutor:
             if data_dir is not None:
                 self.stderr = NativeStderr(data_dir / RAY_MESSAGES)
             self._init(workers)
-        # A task whose worker dies, or that raises, is retried by Ray itself.
-        options: dict = {"num_cpus": 1, "max_retries": MAX_ATTEMPTS - 1, "retry_exceptions": True}
+        # One match at a time per actor, never restarted by Ray: a match whose actor died is
+        # retried by run(), on another actor (raypool.py).
+        options: dict = {"num_cpus": 1, "max_restarts": 0, "max_task_retries": 0,
+                         "scheduling_strategy": "SPREAD"}  # fmt: skip
         if chaos.forwarded():  # (only tests set these: the workers see the driver's hooks)
             options["runtime_env"] = {"env_vars": chaos.forwarded()}
-        self.remote = ray.remote(**options)(play_match)
+        self.players = Players(ray, ray.remote(**options)(WarmPlayer), self._cpus)
+        self.start_failures = 0  # actors in a row that died before answering
         self.gcs = split_address(ray.get_runtime_context().gcs_address)
         node = getattr(getattr(ray, "_private", None), "worker", None)
         logs_dir = getattr(getattr(node, "_global_node", None), "get_logs_dir_path", None)
@@ -460,49 +466,76 @@ class RayExecutor:
                 self.session.end()
             os._exit(1)
 
-    def run(self, tasks: Sequence[MatchTask], sink: Sink) -> None:
-        pending = {self.remote.remote(task): task for task in tasks}
+    def _cpus(self) -> int:
+        """The cluster's CPUs now (its live nodes'): one actor each."""
         try:
-            while pending:
-                done, _ = self.ray.wait(list(pending), num_returns=1, timeout=TICK_SECONDS)
-                for ref in done:
-                    task = pending.pop(ref)
-                    try:
-                        result = self.ray.get(ref)
-                    except self.ray.exceptions.RayError as error:
-                        self._check_alive(error)  # a lost cluster fails tasks: not their fault
-                        reason = failure_reason(error)
-                        sink.failed(
-                            task,
-                            MAX_ATTEMPTS,
-                            f"{MAX_ATTEMPTS} attempts failed; the last: {reason}",
-                        )
-                        continue
-                    sink.result(result)
+            return int(self.ray.cluster_resources().get("CPU", 0))
+        except Exception:  # the cluster is going: no new actor (the watchdog tells)
+            return 0
+
+    def run(self, tasks: Sequence[MatchTask], sink: Sink) -> None:
+        """Play every task on the warm actors (retrying a match whose actor died, or whose
+        play failed, up to MAX_ATTEMPTS times); returns early if ``sink.tick()`` says stop."""
+        queue = deque(tasks)
+        failures: Counter[int] = Counter()  # per match index: deaths and arena errors
+        try:
+            while queue or self.players.busy():
+                self.players.start(len(queue))
+                self.players.hand(lambda: queue.popleft() if queue else None)
+                for slot in self.players.wait(TICK_SECONDS):
+                    self._collect(slot, queue, failures, sink)
                 if self.lost.is_set():  # the watchdog's verdict
                     raise ClusterLost(self.lost_message())
                 if not sink.tick():
                     break
         finally:
-            self._cancel(list(pending))
+            if not self.lost.is_set():  # (a lost cluster's actors are gone with it)
+                self.players.stop_busy()
 
-    def _cancel(self, refs: list) -> None:
-        """Cancel unfinished tasks: first by interrupting them, so that each referee reaps
-        its bots, then (after a grace period) by killing their workers."""
-        if not refs or self.lost.is_set():
+    def _collect(
+        self, slot: Slot, queue: deque[MatchTask], failures: Counter[int], sink: Sink
+    ) -> None:
+        """What an actor's ended call says: it is ready, or a match's result or failure."""
+        task, ref = slot.task, slot.ref
+        slot.task = slot.ref = None
+        try:
+            value = self.ray.get(ref)
+        except self.ray.exceptions.RayError as error:
+            self._check_alive(error)  # a lost cluster fails calls: not the match's fault
+            if isinstance(error, self.ray.exceptions.RayActorError):
+                self.players.drop(slot)  # dead, with its pool; another may take its place
+            if task is None:
+                self._start_failed(error)
+                return
+            failures[task.match.index] += 1
+            attempts = failures[task.match.index]
+            if attempts < MAX_ATTEMPTS:
+                queue.appendleft(task)
+            else:
+                reason = failure_reason(error)
+                sink.failed(task, attempts, f"{attempts} attempts failed; the last: {reason}")
             return
-        for ref in refs:
-            with contextlib.suppress(Exception):
-                self.ray.cancel(ref)
-        with contextlib.suppress(Exception):
-            _, refs = self.ray.wait(refs, num_returns=len(refs), timeout=CANCEL_GRACE_SECONDS)
-        for ref in refs:
-            with contextlib.suppress(Exception):
-                self.ray.cancel(ref, force=True)
+        if task is None:
+            slot.ready = True
+            self.start_failures = 0
+            return
+        sink.result(msgspec.structs.replace(value, attempts=failures[task.match.index] + 1))
+
+    def _start_failed(self, error: Exception) -> None:
+        """An actor died before it could play (its node lost, or it cannot start there):
+        others are started in its place, up to MAX_ATTEMPTS in a row with none ready."""
+        self.start_failures += 1
+        if self.start_failures >= MAX_ATTEMPTS and not any(s.ready for s in self.players.slots):
+            raise ExecutorError(
+                f"Ray could not start the arena's workers ({failure_reason(error)}): check "
+                "that every node of the cluster runs the same arena and Ray"
+            )
 
     def close(self) -> None:
         """Leave (or stop) Ray, bounded in time: a lost cluster must not hang the driver."""
         self.closing.set()
+        if not self.lost.is_set() and hasattr(self, "players"):  # (none if ray.init failed)
+            self.players.close()
         if self.started_here and not self.lost.is_set():
             thread = threading.Thread(target=self.ray.shutdown, daemon=True)
             thread.start()

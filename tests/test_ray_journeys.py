@@ -34,7 +34,7 @@ def two_bots(name: str, games: int, *extra: str) -> list[str]:
     ]  # fmt: skip
 
 
-def start(args: list[str], cwd: Path, marker: str) -> subprocess.Popen:
+def start(args: list[str], cwd: Path, marker: str, env: dict | None = None) -> subprocess.Popen:
     """The driver in its own process group (as a terminal starts it), output captured."""
     return subprocess.Popen(
         [*ARENA, *args, "--data-dir", "data", "--no-progress"],
@@ -42,7 +42,7 @@ def start(args: list[str], cwd: Path, marker: str) -> subprocess.Popen:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        env={**os.environ, "ARENA_TEST_MARKER": marker},
+        env={**os.environ, "ARENA_TEST_MARKER": marker, **(env or {})},
         start_new_session=True,
     )
 

@@ -150,7 +150,8 @@ def test_a_lost_node_loses_its_pool_and_nothing_else(tmp_path):
 
 def test_ctrl_c_stops_a_warm_ray_pool_with_every_bot(tmp_path, ray_cluster):
     """One worker stalls in a match, its bots started; the other plays on, keeping warm
-    processes between its matches. Ctrl-C ends both workers' bots, and the run resumes."""
+    processes between its matches (every bot at the driver's niceness). Ctrl-C ends both
+    workers' bots, and the run resumes."""
     stall = str(tmp_path / "stalled")
     data = tmp_path / "data"
     args = two_bots("stop", 8, "--ray", ray_cluster)
@@ -169,6 +170,9 @@ def test_ctrl_c_stops_a_warm_ray_pool_with_every_bot(tmp_path, ray_cluster):
     assert claim is not None and len(process_tree(claim[0])) > 1, "its bots were not started"
     live = processes_with(str(data.resolve()), where="environ")
     assert len(live) >= 4, f"two bots a worker, warm or playing: {live}"
+    # At this process's niceness, as a local worker's bots (Ray's workers run at 15).
+    niceness = {int(fields[16]) for pid in live if (fields := stat_fields(pid)) is not None}
+    assert niceness == {os.nice(0)}, niceness
     output, took = interrupt(driver, signal.SIGINT)
     assert driver.returncode == 130 and took < PROMPTLY_S, (took, output)
     assert "Traceback" not in output and "run the same command to resume" in output

@@ -1,6 +1,8 @@
-"""Matches as Ray tasks: on a local Ray the arena starts, or on a cluster (``--ray ADDRESS``).
+"""Matches on Ray: on a local Ray the arena starts, or on a cluster (``--ray ADDRESS``).
 
-What the arena adds to Ray, and why:
+Each match is played by one of the run's long-lived workers (Ray actors, one per
+CPU of the cluster), which keep their bot processes warm between matches as local
+workers do (``raypool.py``). What the arena adds to Ray, and why:
 
 - **Fails fast on a wrong address.** ``ray.init`` waits for ever for a cluster
   that is not there; the address is tried first (a TCP connection, then the
@@ -21,8 +23,9 @@ What the arena adds to Ray, and why:
 - **Cleans up the Ray it started**, also after its own crash: a local Ray lives
   in a temporary folder recorded under the data folder, and the next driver
   ends every process still using the folder of a driver that is gone.
-- **Stops at once** when asked (Ctrl-C): the tasks are cancelled, which kills
-  their workers and so their referees and bots.
+- **Stops at once** when asked (Ctrl-C): the workers playing a match are
+  killed, and their bots with them (the kernel's parent-death signal); the idle
+  ones close their pools, then go.
 - **Keeps Ray's own messages out of the user's output.** Ray's driver prints
   what its cluster reports ("A worker died...", "Task failed... retried") on
   standard output whatever ``log_to_driver`` says, and its C++ core writes
@@ -311,7 +314,7 @@ class DriverWatch:
 
 
 def failure_reason(error: Exception) -> str:
-    """One line on why a Ray task failed: the exception raised in the match, else Ray's
+    """One line on why a Ray call failed: the exception raised in the match, else Ray's
     first line (a worker that died, a node that was lost)."""
     cause = getattr(error, "cause", None)
     if isinstance(cause, Exception):
@@ -320,8 +323,8 @@ def failure_reason(error: Exception) -> str:
 
 
 class RayExecutor:
-    """Matches as Ray tasks: ``address=None`` starts a local Ray (``workers`` CPUs), else
-    joins the cluster at ``address``."""
+    """Matches on Ray's warm workers: ``address=None`` starts a local Ray (``workers``
+    CPUs), else joins the cluster at ``address``."""
 
     name = "ray"
 
@@ -362,10 +365,17 @@ class RayExecutor:
             self._init(workers)
         # One match at a time per actor, never restarted by Ray: a match whose actor died is
         # retried by run(), on another actor (raypool.py).
-        options: dict = {"num_cpus": 1, "max_restarts": 0, "max_task_retries": 0,
-                         "scheduling_strategy": "SPREAD"}  # fmt: skip
-        if chaos.forwarded():  # (only tests set these: the workers see the driver's hooks)
-            options["runtime_env"] = {"env_vars": chaos.forwarded()}
+        # Ray starts its workers at niceness 15, their bots with them: on a shared machine
+        # the bots' time controls would pay for it. Ray's own job supervisor asks for 0 so.
+        # (Tests also forward their fault hooks: the workers see the driver's.)
+        env_vars = {"RAY_worker_niceness": "0", **chaos.forwarded()}
+        options: dict = {
+            "num_cpus": 1,
+            "max_restarts": 0,
+            "max_task_retries": 0,
+            "scheduling_strategy": "SPREAD",
+            "runtime_env": {"env_vars": env_vars},
+        }
         self.players = Players(ray, ray.remote(**options)(WarmPlayer), self._cpus)
         self.start_failures = 0  # actors in a row that died before answering
         self.gcs = split_address(ray.get_runtime_context().gcs_address)
@@ -431,7 +441,7 @@ class RayExecutor:
         )
 
     def _check_alive(self, error: Exception) -> None:
-        """Raise ClusterLost if ``error`` (a failed task) came from losing the cluster rather
+        """Raise ClusterLost if ``error`` (a failed call) came from losing the cluster rather
         than from its match: this driver's own raylet died (``ray stop``, a dead node), Ray
         itself failed, or the head no longer answers."""
         exceptions = self.ray.exceptions

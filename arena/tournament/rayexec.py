@@ -313,6 +313,22 @@ class DriverWatch:
             os.close(self.pipe)
 
 
+def without_grace(ray: object) -> None:
+    """Make ``ray.shutdown`` kill the local Ray's processes at once instead of giving each
+    in turn up to a second to leave: ``end_session`` kills whatever is left of the session
+    right after, and the workers' pools are closed already. (Ray's internals: if they
+    move, shutdown is only slower.)"""
+    node = getattr(getattr(getattr(ray, "_private", None), "worker", None), "_global_node", None)
+    kill = getattr(node, "kill_all_processes", None)
+    if kill is None:
+        return
+
+    def kill_at_once(*args: object, **options: object) -> None:
+        kill(*args, **{**options, "allow_graceful": False})
+
+    node.kill_all_processes = kill_at_once  # type: ignore[union-attr]
+
+
 def failure_reason(error: Exception) -> str:
     """One line on why a Ray call failed: the exception raised in the match, else Ray's
     first line (a worker that died, a node that was lost)."""
@@ -356,6 +372,7 @@ class RayExecutor:
         self.stderr: NativeStderr | None = None
         self.watch: DriverWatch | None = None
         self.started_here = not ray.is_initialized()
+        self.local = self.started_here and address is None  # a local Ray of this driver's
         if self.started_here:
             if address is None and data_dir is not None:
                 sweep_sessions(data_dir)
@@ -366,18 +383,25 @@ class RayExecutor:
         # One match at a time per actor, never restarted by Ray: a match whose actor died is
         # retried by run(), on another actor (raypool.py).
         # Ray starts its workers at niceness 15, their bots with them: on a shared machine
-        # the bots' time controls would pay for it. Ray's own job supervisor asks for 0 so.
-        # (Tests also forward their fault hooks: the workers see the driver's.)
-        env_vars = {"RAY_worker_niceness": "0", **chaos.forwarded()}
+        # the bots' time controls would pay for it. A local Ray is told so when it starts
+        # (_init); on a cluster the workers ask, as Ray's own job supervisor does (in a
+        # runtime environment of their own, so not in the workers Ray starts in advance).
+        # Tests also forward their fault hooks: the workers see the driver's.
+        env_vars = chaos.forwarded()
+        if not self.local:
+            env_vars["RAY_worker_niceness"] = "0"
         options: dict = {
             "num_cpus": 1,
             "max_restarts": 0,
             "max_task_retries": 0,
             "scheduling_strategy": "SPREAD",
-            "runtime_env": {"env_vars": env_vars},
         }
+        if env_vars:
+            options["runtime_env"] = {"env_vars": env_vars}
         self.players = Players(ray, ray.remote(**options)(WarmPlayer), self._cpus)
         self.start_failures = 0  # actors in a row that died before answering
+        if self.local:  # every CPU is the run's: its workers start while the driver plans
+            self.players.start(self._cpus())
         self.gcs = split_address(ray.get_runtime_context().gcs_address)
         node = getattr(getattr(ray, "_private", None), "worker", None)
         logs_dir = getattr(getattr(node, "_global_node", None), "get_logs_dir_path", None)
@@ -397,7 +421,11 @@ class RayExecutor:
         if self.address:
             options["address"] = self.address
         else:
-            options.update(num_cpus=workers, include_dashboard=False)
+            options.update(
+                num_cpus=workers,
+                include_dashboard=False,
+                _system_config={"worker_niceness": 0},  # (see __init__)
+            )
             if self.session is not None:
                 options["_temp_dir"] = self.session.folder
         failure: list[BaseException] = []
@@ -546,6 +574,8 @@ class RayExecutor:
         self.closing.set()
         if not self.lost.is_set() and hasattr(self, "players"):  # (none if ray.init failed)
             self.players.close()
+        if self.session is not None:  # its processes are all killed below: no need to wait
+            without_grace(self.ray)
         if self.started_here and not self.lost.is_set():
             thread = threading.Thread(target=self.ray.shutdown, daemon=True)
             thread.start()

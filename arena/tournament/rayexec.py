@@ -554,7 +554,7 @@ class RayExecutor:
                 sink.failed(task, attempts, f"{attempts} attempts failed; the last: {reason}")
             return
         if task is None:
-            slot.ready = True
+            slot.ready, slot.where = True, value
             self.start_failures = 0
             return
         sink.result(msgspec.structs.replace(value, attempts=failures[task.match.index] + 1))

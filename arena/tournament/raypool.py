@@ -17,18 +17,23 @@ queue and hands a match to each actor as it becomes free.
 - **Its bots die with it.** The match runs in the actor's main thread, the
   bots' parent: killed (``ray.kill``, a lost node, the driver's end, which
   ends the actors it owns), it takes them along by the kernel's parent-death
-  signal, as a killed local worker does; at the end of a run each idle actor
-  first closes its pool (``bye``, then the processes are stopped).
+  signal, as a killed local worker does; when the driver stops an actor on its
+  own machine it also kills the bots' process groups, as the local executor
+  does. At the end of a run each idle actor first closes its pool (``bye``,
+  then the processes are stopped).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from arena.procfs import child_pids, process_start
 from arena.referee.pool import BotPool
 from arena.tournament.matchrun import MatchTask, play_match
 from arena.tournament.results import MatchResult
@@ -43,9 +48,12 @@ class WarmPlayer:
     def __init__(self) -> None:
         self.pool = BotPool()
 
-    def ready(self) -> bool:
-        """Answered once the actor is placed and its pool made: it may get matches."""
-        return True
+    def ready(self) -> tuple[str, int, str]:
+        """Answered once the actor is placed and its pool made (it may then get matches):
+        its node, its pid and that process's start (which tells it from a reused pid)."""
+        import ray
+
+        return ray.get_runtime_context().get_node_id(), os.getpid(), process_start(os.getpid())
 
     def play(self, task: MatchTask) -> MatchResult:
         return play_match(task, self.pool)
@@ -61,6 +69,7 @@ class Slot:
 
     actor: Any
     ready: bool = False
+    where: tuple[str, int, str] = ("", 0, "")  # its node, pid and the pid's start (ready)
     task: MatchTask | None = None  # the match it plays
     ref: Any = None  # its call in flight (``ready`` or ``play``), None while idle
 
@@ -70,6 +79,7 @@ class Players:
 
     def __init__(self, ray: Any, actor_class: Any, capacity: Callable[[], int]) -> None:
         self.ray = ray
+        self.here = ray.get_runtime_context().get_node_id()  # the driver's node
         self.actor_class = actor_class
         self.capacity = capacity
         self.slots: list[Slot] = []
@@ -121,9 +131,18 @@ class Players:
             self.ray.kill(slot.actor, no_restart=True)
 
     def stop_busy(self) -> None:
-        """Kill the actors playing a match (a stop): their bots die with them."""
+        """Kill the actors playing a match (a stop): their bots die with them; on this
+        machine their process groups are killed too, which reach what the bots started
+        (each bot leads its own group), as the local executor does."""
+        bots: list[int] = []
         for slot in [slot for slot in self.slots if slot.task is not None]:
+            node, pid, started = slot.where
+            if node == self.here and pid and process_start(pid) == started:
+                bots += child_pids(pid)
             self.drop(slot)
+        for pid in bots:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)
 
     def close(self) -> None:
         """Let the idle actors close their pools (bounded in time), then kill them all."""

@@ -92,6 +92,7 @@ bench: setup
 	$(BIN)/python benchmarks/referee_inprocess.py
 	$(BIN)/python benchmarks/referee.py
 	RAY_AUTH_MODE=disabled $(BIN)/python benchmarks/tournament.py
+	RAY_AUTH_MODE=disabled $(BIN)/python benchmarks/ray_warm.py
 	$(BIN)/python benchmarks/leaderboard.py
 	$(BIN)/python benchmarks/published.py
 	$(BIN)/python benchmarks/cardgame_bot.py

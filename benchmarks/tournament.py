@@ -16,9 +16,9 @@ its own local executor with ``--workers`` workers, alternated round after round:
 Each round plays the same matches in each way (the order of the ways rotates
 from round to round); it prints every round's ratios to in-process and their
 medians. Start-up (workers, and the pool's first processes) is excluded: a
-warm-up round runs first. ``--ray`` also measures a local Ray, whose workers start
-new bot processes for every match
-(run it under ``flock /tmp/ttr-ray.lock``).
+warm-up round runs first. ``--ray`` also measures a local Ray, whose workers keep
+their bot processes warm as local workers do (``benchmarks/ray_warm.py`` compares
+Ray with the local executor start-up included).
 """
 
 from __future__ import annotations
@@ -103,16 +103,15 @@ def main() -> None:
     parser.add_argument(
         "--ray",
         action="store_true",
-        help="also a local Ray (a new process per seat and match: Ray has no pool)",
+        help="also a local Ray (its workers keep warm processes too)",
     )
     args = parser.parse_args()
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     executors = {way: LocalExecutor(args.workers) for way in WAYS}
     if args.ray:
         ray_executor = RayExecutor(None, args.workers)
-        ray_executor.workers = args.workers
-        executors["Ray, per match"] = ray_executor
-    settings: dict[str, dict[str, Any]] = {**WAYS, "Ray, per match": {}}
+        executors["Ray, warm"] = ray_executor
+    settings: dict[str, dict[str, Any]] = {**WAYS, "Ray, warm": {}}
     rates: dict[str, list[float]] = {way: [] for way in executors}
     try:
         with tempfile.TemporaryDirectory() as log_dir:

@@ -128,8 +128,8 @@ def test_the_chaos_loop_a_ladder_on_ray_through_kills_full_disks_read_only_and_d
                 kill(driver)
             matches, seats, logs = stored(hurt)
             assert (matches, seats, logs) == before, "the interrupted transaction survived"
-            # 3. A Ray worker killed in the middle of a match: Ray plays it again, the driver
-            # goes on; then it is killed too.
+            # 3. A Ray worker killed in the middle of a match: another worker plays it again,
+            # the driver goes on; then it is killed too.
             stalled = tmp_path / f"in-match-{cycle}"
             with driving(ladder, hurt, {chaos.STALL_IN_MATCH: str(stalled)}) as driver:
                 kill_a_worker_mid_match(driver, stalled)

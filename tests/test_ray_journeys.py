@@ -34,7 +34,7 @@ def two_bots(name: str, games: int, *extra: str) -> list[str]:
     ]  # fmt: skip
 
 
-def start(args: list[str], cwd: Path, marker: str) -> subprocess.Popen:
+def start(args: list[str], cwd: Path, marker: str, env: dict | None = None) -> subprocess.Popen:
     """The driver in its own process group (as a terminal starts it), output captured."""
     return subprocess.Popen(
         [*ARENA, *args, "--data-dir", "data", "--no-progress"],
@@ -42,7 +42,7 @@ def start(args: list[str], cwd: Path, marker: str) -> subprocess.Popen:
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        env={**os.environ, "ARENA_TEST_MARKER": marker},
+        env={**os.environ, "ARENA_TEST_MARKER": marker, **(env or {})},
         start_new_session=True,
     )
 
@@ -244,7 +244,11 @@ def test_a_match_whose_ray_worker_keeps_dying_is_an_arena_fault(tmp_path, ray_cl
     )
     killer.start()
     try:
-        out = arena(*two_bots("dying", 2, "--ray", ray_cluster), data_dir=data)
+        # New bot processes for every match, as in the local executor's test: each attempt
+        # takes the second a start-up takes, long enough for the killer to see its worker
+        # (a retry on another actor's warm processes may end before that).
+        dying = two_bots("dying", 2, "--ray", ray_cluster, "--matches-per-process", "1")
+        out = arena(*dying, data_dir=data)
     finally:
         stop.set()
         killer.join(10)

@@ -2,8 +2,8 @@
 
 ``LocalExecutor`` keeps a pool of local worker processes, one match each at a
 time, each with its own pool of warm bot processes (``arena/referee/pool.py``);
-``RayExecutor`` (``arena/tournament/rayexec.py``) runs each match as a Ray task,
-on a local Ray or on a cluster. Both count, per match, the times its worker died
+``RayExecutor`` (``arena/tournament/rayexec.py``) does the same with Ray actors, on
+a local Ray or on a cluster. Both count, per match, the times its worker died
 (or the arena failed while playing it): a match is retried up to
 ``MAX_ATTEMPTS`` times, then reported as failed (an arena fault) and the
 tournament goes on. Results arrive in completion order; the store makes the

@@ -1,6 +1,8 @@
-"""Matches as Ray tasks: on a local Ray the arena starts, or on a cluster (``--ray ADDRESS``).
+"""Matches on Ray: on a local Ray the arena starts, or on a cluster (``--ray ADDRESS``).
 
-What the arena adds to Ray, and why:
+Each match is played by one of the run's long-lived workers (Ray actors, one per
+CPU of the cluster), which keep their bot processes warm between matches as local
+workers do (``raypool.py``). What the arena adds to Ray, and why:
 
 - **Fails fast on a wrong address.** ``ray.init`` waits for ever for a cluster
   that is not there; the address is tried first (a TCP connection, then the
@@ -21,8 +23,9 @@ What the arena adds to Ray, and why:
 - **Cleans up the Ray it started**, also after its own crash: a local Ray lives
   in a temporary folder recorded under the data folder, and the next driver
   ends every process still using the folder of a driver that is gone.
-- **Stops at once** when asked (Ctrl-C): the tasks are cancelled, which kills
-  their workers and so their referees and bots.
+- **Stops at once** when asked (Ctrl-C): the workers playing a match are
+  killed, and their bots with them (the kernel's parent-death signal); the idle
+  ones close their pools, then go.
 - **Keeps Ray's own messages out of the user's output.** Ray's driver prints
   what its cluster reports ("A worker died...", "Task failed... retried") on
   standard output whatever ``log_to_driver`` says, and its C++ core writes
@@ -48,8 +51,11 @@ import tempfile
 import threading
 import time
 import uuid
+from collections import Counter, deque
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+
+import msgspec
 
 import arena
 from arena import chaos
@@ -60,13 +66,13 @@ from arena.tournament.executors import (
     ExecutorError,
     Sink,
 )
-from arena.tournament.matchrun import MatchTask, play_match
+from arena.tournament.matchrun import MatchTask
+from arena.tournament.raypool import Players, Slot, WarmPlayer
 
 PACKAGES_HOME = Path(arena.__file__).resolve().parent.parent  # holds arena/, bots/, ...
 CONNECT_TIMEOUT = 5.0
 INIT_TIMEOUT = 60.0
 PROBE_EVERY = 2.0
-CANCEL_GRACE_SECONDS = 1.0  # for a cancelled match's referee to reap its bots
 LOST_GRACE_SECONDS = 5.0  # for the driver's loop to notice a lost cluster itself
 SESSIONS = "ray-sessions"  # under the data folder: one record per local Ray the arena started
 RAY_MESSAGES = "ray-messages.log"  # under the data folder: what Ray's driver would have printed
@@ -307,8 +313,24 @@ class DriverWatch:
             os.close(self.pipe)
 
 
+def without_grace(ray: object) -> None:
+    """Make ``ray.shutdown`` kill the local Ray's processes at once instead of giving each
+    in turn up to a second to leave: ``end_session`` kills whatever is left of the session
+    right after, and the workers' pools are closed already. (Ray's internals: if they
+    move, shutdown is only slower.)"""
+    node = getattr(getattr(getattr(ray, "_private", None), "worker", None), "_global_node", None)
+    kill = getattr(node, "kill_all_processes", None)
+    if kill is None:
+        return
+
+    def kill_at_once(*args: object, **options: object) -> None:
+        kill(*args, **{**options, "allow_graceful": False})
+
+    node.kill_all_processes = kill_at_once  # type: ignore[union-attr]
+
+
 def failure_reason(error: Exception) -> str:
-    """One line on why a Ray task failed: the exception raised in the match, else Ray's
+    """One line on why a Ray call failed: the exception raised in the match, else Ray's
     first line (a worker that died, a node that was lost)."""
     cause = getattr(error, "cause", None)
     if isinstance(cause, Exception):
@@ -317,8 +339,8 @@ def failure_reason(error: Exception) -> str:
 
 
 class RayExecutor:
-    """Matches as Ray tasks: ``address=None`` starts a local Ray (``workers`` CPUs), else
-    joins the cluster at ``address``."""
+    """Matches on Ray's warm workers: ``address=None`` starts a local Ray (``workers``
+    CPUs), else joins the cluster at ``address``."""
 
     name = "ray"
 
@@ -350,6 +372,7 @@ class RayExecutor:
         self.stderr: NativeStderr | None = None
         self.watch: DriverWatch | None = None
         self.started_here = not ray.is_initialized()
+        self.local = self.started_here and address is None  # a local Ray of this driver's
         if self.started_here:
             if address is None and data_dir is not None:
                 sweep_sessions(data_dir)
@@ -357,11 +380,28 @@ class RayExecutor:
             if data_dir is not None:
                 self.stderr = NativeStderr(data_dir / RAY_MESSAGES)
             self._init(workers)
-        # A task whose worker dies, or that raises, is retried by Ray itself.
-        options: dict = {"num_cpus": 1, "max_retries": MAX_ATTEMPTS - 1, "retry_exceptions": True}
-        if chaos.forwarded():  # (only tests set these: the workers see the driver's hooks)
-            options["runtime_env"] = {"env_vars": chaos.forwarded()}
-        self.remote = ray.remote(**options)(play_match)
+        # One match at a time per actor, never restarted by Ray: a match whose actor died is
+        # retried by run(), on another actor (raypool.py).
+        # Ray starts its workers at niceness 15, their bots with them: on a shared machine
+        # the bots' time controls would pay for it. A local Ray is told so when it starts
+        # (_init); on a cluster the workers ask, as Ray's own job supervisor does (in a
+        # runtime environment of their own, so not in the workers Ray starts in advance).
+        # Tests also forward their fault hooks: the workers see the driver's.
+        env_vars = chaos.forwarded()
+        if not self.local:
+            env_vars["RAY_worker_niceness"] = "0"
+        options: dict = {
+            "num_cpus": 1,
+            "max_restarts": 0,
+            "max_task_retries": 0,
+            "scheduling_strategy": "SPREAD",
+        }
+        if env_vars:
+            options["runtime_env"] = {"env_vars": env_vars}
+        self.players = Players(ray, ray.remote(**options)(WarmPlayer), self._cpus)
+        self.start_failures = 0  # actors in a row that died before answering
+        if self.local:  # every CPU is the run's: its workers start while the driver plans
+            self.players.start(self._cpus())
         self.gcs = split_address(ray.get_runtime_context().gcs_address)
         node = getattr(getattr(ray, "_private", None), "worker", None)
         logs_dir = getattr(getattr(node, "_global_node", None), "get_logs_dir_path", None)
@@ -381,7 +421,11 @@ class RayExecutor:
         if self.address:
             options["address"] = self.address
         else:
-            options.update(num_cpus=workers, include_dashboard=False)
+            options.update(
+                num_cpus=workers,
+                include_dashboard=False,
+                _system_config={"worker_niceness": 0},  # (see __init__)
+            )
             if self.session is not None:
                 options["_temp_dir"] = self.session.folder
         failure: list[BaseException] = []
@@ -425,7 +469,7 @@ class RayExecutor:
         )
 
     def _check_alive(self, error: Exception) -> None:
-        """Raise ClusterLost if ``error`` (a failed task) came from losing the cluster rather
+        """Raise ClusterLost if ``error`` (a failed call) came from losing the cluster rather
         than from its match: this driver's own raylet died (``ray stop``, a dead node), Ray
         itself failed, or the head no longer answers."""
         exceptions = self.ray.exceptions
@@ -460,49 +504,78 @@ class RayExecutor:
                 self.session.end()
             os._exit(1)
 
-    def run(self, tasks: Sequence[MatchTask], sink: Sink) -> None:
-        pending = {self.remote.remote(task): task for task in tasks}
+    def _cpus(self) -> int:
+        """The cluster's CPUs now (its live nodes'): one actor each."""
         try:
-            while pending:
-                done, _ = self.ray.wait(list(pending), num_returns=1, timeout=TICK_SECONDS)
-                for ref in done:
-                    task = pending.pop(ref)
-                    try:
-                        result = self.ray.get(ref)
-                    except self.ray.exceptions.RayError as error:
-                        self._check_alive(error)  # a lost cluster fails tasks: not their fault
-                        reason = failure_reason(error)
-                        sink.failed(
-                            task,
-                            MAX_ATTEMPTS,
-                            f"{MAX_ATTEMPTS} attempts failed; the last: {reason}",
-                        )
-                        continue
-                    sink.result(result)
+            return int(self.ray.cluster_resources().get("CPU", 0))
+        except Exception:  # the cluster is going: no new actor (the watchdog tells)
+            return 0
+
+    def run(self, tasks: Sequence[MatchTask], sink: Sink) -> None:
+        """Play every task on the warm actors (retrying a match whose actor died, or whose
+        play failed, up to MAX_ATTEMPTS times); returns early if ``sink.tick()`` says stop."""
+        queue = deque(tasks)
+        failures: Counter[int] = Counter()  # per match index: deaths and arena errors
+        try:
+            while queue or self.players.busy():
+                self.players.start(len(queue))
+                self.players.hand(lambda: queue.popleft() if queue else None)
+                for slot in self.players.wait(TICK_SECONDS):
+                    self._collect(slot, queue, failures, sink)
                 if self.lost.is_set():  # the watchdog's verdict
                     raise ClusterLost(self.lost_message())
                 if not sink.tick():
                     break
         finally:
-            self._cancel(list(pending))
+            if not self.lost.is_set():  # (a lost cluster's actors are gone with it)
+                self.players.stop_busy()
 
-    def _cancel(self, refs: list) -> None:
-        """Cancel unfinished tasks: first by interrupting them, so that each referee reaps
-        its bots, then (after a grace period) by killing their workers."""
-        if not refs or self.lost.is_set():
+    def _collect(
+        self, slot: Slot, queue: deque[MatchTask], failures: Counter[int], sink: Sink
+    ) -> None:
+        """What an actor's ended call says: it is ready, or a match's result or failure."""
+        task, ref = slot.task, slot.ref
+        slot.task = slot.ref = None
+        try:
+            value = self.ray.get(ref)
+        except self.ray.exceptions.RayError as error:
+            self._check_alive(error)  # a lost cluster fails calls: not the match's fault
+            if isinstance(error, self.ray.exceptions.RayActorError):
+                self.players.drop(slot)  # dead, with its pool; another may take its place
+            if task is None:
+                self._start_failed(error)
+                return
+            failures[task.match.index] += 1
+            attempts = failures[task.match.index]
+            if attempts < MAX_ATTEMPTS:
+                queue.appendleft(task)
+            else:
+                reason = failure_reason(error)
+                sink.failed(task, attempts, f"{attempts} attempts failed; the last: {reason}")
             return
-        for ref in refs:
-            with contextlib.suppress(Exception):
-                self.ray.cancel(ref)
-        with contextlib.suppress(Exception):
-            _, refs = self.ray.wait(refs, num_returns=len(refs), timeout=CANCEL_GRACE_SECONDS)
-        for ref in refs:
-            with contextlib.suppress(Exception):
-                self.ray.cancel(ref, force=True)
+        if task is None:
+            slot.ready, slot.where = True, value
+            self.start_failures = 0
+            return
+        sink.result(msgspec.structs.replace(value, attempts=failures[task.match.index] + 1))
+
+    def _start_failed(self, error: Exception) -> None:
+        """An actor died before it could play (its node lost, or it cannot start there):
+        others are started in its place, up to MAX_ATTEMPTS in a row with none ready."""
+        self.start_failures += 1
+        if self.start_failures >= MAX_ATTEMPTS and not any(s.ready for s in self.players.slots):
+            raise ExecutorError(
+                f"Ray could not start the arena's workers ({failure_reason(error)}): check "
+                "that every node of the cluster runs the same arena and Ray"
+            )
 
     def close(self) -> None:
         """Leave (or stop) Ray, bounded in time: a lost cluster must not hang the driver."""
         self.closing.set()
+        if not self.lost.is_set() and hasattr(self, "players"):  # (none if ray.init failed)
+            self.players.close()
+        if self.session is not None:  # its processes are all killed below: no need to wait
+            without_grace(self.ray)
         if self.started_here and not self.lost.is_set():
             thread = threading.Thread(target=self.ray.shutdown, daemon=True)
             thread.start()

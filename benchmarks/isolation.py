@@ -170,7 +170,7 @@ def main() -> None:
     way = {"on": ISOLATED, "off": dataclasses.replace(ISOLATED, freeze=False)}
 
     def batch(bot: str, switch: str, count: int, offset: int, logs: str) -> list[MatchTask]:
-        return [seated(t, bot, way[switch]) for t in tasks(count, logs, offset)]
+        return [dataclasses.replace(t, limits=way[switch]) for t in tasks(count, logs, offset, bot)]
 
     try:
         with tempfile.TemporaryDirectory() as logs:
@@ -214,18 +214,6 @@ def main() -> None:
     finally:
         shared.close()
     report(args, times, costs, rates, lineups)
-
-
-def seated(task: MatchTask, bot: str, limits: ProcessLimits) -> MatchTask:
-    """``task`` with ``bot`` in every seat, under ``limits``."""
-    names = (bot,) * task.match.players
-    return dataclasses.replace(
-        task,
-        match=dataclasses.replace(task.match, bots=names),
-        entries=(BotEntry.parse(bot),) * task.match.players,
-        labels=names,
-        limits=limits,
-    )
 
 
 def report(args, times, costs, rates, lineups) -> None:

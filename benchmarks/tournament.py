@@ -1,10 +1,11 @@
-"""Tournament benchmark: matches per minute of external random bots against the same
-matches played in process, side by side.
+"""Tournament benchmark: matches per minute of external bots against the same matches
+played in process, side by side.
 
     python benchmarks/tournament.py [--matches 24] [--fresh-matches 8] [--rounds 5]
-                                    [--workers 2] [--ray]
+                                    [--workers 2] [--bot random] [--ray]
 
-Three ways of running the same 4-player USA matches of the random bot, each on
+Three ways of running the same 4-player USA matches of ``--bot`` (default: the random
+bot, whose decisions cost next to nothing: the worst case for a process), each on
 its own local executor with ``--workers`` workers, alternated round after round:
 
 - ``in-process``: the bots called directly (``--in-process``): the reference;
@@ -45,22 +46,21 @@ WAYS: dict[str, dict[str, Any]] = {
 }
 
 
-def tasks(count: int, log_dir: str, offset: int = 0, **way) -> list[MatchTask]:
-    entry = BotEntry.parse("random")
+def tasks(count: int, log_dir: str, offset: int = 0, bot: str = "random", **way) -> list[MatchTask]:
+    """``count`` 4-player USA matches of ``bot`` in every seat, played ``way``."""
+    names = (bot,) * 4
     task = MatchTask(
         tournament="bench",
         variant="usa",
-        match=MatchSpec(0, 0, ("random",) * 4),
-        entries=(entry,) * 4,
-        labels=("random",) * 4,
+        match=MatchSpec(0, 0, names),
+        entries=(BotEntry.parse(bot),) * 4,
+        labels=names,
         time_control=TimeControl(move_ms=5000, bank_ms=60000),
         limits=ProcessLimits(),
         log_dir=log_dir,
     )
     return [
-        dataclasses.replace(
-            task, match=MatchSpec(i, derive_seed(0, i + offset), ("random",) * 4), **way
-        )
+        dataclasses.replace(task, match=MatchSpec(i, derive_seed(0, i + offset), names), **way)
         for i in range(count)
     ]
 
@@ -100,6 +100,7 @@ def main() -> None:
     )
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--bot", default="random", help="the bot in every seat (built-in)")
     parser.add_argument(
         "--ray",
         action="store_true",
@@ -116,13 +117,14 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as log_dir:
             for way, executor in executors.items():  # start-up: workers, first processes
-                rate(executor, tasks(args.workers * 2, log_dir, 10_000, **settings[way]))
+                warm_up = tasks(args.workers * 2, log_dir, 10_000, args.bot, **settings[way])
+                rate(executor, warm_up)
             ways = list(executors)
             for number in range(args.rounds):
                 order = ways[number % len(ways) :] + ways[: number % len(ways)]
                 for way in order:
                     count = args.fresh_matches if way == "fresh" else args.matches
-                    batch = tasks(count, log_dir, number * 1000, **settings[way])
+                    batch = tasks(count, log_dir, number * 1000, args.bot, **settings[way])
                     rates[way].append(rate(executors[way], batch))
                 shown = ", ".join(
                     f"{way} {rates[way][-1] / rates['in-process'][-1]:.3f}"
@@ -134,7 +136,7 @@ def main() -> None:
         for executor in executors.values():
             executor.close()
     print(
-        f"tournament benchmark: {args.matches} 4-player USA matches of the random bot per way "
+        f"tournament benchmark: {args.matches} 4-player USA matches of the {args.bot} bot per way "
         f"and round ({args.fresh_matches} fresh), {args.rounds} rounds, {args.workers} "
         f"workers, {os.cpu_count()} cores"
     )

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from arena import chaos
-from arena.procfs import process_tree, stat_fields
+from arena.procfs import process_start, process_tree, stat_fields
 from arena.tournament.results import MatchResult
 from arena.tournament.store import ResultsStore
 from tests.conftest import free_port, own_ports, ray_command, start_head, stop_ray_in
@@ -125,9 +125,10 @@ def test_a_lost_node_loses_its_pool_and_nothing_else(tmp_path):
                 time.sleep(0.1)
             worker, index = claim[0], int(claim[1])
             wait_stored(data, 2, driver)  # the other node plays on, warm
-            bots = set(process_tree(worker)) - {worker}
+            # Each with its start time: a busy machine may give a dead bot's pid to another.
+            bots = {pid: process_start(pid) for pid in process_tree(worker) if pid != worker}
             assert bots, "the stalled match's bots were not started"
-            for pid in set(process_tree(raylet_of(worker))) - bots:  # the node's Ray
+            for pid in set(process_tree(raylet_of(worker))) - set(bots):  # the node's Ray
                 os.kill(pid, signal.SIGKILL)
             output, _ = driver.communicate(timeout=WAIT_S)
         finally:
@@ -144,7 +145,9 @@ def test_a_lost_node_loses_its_pool_and_nothing_else(tmp_path):
     assert all(r.attempts == 1 for r in results if r.idx != index)
     # The lost node's processes of each bot, and the other node's, started once each.
     assert started(data, "lost", "random") == started(data, "lost", "ticket-by-ticket") == 2
-    assert not [pid for pid in bots if stat_fields(pid) is not None], "its bots outlived it"
+    assert not [pid for pid, began in bots.items() if process_start(pid) == began], (
+        "its bots outlived it"
+    )
     assert not bots_of(data)
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 STALL_IN_TRANSACTION = "ARENA_CHAOS_STALL_IN_TRANSACTION"
 STALL_IN_MATCH = "ARENA_CHAOS_STALL_IN_MATCH"
 KILL_AT_STEP = "ARENA_CHAOS_KILL_AT_STEP"
+KILL_IN_MATCH = "ARENA_CHAOS_KILL_IN_MATCH"
 PREFIX = "ARENA_CHAOS_"
 STALL_SECONDS = 600
 
@@ -53,6 +54,23 @@ def stall_in_match(index: int) -> None:
     marker = os.environ.get(STALL_IN_MATCH)
     if marker and _claim(marker, str(index)):
         time.sleep(STALL_SECONDS)
+
+
+def kill_in_match(index: int) -> None:
+    """A worker playing a match, its bots started and greeted: with
+    ``KILL_IN_MATCH=INDEX:TIMES:FOLDER`` the worker playing match INDEX kills itself
+    (SIGKILL, as a lost machine or ``kill -9`` would) at each of that match's first TIMES
+    attempts, each claimed as ``FOLDER/death-K`` (its pid); later attempts play on. A test
+    of a match whose worker keeps dying then needs no race with a killer of its own."""
+    value = os.environ.get(KILL_IN_MATCH)
+    if not value:
+        return
+    wanted, times, folder = value.split(":", 2)
+    if int(wanted) != index:
+        return
+    for death in range(1, int(times) + 1):
+        if _claim(os.path.join(folder, f"death-{death}"), str(index)):
+            os.kill(os.getpid(), signal.SIGKILL)
 
 
 _steps_taken = 0

@@ -12,19 +12,20 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from arena import chaos
+from arena.tournament.executors import MAX_ATTEMPTS
 from arena.tournament.rayexec import SESSIONS, processes_using
 from arena.tournament.store import ResultsStore
 from tests.conftest import RAY, free_port, start_head, stop_ray_in
 from tests.journey import PROMPTLY_S
 from tests.referee_helpers import left_behind
 from tests.store_helpers import ARENA, arena, one_line
-from tests.test_store import _kill_worker_of_match, hostile_folder, stored_matches
+from tests.test_store import hostile_folder, stored_matches
 
 
 def two_bots(name: str, games: int, *extra: str) -> list[str]:
@@ -233,26 +234,15 @@ def test_ray_stop_during_a_run_gives_one_line_charges_no_match_and_the_store_res
 
 
 def test_a_match_whose_ray_worker_keeps_dying_is_an_arena_fault(tmp_path, ray_cluster):
+    """The worker playing match 2 dies (SIGKILL, its bots started) at each of the match's
+    attempts: the match is the arena's fault, every other match is played."""
     data = tmp_path / "data"
-    stop = threading.Event()
-    killed: list = []
-    killer = threading.Thread(
-        target=lambda: killed.extend(
-            _kill_worker_of_match(data / "bot-logs" / "dying", 2, 3, stop)
-        ),
-        daemon=True,
-    )
-    killer.start()
-    try:
-        # New bot processes for every match, as in the local executor's test: each attempt
-        # takes the second a start-up takes, long enough for the killer to see its worker
-        # (a retry on another actor's warm processes may end before that).
-        dying = two_bots("dying", 2, "--ray", ray_cluster, "--matches-per-process", "1")
-        out = arena(*dying, data_dir=data)
-    finally:
-        stop.set()
-        killer.join(10)
-    assert len(killed) == 3, out.out
+    deaths = tmp_path / "deaths"
+    deaths.mkdir()
+    dying = two_bots("dying", 2, "--ray", ray_cluster)
+    out = arena(*dying, data_dir=data, env={chaos.KILL_IN_MATCH: f"2:{MAX_ATTEMPTS}:{deaths}"})
+    killed = sorted(deaths.iterdir())
+    assert len(killed) == MAX_ATTEMPTS, out.out
     assert out.code == 1 and "1 match could not be played" in one_line(out), out.text
     assert "raylet" not in out.text, "Ray's own lines go to the data folder's log, not to us"
     assert "worker died" in (data / "ray-messages.log").read_text()

@@ -89,5 +89,6 @@ def play_match(task: MatchTask, pool: BotPool | None = None) -> MatchResult:
             pool=pool,
         ) as referee:
             chaos.stall_in_match(task.match.index)
+            chaos.kill_in_match(task.match.index)
             outcome = referee.play(seed)
     return MatchResult.from_outcome(outcome, task.match.index, task.variant, task.labels)

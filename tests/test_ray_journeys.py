@@ -216,6 +216,9 @@ def test_ray_stop_during_a_run_gives_one_line_charges_no_match_and_the_store_res
             RAY,
         ],
         capture_output=True, text=True, timeout=600, cwd=Path(__file__).parent.parent,
+        # One match stalls, so the run is still going when `ray stop` comes, however fast
+        # the other matches are played (warm processes on Ray play 12 in a few seconds).
+        env={**os.environ, chaos.STALL_IN_MATCH: str(tmp_path / "stalled")},
     )  # fmt: skip
     assert namespace.returncode == 0, namespace.stdout + namespace.stderr
     seen = json.loads(namespace.stdout.strip().splitlines()[-1])

@@ -34,11 +34,14 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from arena.engine.actions import Action
+from arena.engine.actions import Action, DrawCard
+from arena.engine.game import TicketBelief
 from arena.engine.observation import BoardObservation, Observation
+from arena.engine.state import BoardState
 from arena.plugins import hookimpl
 from bots.policy import Planner, Rollout, SeatPlanners
 from bots.sdk import BotSpec
@@ -63,6 +66,12 @@ class SearchBot(MonteCarloBot):
         seed: int | str = 0,
         samples: int | None = MCTS_SAMPLES,
         budget_s: float = 0.9,
+        corridor: float = 1.0,
+        slack: float = 2.0,
+        overlap_cap: int = 3,
+        plan_claims: bool = False,
+        face_up: bool = False,
+        overhead: float | None = None,
         **settings: Any,
     ) -> None:
         """``samples``: rollouts per candidate on average; a decision among k candidates
@@ -70,14 +79,76 @@ class SearchBot(MonteCarloBot):
         deterministic given the seed); ``budget_s`` caps its time (reaching it makes the
         bot depend on machine speed); ``samples=None`` searches until ``budget_s`` instead.
         ``settings`` as ``MonteCarloBot``'s (``win_bonus``,
-        ``min_trains``, ``endgame_trains``, ``endgame_claims``, ``belief``)."""
+        ``min_trains``, ``endgame_trains``, ``endgame_claims``, ``belief``).
+
+        Tried in issue 34 and off by default, since none measurably helped (docs/BOTS.md):
+        ``corridor`` (a ticket this much likelier for each of the seat's claimed routes,
+        up to ``overlap_cap``, on a path between its cities at most ``slack`` trains longer
+        than the shortest), ``plan_claims`` and ``face_up`` (more end-game candidates),
+        ``overhead`` (its own style's claim charge instead of 3)."""
         super().__init__(seed, iterations=samples, budget_s=budget_s, **settings)
         self.samples = samples
+        self.corridor = corridor
+        self.slack = slack
+        self.overlap_cap = overlap_cap
+        self.plan_claims = plan_claims
+        self.face_up = face_up
+        if overhead is not None:
+            self.style = replace(SEARCH_STYLE, route_overhead=overhead)
 
     def on_game_start(self, observation: Observation) -> None:
         super().on_game_start(observation)
         common = Planner(self.variant, SEARCH_STYLE)
         self.rollout = Rollout(SeatPlanners(self.planner, common, observation.seat))
+        self.corridors = ticket_corridors(self.variant.board, self.slack)
+
+    def candidates(self, state: BoardState, legal: Sequence[Action]) -> list[Action]:
+        """``monte-carlo``'s candidates; in the end game also a claim of every route of its
+        plan it can pay for (the turns left decide which tickets get done) and a draw of
+        each colour face up."""
+        found = super().candidates(state, legal)
+        if state.phase != "turn" or min(state.trains) > self.endgame_trains:
+            return found
+        seat = state.to_move
+        assert seat is not None
+        if self.plan_claims:
+            plan = self.planner.plan(state, seat)
+            for r in sorted(plan, key=lambda r: self.planner.rank[r]):
+                pay = self.planner.payment(state, seat, r, None)
+                if pay is not None and pay not in found:
+                    found.append(pay)
+        if self.face_up:
+            seen: set[int] = set()
+            for slot, card in enumerate(state.display):
+                draw = DrawCard(slot)
+                if card >= 0 and card not in seen and draw in legal and draw not in found:
+                    seen.add(card)
+                    found.append(draw)
+        return found
+
+    def ticket_belief(self, observation: BoardObservation) -> TicketBelief | None:
+        """The cities-reached belief of ``monte-carlo``, times ``corridor`` for each of the
+        seat's claimed routes (up to ``overlap_cap``) that lies on a near-shortest path
+        between the ticket's cities: a planner joining that ticket would have claimed them."""
+        base = super().ticket_belief(observation)
+        if self.corridor == 1.0:
+            return base
+        corridors, cap, strength = self.corridors, self.overlap_cap, self.corridor
+        table: list[list[float]] = []
+        for p, public in enumerate(observation.public):
+            claimed = {rid - 1 for rid in public.routes}
+            row = []
+            for t, lane in enumerate(corridors):
+                w = base(p, t) if base is not None else 1.0
+                if p != observation.seat and claimed:
+                    w *= strength ** min(cap, len(claimed & lane))
+                row.append(w)
+            table.append(row)
+
+        def weight(seat: int, ticket: int) -> float:
+            return table[seat][ticket]
+
+        return weight
 
     def search(self, observation: BoardObservation, candidates: list[Action]) -> int:
         """Sequential halving over ``candidates`` with common random numbers: the index of
@@ -120,6 +191,45 @@ class SearchBot(MonteCarloBot):
         any that was (and the first, the planner's move or at a ticket keep the first
         legal choice, is played if none was)."""
         return max(alive, key=lambda i: (counts[i] > 0, totals[i] / max(counts[i], 1), -i))
+
+
+def ticket_corridors(board: Any, slack: float) -> list[frozenset[int]]:
+    """For each ticket, the routes on some path between its cities at most ``slack`` trains
+    longer than the shortest (each claim charged a train, as the planners charge it)."""
+    n = len(board.cities)
+    inf = float("inf")
+    dist = [[inf] * n for _ in range(n)]
+    for c in range(n):
+        dist[c][c] = 0.0
+    weights = [length + 1.0 for length in board.route_length]
+    for r, w in enumerate(weights):
+        a, b = board.route_a[r], board.route_b[r]
+        if w < dist[a][b]:
+            dist[a][b] = dist[b][a] = w
+    for k in range(n):
+        dk = dist[k]
+        for i in range(n):
+            di, dik = dist[i], dist[i][k]
+            if dik == inf:
+                continue
+            for j in range(n):
+                if dik + dk[j] < di[j]:
+                    di[j] = dik + dk[j]
+    found = []
+    for t in range(len(board.ticket_a)):
+        a, b = board.ticket_a[t], board.ticket_b[t]
+        limit = dist[a][b] + slack
+        lane = frozenset(
+            r
+            for r, w in enumerate(weights)
+            if min(
+                dist[a][board.route_a[r]] + w + dist[board.route_b[r]][b],
+                dist[a][board.route_b[r]] + w + dist[board.route_a[r]][b],
+            )
+            <= limit
+        )
+        found.append(lane)
+    return found
 
 
 @hookimpl

@@ -8,8 +8,8 @@ import random
 from arena.referee.faults import TimeControl
 from arena.referee.launch import BotEntry, in_process_referee
 from arena.variants import get_variant
-from bots.ismcts import SearchBot
-from bots.policy import Rollout
+from bots.ismcts import SearchBot, ticket_corridors
+from bots.policy import Planner, Rollout, Style
 from tests.journey import Journey
 from tests.test_search import played
 
@@ -38,6 +38,38 @@ def test_it_decides_from_the_observation_alone():
             for real in (state, other)
         ]
         assert choices[0] == choices[1]
+
+
+def test_its_experimental_belief_and_end_game_moves_read_the_observation_alone():
+    """The settings tried in issue 34 (off by default): a ticket belief from the routes each
+    seat claimed on near-shortest paths, and more end-game candidates; still the same move
+    for two states the seat cannot tell apart."""
+    settings = {"corridor": 3.0, "plan_claims": True, "face_up": True}
+    for seed, steps in ((7, 40), (9, 215), (9, 225)):  # the last two in the end game
+        state, _ = played("usa", 4, seed, steps)
+        seat = state.to_move
+        other = state.resample(seat, random.Random(99))
+        assert other.observation(seat) == state.observation(seat)
+        choices = [
+            started(real, seed, samples=3, **settings).choose(
+                real.observation(seat), real.legal_actions()
+            )
+            for real in (state, other)
+        ]
+        assert choices[0] == choices[1]
+
+
+def test_a_tickets_corridor_holds_its_shortest_path():
+    """Every route of a shortest path between a ticket's cities (claims charged a train, as
+    the planners charge them) is in its corridor, even with no slack."""
+    board = USA.board
+    planner = Planner(USA, Style(route_overhead=1.0))
+    for slack in (0.0, 2.0):
+        corridors = ticket_corridors(board, slack)
+        for t, lane in enumerate(corridors):
+            _, routes = planner.path(planner.weights, board.ticket_a[t], board.ticket_b[t])
+            assert routes and set(routes) <= lane
+    assert all(a <= b for a, b in zip(ticket_corridors(board, 0.0), corridors, strict=True))
 
 
 def test_it_is_deterministic_given_its_seed():

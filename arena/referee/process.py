@@ -266,7 +266,7 @@ class LogDrain(threading.Thread):
         try:
             while selector.get_map() and not self._stopping.is_set():
                 for key, _ in selector.select(DRAIN_SLICE_S):
-                    if not self._copy(key.fd):
+                    if self._take(key.fd) is False:  # its end
                         selector.unregister(key.fd)
         finally:
             selector.close()
@@ -295,36 +295,31 @@ class LogDrain(threading.Thread):
                 self._outputs[fd] = None if self._ended else _open_log(path)
                 self._written[fd] = self._dropped[fd] = 0
 
-    def _copy(self, fd: int) -> bool:
-        """Copy what is ready on ``fd``; False at its end. Read and written under the lock,
-        so that this thread and ``catch_up`` keep the bytes in order."""
+    def catch_up(self, fd: int) -> None:
+        """Copy now what the bot has written to ``fd`` so far (its pipe holds every byte it
+        wrote before its answer arrived): the referee's step gets the bot's lines of this
+        decision, however far behind a busy machine has left this thread."""
+        for _ in range(CATCH_UP_READS):
+            if not self._take(fd):
+                return
+
+    def _take(self, fd: int) -> bool | None:
+        """Copy one chunk of ``fd``: True if one was, None if nothing is ready now, False at
+        its end (or once the drain has ended). Read and written under the lock, so that this
+        thread and ``catch_up`` keep the bytes in order."""
         with self._lock:
+            if self._ended:
+                return False
             try:
                 chunk = os.read(fd, 65536)
             except BlockingIOError:
-                return True  # ``catch_up`` took it first
+                return None
             except OSError:
                 return False
             if not chunk:
                 return False
             self._keep(fd, chunk)
             return True
-
-    def catch_up(self, fd: int) -> None:
-        """Copy now what the bot has written to ``fd`` so far (its pipe holds every byte it
-        wrote before its answer arrived): the referee's step gets the bot's lines of this
-        decision, however far behind a busy machine has left this thread."""
-        for _ in range(CATCH_UP_READS):
-            with self._lock:
-                if self._ended:
-                    return
-                try:
-                    chunk = os.read(fd, 65536)
-                except OSError:  # nothing more now (or the pipe is gone)
-                    return
-                if not chunk:
-                    return
-                self._keep(fd, chunk)
 
     def _keep(self, fd: int, chunk: bytes) -> None:
         out = self._outputs[fd]

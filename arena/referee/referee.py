@@ -203,7 +203,7 @@ class Referee:
         decide = [  # looked up once: a decision in process costs a few microseconds
             functools.partial(self._decide_in_process, seat)
             if isinstance(seat, InProcessSeat)
-            else self._decide
+            else self._decide_remote
             for seat in seats
         ]
         while not state.is_over:
@@ -319,7 +319,7 @@ class Referee:
     def _decide_in_process(
         self, seat: InProcessSeat, game: _Game, s: int, legal: Sequence[Action]
     ) -> tuple[Action, float]:
-        """``_decide`` for a trusted Python bot called directly: nothing is sent, so nothing is
+        """A decision of a trusted Python bot called directly: nothing is sent, so nothing is
         written for it (no legal-action text, no keyed request number, no ``error`` message,
         which an in-process seat ignores); the bot's choice is checked by identity against the
         engine's own legal actions (``InProcessSeat.decide``), and anything else (a text, an
@@ -363,10 +363,10 @@ class Referee:
         self._forfeit(game, s, Reply(fault=ILLEGAL, detail=detail))
         return fallback_action(legal), elapsed
 
-    def _decide(self, game: _Game, s: int, legal: Sequence[Action]) -> tuple[Action, float]:
+    def _decide_remote(self, game: _Game, s: int, legal: Sequence[Action]) -> tuple[Action, float]:
+        """A decision asked of a seat through the protocol (a bot process, or a person's
+        page): keyed request numbers, legal actions as text, the clock."""
         seat = self.seats[s]
-        if isinstance(seat, InProcessSeat):
-            return self._decide_in_process(seat, game, s, legal)
         tc = self.time_control
         state, banks = game.state, game.banks
         legal_text = self._texts(legal)
@@ -401,7 +401,7 @@ class Referee:
                 game.note = reply.note
                 if elapsed > move and isinstance(seat, RemoteSeat):
                     banks[s] = max(0.0, banks[s] - (elapsed - move))
-                return action, reply.elapsed if isinstance(seat, InProcessSeat) else elapsed
+                return action, elapsed
             reason = explain_illegal(state, reply.action)
             retry = seat.person or attempt < tc.retries
             seat.tell(Error(code=ILLEGAL, message=reason, retry=retry, seq=seq))

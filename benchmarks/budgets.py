@@ -22,12 +22,13 @@ Positions are spread over ``--workers`` processes; the engine build is the one
 from __future__ import annotations
 
 import argparse
-import ast
 import functools
 import json
 import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
+
+from search import settings_from  # benchmarks/search.py (beside this script)
 
 import arena
 from arena.engine.state import BoardState
@@ -80,10 +81,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", help="write each decision as a JSON line to this file")
     args = parser.parse_args()
-    settings = {}
-    for item in args.set:
-        name, _, value = item.partition("=")
-        settings[name] = ast.literal_eval(value)
+    settings = settings_from(args.set)
     tables = args.table or ["usa:4", "usa:2"]
     started = time.perf_counter()
     found = positions(tables, args.games, args.seed)

@@ -15,9 +15,10 @@ over the best other seat with its standard error.
 from __future__ import annotations
 
 import argparse
-import ast
 import statistics
 from dataclasses import replace
+
+from search import settings_from  # benchmarks/search.py (beside this script)
 
 from arena.engine import BoardState
 from arena.engine.errors import IllegalActionError
@@ -51,10 +52,7 @@ def main() -> None:
     parser.add_argument("--variant", default="usa")
     parser.add_argument("--seed", type=int, default=80_000)
     args = parser.parse_args()
-    changes = {}
-    for item in args.changes:
-        name, _, value = item.partition("=")
-        changes[name] = ast.literal_eval(value)
+    changes = settings_from(args.changes)
     variant = get_variant(args.variant)
     common = Planner(variant, SEARCH_STYLE)
     tested = Planner(variant, replace(SEARCH_STYLE, **changes))

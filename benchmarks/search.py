@@ -33,7 +33,7 @@ import json
 import statistics
 import time
 from concurrent.futures import ProcessPoolExecutor
-from typing import cast
+from typing import Any, cast
 
 from published import wilson
 
@@ -134,6 +134,15 @@ def report(bot: str, opponent: str, players: int, variant: str, games: list[dict
     )
 
 
+def settings_from(items: list[str]) -> dict[str, Any]:
+    """``NAME=VALUE`` items (``--set``) as keyword settings, each value a Python literal."""
+    settings: dict[str, Any] = {}
+    for item in items:
+        name, _, value = item.partition("=")
+        settings[name] = ast.literal_eval(value)
+    return settings
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bot", default="mcts-fast")
@@ -148,10 +157,7 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=0, help="print the tally every N games")
     parser.add_argument("--log", help="write one JSON line per game to this file")
     args = parser.parse_args()
-    settings = {}
-    for item in args.set:
-        name, _, value = item.partition("=")
-        settings[name] = ast.literal_eval(value)
+    settings = settings_from(args.set)
     started = time.perf_counter()
     indices = range(args.first, args.first + args.games)
     log = open(args.log, "w") if args.log else None  # noqa: SIM115 (closed below)

@@ -183,9 +183,8 @@ def check_store(report: SoakReport, data_dir: Path, matches: int, commands: dict
     played = dict.fromkeys(commands, 0)
     for result in results:
         last = result.players - len(result.faulted) + 1  # the rank every forfeit shares
-        details = result.fault_details or (None,) * result.players
         for bot, rank, fault, detail in zip(
-            result.bots, result.ranks, result.faults, details, strict=True
+            result.bots, result.ranks, result.faults, result.details_by_seat, strict=True
         ):
             played[bot] = played.get(bot, 0) + 1
             if bot in FAULTING:

@@ -60,6 +60,11 @@ class MatchResult(msgspec.Struct, frozen=True):
         return len(self.bots)
 
     @property
+    def details_by_seat(self) -> tuple[str | None, ...]:
+        """Each seat's fault detail, or None (results read without details have none)."""
+        return self.fault_details or (None,) * self.players
+
+    @property
     def faulted(self) -> set[int]:
         """The seats that forfeited."""
         return {seat for seat, code in enumerate(self.faults) if code is not None}

@@ -809,7 +809,7 @@ class ResultsStore:
         if cursor.rowcount == 0:
             return False
         chaos.stall_in_transaction()
-        details = result.fault_details or (None,) * result.players
+        details = result.details_by_seat
         breakdown = result.breakdown or ({},) * result.players
         db.executemany(
             "INSERT INTO seats (match_id, seat, bot, score, rank, engine_rank, breakdown,"

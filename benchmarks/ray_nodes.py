@@ -74,18 +74,22 @@ def stop_clusters() -> None:
     subprocess.run([RAY, "stop", "--force"], capture_output=True)
 
 
-def run_tournament(address: str, name: str, matches: int, data_dir: Path) -> float:
-    """Seconds taken by one `arena tournament run` of ``matches`` matches on the cluster."""
-    command = [ARENA, "tournament", "run", "--name", name, "--ray", address,
-               "--players", "4", "--games", str(matches), "--no-progress",
-               "--data-dir", str(data_dir)]  # fmt: skip
+def run_tournament(
+    target: list[str], name: str, games: int, data_dir: Path, wanted: str = ""
+) -> float:
+    """Seconds taken by one `arena tournament run` of the quick bots with ``--games games`` on
+    ``target`` (its `--ray`/`--workers` options), start-up included; a failure, or output
+    without ``wanted``, ends the benchmark in one line."""
+    command = [ARENA, "tournament", "run", "--name", name, "--players", "4",
+               "--games", str(games), "--no-progress", "--data-dir", str(data_dir),
+               *target]  # fmt: skip
     for bot in BOTS:
         command += ["--bot", bot]
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
-    if done.returncode != 0:
-        sys.exit(f"error: the tournament failed on {address}: {done.stderr.strip()[-300:]}")
+    if done.returncode != 0 or wanted not in done.stdout:
+        sys.exit(f"error: the tournament on {target} failed: {done.stderr.strip()[-300:]}")
     return elapsed
 
 
@@ -107,8 +111,8 @@ def main() -> None:
                     temp_dir = os.path.join(scratch, f"ray-{round_}-{nodes}")
                     address = start_cluster(nodes, temp_dir)
                     data_dir = Path(scratch, f"data-{round_}-{nodes}")
-                    short = run_tournament(address, "short", SHORT, data_dir)
-                    full = run_tournament(address, "full", args.matches, data_dir)
+                    short = run_tournament(["--ray", address], "short", SHORT, data_dir)
+                    full = run_tournament(["--ray", address], "full", args.matches, data_dir)
                     rates[nodes].append((args.matches - SHORT) / (full - short) * 60)
                     overheads[nodes].append(short - SHORT * (full - short) / (args.matches - SHORT))
                     stop_clusters()

@@ -29,40 +29,21 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 
-BIN = Path(sys.executable).parent
-RAY = str(BIN / "ray")
-ARENA = str(BIN / "arena")
-BOTS = ("random", "greedy-claims", "long-claims", "ticket-by-ticket")  # quick heuristic bots
+# benchmarks/ray_nodes.py (beside this script)
+from ray_nodes import BOTS, free_port, ray, run_tournament
+
 SEATINGS = 4  # a round robin of 4 bots at 4 seats plays each game in 4 seatings
 NODE_PORTS = ("node-manager", "object-manager", "metrics-export", "runtime-env-agent",
               "dashboard-agent-listen", "dashboard-agent-grpc")  # fmt: skip
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def own_ports() -> list[str]:
     """Free ports for every port a node opens: other Rays on this machine are left alone."""
     return [f"--{name}-port={free_port()}" for name in NODE_PORTS]
-
-
-def ray(*args: str) -> None:
-    """Run one `ray` command; a failure ends the benchmark in one line."""
-    done = subprocess.run([RAY, *args], capture_output=True, text=True)
-    if done.returncode != 0:
-        tail = (done.stderr or done.stdout).strip().splitlines()[-1:]
-        sys.exit(f"error: `ray {args[0]}` failed: {' '.join(tail)}")
 
 
 def start_cluster(temp_dir: str) -> str:
@@ -84,21 +65,6 @@ def end_cluster(temp_dir: str) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
     shutil.rmtree(temp_dir, ignore_errors=True)
-
-
-def run(target: list[str], games: int, data_dir: Path) -> float:
-    """Seconds taken by one `arena tournament run` on ``target``, start-up included."""
-    command = [ARENA, "tournament", "run", "--name", "bench", "--players", "4", "--games",
-               str(games), "--no-progress", "--data-dir", str(data_dir), *target]  # fmt: skip
-    for bot in BOTS:
-        command += ["--bot", bot]
-    start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True)
-    elapsed = time.perf_counter() - start
-    wanted = f"{games * SEATINGS} matches played now"
-    if done.returncode != 0 or wanted not in done.stdout:
-        sys.exit(f"error: the tournament on {target} failed: {done.stderr.strip()[-300:]}")
-    return elapsed
 
 
 def main() -> None:
@@ -127,7 +93,8 @@ def main() -> None:
                 order = names[number % len(names) :] + names[: number % len(names)]
                 for name in order:
                     data_dir = Path(scratch, f"data-{number}-{name.replace(' ', '-')}")
-                    seconds = run(targets[name], games, data_dir)
+                    wanted = f"{games * SEATINGS} matches played now"
+                    seconds = run_tournament(targets[name], "bench", games, data_dir, wanted)
                     rates[name].append(args.matches / seconds * 60)
                     shutil.rmtree(data_dir, ignore_errors=True)
                 last = {name: measured[-1] for name, measured in rates.items()}

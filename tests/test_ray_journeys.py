@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from arena import chaos
+from arena.commands.common import counted
 from arena.tournament.executors import MAX_ATTEMPTS
 from arena.tournament.rayexec import SESSIONS, processes_using
 from arena.tournament.store import ResultsStore
@@ -26,6 +27,11 @@ from tests.journey import PROMPTLY_S
 from tests.referee_helpers import left_behind
 from tests.store_helpers import ARENA, arena, one_line
 from tests.test_store import hostile_folder, stored_matches
+
+
+def played_now(matches: int) -> str:
+    """The run's last line, as the CLI words it ("1 match", "3 matches")."""
+    return f"{counted(matches, 'match', 'matches')} played now"
 
 
 def two_bots(name: str, games: int, *extra: str) -> list[str]:
@@ -179,7 +185,7 @@ def test_a_lost_cluster_gives_one_line_and_the_store_resumes_elsewhere(tmp_path,
     kept = stored_matches(data)
     out = arena(*two_bots("lost", 6, "--ray", ray_cluster), data_dir=data)
     assert out.code == 0, out.out + out.err
-    assert stored_matches(data) == 12 and f"{12 - kept} matches played now" in out.out
+    assert stored_matches(data) == 12 and played_now(12 - kept) in out.out
 
 
 # Run inside a PID namespace of its own, so that `ray stop` (which stops every Ray process it
@@ -233,7 +239,7 @@ def test_ray_stop_during_a_run_gives_one_line_charges_no_match_and_the_store_res
     assert arena("store", "check", data_dir=data).code == 0
     kept = stored_matches(data)
     resumed = arena(*two_bots("stopped", 6), data_dir=data)  # resumable, here locally
-    assert resumed.code == 0 and f"{12 - kept} matches played now" in resumed.out, resumed.text
+    assert resumed.code == 0 and played_now(12 - kept) in resumed.out, resumed.text
 
 
 def test_a_match_whose_ray_worker_keeps_dying_is_an_arena_fault(tmp_path, ray_cluster):
@@ -249,6 +255,6 @@ def test_a_match_whose_ray_worker_keeps_dying_is_an_arena_fault(tmp_path, ray_cl
     assert out.code == 1 and "1 match could not be played" in one_line(out), out.text
     assert "raylet" not in out.text, "Ray's own lines go to the data folder's log, not to us"
     assert "worker died" in (data / "ray-messages.log").read_text()
-    assert "3 matches played now" in out.out
+    assert played_now(3) in out.out
     shown = arena("tournament", "show", "dying", data_dir=data)
     assert "3 of 4 planned matches played, 1 failed" in shown.out

@@ -224,7 +224,7 @@ class Referee:
                 "n": decisions,
                 "seat": s,
                 "action": text(action),
-                "ms": round(seconds * 1000, 3),
+                "ms": round(seconds * 1e6) / 1000,  # 3 decimals; round(x, 3) costs 5x more
                 "by": by,
             }
             if game.note and by == "bot":
@@ -328,12 +328,18 @@ class Referee:
         same game get the same request numbers either way."""
         tc, state = self.time_control, game.state
         observation = state.observation(s) if seat.observes else None  # Bot.observes
+        game.requests += 1
+        fault, choice, note, seconds = seat.decide(observation, legal)
+        if fault is None and not isinstance(choice, str):  # the rule: a legal object itself
+            game.note = note
+            return choice, seconds
         by_text: dict[str, Action] | None = None
-        reason, elapsed = "", 0.0
+        reason, elapsed = "", seconds
         for attempt in range(tc.retries + 1):
-            game.requests += 1
-            fault, choice, note, seconds = seat.decide(observation, legal)
-            elapsed += seconds
+            if attempt:
+                game.requests += 1
+                fault, choice, note, seconds = seat.decide(observation, legal)
+                elapsed += seconds
             if fault is not None:
                 self._forfeit(game, s, fault)
                 return fallback_action(legal), elapsed

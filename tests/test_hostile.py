@@ -11,9 +11,11 @@ tests/test_referee.py; the soak on Ray mixes them all (tests/test_soak.py).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -29,7 +31,7 @@ from arena.referee.hub import LOST_GRACE_S, Hub
 from arena.referee.keys import MatchKey
 from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.matchlog import MatchLog
-from arena.referee.process import BotProcess, ProcessLimits
+from arena.referee.process import BotProcess, ProcessLimits, signal_group
 from arena.referee.sandbox import landlock_abi, network_namespace_available
 from arena.tournament.executors import LocalExecutor
 from arena.tournament.frames import matches_frame, seats_frame
@@ -262,6 +264,38 @@ def test_a_setsid_grandchild_dies_with_its_bot(method, tmp_path):
     log = check_complete(outcome, {})
     assert log.header["seats"][1]["isolation"]["processes"].endswith(method)
     assert not left_behind(tag), "a setsid grandchild outlived its match"
+
+
+def test_a_bots_group_is_signalled_by_its_pidfd_never_by_a_number_someone_may_reuse():
+    """The launched process exits and is reaped; its child stays in its group and dies of
+    the group's signal. After that, the signal reaches no one else, even when its old number
+    is another group's (here: the test's own, as a reused number would be)."""
+    leader = subprocess.Popen(
+        ["sh", "-c", "sleep 60 & echo $!"], stdout=subprocess.PIPE, start_new_session=True
+    )
+    pidfd = os.pidfd_open(leader.pid)
+    try:
+        assert leader.stdout is not None
+        child = int(leader.stdout.readline())
+        leader.wait(10)
+        signal_group(pidfd, leader.pid, signal.SIGKILL)
+        deadline = time.monotonic() + 5
+        while (
+            Path(f"/proc/{child}").exists() and "Z" not in Path(f"/proc/{child}/stat").read_text()
+        ):
+            assert time.monotonic() < deadline, "the child outlived its group's signal"
+            time.sleep(0.01)
+        caught: list[int] = []
+        before = signal.signal(signal.SIGUSR1, lambda number, frame: caught.append(number))
+        try:
+            with contextlib.suppress(ProcessLookupError):  # (a zombie member: no error)
+                signal_group(pidfd, os.getpgrp(), signal.SIGUSR1)
+            time.sleep(0.1)
+        finally:
+            signal.signal(signal.SIGUSR1, before)
+        assert caught == [], "a group was signalled by a number that was no longer the bot's"
+    finally:
+        os.close(pidfd)
 
 
 @pytest.mark.parametrize("method", list(CONTAINMENTS))

@@ -60,6 +60,7 @@ from arena.referee.sandbox import (
 )
 
 PR_SET_PDEATHSIG = 1
+PIDFD_SIGNAL_PROCESS_GROUP = 4  # <linux/pidfd.h>, Linux 6.9+
 # The variables a bot gets besides the arena's own (ARENA_CONNECT, ARENA_TOKEN), HOME and
 # TMPDIR (its scratch folder) and PATH (the organiser's, to find interpreters).
 FIXED_ENV = {"LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
@@ -345,6 +346,21 @@ class LogDrain(threading.Thread):
         self.join(DRAIN_SLICE_S * 5)
 
 
+def signal_group(pidfd: int | None, pid: int, sig: int) -> None:
+    """Signal the process group that the process ``pid`` leads, through its ``pidfd`` where
+    the kernel can: once that process is reaped its number may be another's (pid_max is
+    often 32,768), but a pidfd names only it, and its group lives as long as a member does.
+    By number where the kernel is older than 6.9 or there is no pidfd."""
+    if pidfd is not None:
+        try:
+            signal.pidfd_send_signal(pidfd, sig, None, PIDFD_SIGNAL_PROCESS_GROUP)
+            return
+        except OSError as error:
+            if error.errno != errno.EINVAL:  # (EINVAL: the kernel has no group signals)
+                raise
+    os.killpg(pid, sig)
+
+
 class BotProcess:
     """One bot process: contained, sandboxed, with limits, a clean environment and logs."""
 
@@ -514,7 +530,7 @@ class BotProcess:
             pids = self._tree()
             if not self.contained:
                 with contextlib.suppress(OSError):
-                    os.killpg(self.pid, sig)
+                    signal_group(self.pidfd, self.pid, sig)
             for pid in pids:
                 with contextlib.suppress(OSError):
                     os.kill(pid, sig)
@@ -631,7 +647,7 @@ class BotProcess:
         signals = (signal.SIGTERM, signal.SIGKILL) if grace > 0 else (signal.SIGKILL,)
         for sig in signals:
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.pid, sig)
+                signal_group(self.pidfd, self.pid, sig)
             if sig == signal.SIGTERM and self.popen.poll() is None:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     self.popen.wait(0.5)

@@ -21,7 +21,8 @@ load of a shared machine moves every side alike; figures are medians of per-roun
 2. **The cost of freezing.** Per decision of 4-player games of bot processes: the
    referee's wall time, its CPU time, and the CPU time of the referee and the bots
    together; and a process tournament's matches per minute (``--matches``
-   4-player USA matches on 2 local workers, warm processes, one executor for both ways),
+   4-player USA matches on ``--workers`` local workers (default 2: a machine of 2 cores
+   kept busy), warm processes, one executor for both ways),
    each with freezing on and off (``ProcessLimits(freeze=False)``). The goal: under 10% of
    the tournament's throughput: on a machine the tournament keeps busy, that is the CPU
    time of the referee and the bots per decision (the wall-time figures of a shared machine
@@ -137,6 +138,7 @@ def main() -> None:
     parser.add_argument("--work", type=int, default=300_000, help="the honest bot's steps")
     parser.add_argument("--matches", type=int, default=16, help="tournament matches per round")
     parser.add_argument("--cost-only", action="store_true", help="only the cost of freezing")
+    parser.add_argument("--workers", type=int, default=2, help="the tournament's workers")
     parser.add_argument(
         "--lineup",
         action="append",
@@ -166,7 +168,7 @@ def main() -> None:
     rates: dict[str, list[float]] = {
         f"{bot} {switch}": [] for bot in lineups for switch in ("on", "off")
     }
-    shared = LocalExecutor(2)  # one for both ways: two executors differed by up to 1.4x
+    shared = LocalExecutor(args.workers)  # one for both ways: two executors differed by up to 1.4x
     way = {"on": ISOLATED, "off": dataclasses.replace(ISOLATED, freeze=False)}
 
     def batch(bot: str, switch: str, count: int, offset: int, logs: str) -> list[MatchTask]:
@@ -256,7 +258,8 @@ def report(args, times, costs, rates, lineups) -> None:
         on, off = rates[f"{bot} on"], rates[f"{bot} off"]
         ratios = [a / b for a, b in zip(on, off, strict=True)]
         print(
-            f"  process tournament of 4 x {bot} ({args.matches} 4-player matches, 2 workers, "
+            f"  process tournament of 4 x {bot} ({args.matches} 4-player matches, "
+            f"{args.workers} workers, "
             f"warm): {statistics.median(on):.1f} matches/min frozen, "
             f"{statistics.median(off):.1f} not; median ratio {statistics.median(ratios):.3f} "
             f"(rounds {', '.join(f'{r:.3f}' for r in ratios)})"

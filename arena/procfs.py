@@ -1,11 +1,17 @@
 """Reading the process table in ``/proc``: one place for the arena's parsers of it
-(a process's ``stat`` line and start time, its children, its descendants), and the owner
+(a process's ``stat`` line and start time, its children, its descendants), the owner
 tags that name what a process leaves in shared places (bots' cgroups, pool folders) so
-that a later process can tell whether their owner is gone."""
+that a later process can tell whether their owner is gone, and signals to a process group
+that never reach a process which took a reused number."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import signal
+
+PIDFD_SIGNAL_PROCESS_GROUP = 4  # <linux/pidfd.h>, Linux 6.9+
 
 
 def stat_fields(pid: int) -> list[str] | None:
@@ -82,3 +88,42 @@ def owner_gone(tag: str) -> bool:
     if len(parts) >= 4 and parts[2].isdigit():
         return running != parts[2]
     return not running
+
+
+def signal_group(pidfd: int | None, pid: int, sig: int) -> None:
+    """Signal the process group that the process ``pid`` leads, through its ``pidfd`` where
+    the kernel can: once that process is reaped its number may be another's (pid_max is
+    often 32,768), but a pidfd names only it, and its group lives as long as a member does.
+    By number where the kernel is older than 6.9 or there is no pidfd."""
+    if pidfd is not None:
+        try:
+            signal.pidfd_send_signal(pidfd, sig, None, PIDFD_SIGNAL_PROCESS_GROUP)
+            return
+        except OSError as error:
+            if error.errno != errno.EINVAL:  # (EINVAL: the kernel has no group signals)
+                raise
+    os.killpg(pid, sig)
+
+
+def held_groups(pids: list[int]) -> list[tuple[int, int | None]]:
+    """Each of ``pids`` with a pidfd of it, taken while they are known to be the processes
+    meant: signalled later with ``kill_groups``, the groups they lead are theirs even if
+    they have died and their numbers have gone to others meanwhile. None where the kernel
+    gives none, or the process is gone already (then by number, as before: a number still
+    used as a group's is never given to a new process)."""
+    held: list[tuple[int, int | None]] = []
+    for pid in pids:
+        try:
+            held.append((pid, os.pidfd_open(pid)))
+        except (OSError, AttributeError):
+            held.append((pid, None))
+    return held
+
+
+def kill_groups(held: list[tuple[int, int | None]]) -> None:
+    """SIGKILL the process group of each process of ``held_groups``; closes its pidfds."""
+    for pid, pidfd in held:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            signal_group(pidfd, pid, signal.SIGKILL)
+        if pidfd is not None:
+            os.close(pidfd)

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.procfs import held_groups, kill_groups, signal_group
 from arena.referee.cgroup import PREFIX, BotCgroup, usable_parent
 from arena.referee.containment import CGROUP, PROCESS_GROUP, pid_namespace
 from arena.referee.faults import TimeControl
@@ -31,7 +32,7 @@ from arena.referee.hub import LOST_GRACE_S, Hub
 from arena.referee.keys import MatchKey
 from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.matchlog import MatchLog
-from arena.referee.process import BotProcess, ProcessLimits, signal_group
+from arena.referee.process import BotProcess, ProcessLimits
 from arena.referee.sandbox import landlock_abi, network_namespace_available
 from arena.tournament.executors import LocalExecutor
 from arena.tournament.frames import matches_frame, seats_frame
@@ -296,6 +297,33 @@ def test_a_bots_group_is_signalled_by_its_pidfd_never_by_a_number_someone_may_re
         assert caught == [], "a group was signalled by a number that was no longer the bot's"
     finally:
         os.close(pidfd)
+
+
+def test_a_dead_worker_s_bots_held_by_pidfd_are_killed_with_their_groups():
+    """What an executor does when it must kill a worker: it holds the worker's bots by pidfd
+    first (``held_groups``); a bot that has exited by the time they are killed still has its
+    group's other members killed (``kill_groups``), and the pidfds are closed."""
+    leader = subprocess.Popen(
+        ["sh", "-c", "sleep 60 & echo $!; read line"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert leader.stdout is not None and leader.stdin is not None
+    child = int(leader.stdout.readline())
+    held = held_groups([leader.pid])
+    assert [pid for pid, _ in held] == [leader.pid]
+    leader.stdin.close()  # the leader exits now, after being held
+    leader.wait(10)
+    kill_groups(held)
+    deadline = time.monotonic() + 5
+    while Path(f"/proc/{child}").exists() and "Z" not in Path(f"/proc/{child}/stat").read_text():
+        assert time.monotonic() < deadline, "the bot's child outlived the kill"
+        time.sleep(0.01)
+    for _, pidfd in held:
+        assert pidfd is not None
+        with pytest.raises(OSError):
+            os.fstat(pidfd)  # closed
 
 
 @pytest.mark.parametrize("method", list(CONTAINMENTS))

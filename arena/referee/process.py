@@ -41,7 +41,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.procfs import process_tree, stat_fields
+from arena.procfs import process_tree, signal_group, stat_fields
 from arena.referee.cgroup import BotCgroup, setup
 from arena.referee.containment import (
     CGROUP,
@@ -60,7 +60,6 @@ from arena.referee.sandbox import (
 )
 
 PR_SET_PDEATHSIG = 1
-PIDFD_SIGNAL_PROCESS_GROUP = 4  # <linux/pidfd.h>, Linux 6.9+
 # The variables a bot gets besides the arena's own (ARENA_CONNECT, ARENA_TOKEN), HOME and
 # TMPDIR (its scratch folder) and PATH (the organiser's, to find interpreters).
 FIXED_ENV = {"LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
@@ -344,21 +343,6 @@ class LogDrain(threading.Thread):
         self.join(timeout)
         self._stopping.set()
         self.join(DRAIN_SLICE_S * 5)
-
-
-def signal_group(pidfd: int | None, pid: int, sig: int) -> None:
-    """Signal the process group that the process ``pid`` leads, through its ``pidfd`` where
-    the kernel can: once that process is reaped its number may be another's (pid_max is
-    often 32,768), but a pidfd names only it, and its group lives as long as a member does.
-    By number where the kernel is older than 6.9 or there is no pidfd."""
-    if pidfd is not None:
-        try:
-            signal.pidfd_send_signal(pidfd, sig, None, PIDFD_SIGNAL_PROCESS_GROUP)
-            return
-        except OSError as error:
-            if error.errno != errno.EINVAL:  # (EINVAL: the kernel has no group signals)
-                raise
-    os.killpg(pid, sig)
 
 
 class BotProcess:

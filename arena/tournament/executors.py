@@ -30,7 +30,7 @@ from typing import Protocol
 
 import msgspec
 
-from arena.procfs import child_pids
+from arena.procfs import child_pids, held_groups, kill_groups
 from arena.referee.pool import BotPool
 from arena.referee.process import die_with_parent
 from arena.tournament.matchrun import MatchTask, play_match
@@ -103,13 +103,14 @@ class _Worker:
         child.close()
         self.task: MatchTask | None = None
 
-    def stop(self) -> list[int]:
-        """Ask the worker to end its match (its referee stops the bots); returns the bots'
-        pids, so that their process groups can be killed if the worker must be killed."""
+    def stop(self) -> list[tuple[int, int | None]]:
+        """Ask the worker to end its match (its referee stops the bots); returns the bots,
+        held by pidfd (``procfs.held_groups``), so that their process groups can be killed
+        if the worker must be killed."""
         pid = self.process.pid
         if pid is None:  # never started
             return []
-        bots = child_pids(pid)
+        bots = held_groups(child_pids(pid))
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGTERM)
         return bots
@@ -195,7 +196,7 @@ class LocalExecutor:
 
     def abort(self) -> None:
         """Stop every worker now: matches in flight are abandoned, their bots reaped."""
-        bots: list[int] = []
+        bots: list[tuple[int, int | None]] = []
         for worker in self.pool:
             if worker.process.is_alive():
                 bots += worker.stop()
@@ -206,9 +207,7 @@ class LocalExecutor:
                 worker.process.kill()
                 worker.process.join(2)
             worker.conn.close()
-        for pid in bots:  # each bot leads its own process group: its children go with it
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(pid, signal.SIGKILL)
+        kill_groups(bots)  # each bot leads its own process group: its children go with it
         self.pool.clear()
 
     def close(self) -> None:

@@ -27,13 +27,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from arena.procfs import child_pids, process_start
+from arena.procfs import child_pids, held_groups, kill_groups, process_start
 from arena.referee.pool import BotPool
 from arena.tournament.matchrun import MatchTask, play_match
 from arena.tournament.results import MatchResult
@@ -134,15 +133,13 @@ class Players:
         """Kill the actors playing a match (a stop): their bots die with them; on this
         machine their process groups are killed too, which reach what the bots started
         (each bot leads its own group), as the local executor does."""
-        bots: list[int] = []
+        bots: list[tuple[int, int | None]] = []
         for slot in [slot for slot in self.slots if slot.task is not None]:
             node, pid, started = slot.where
             if node == self.here and pid and process_start(pid) == started:
-                bots += child_pids(pid)
+                bots += held_groups(child_pids(pid))
             self.drop(slot)
-        for pid in bots:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(pid, signal.SIGKILL)
+        kill_groups(bots)
 
     def close(self) -> None:
         """Let the idle actors close their pools (bounded in time), then kill them all."""

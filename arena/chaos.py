@@ -60,17 +60,19 @@ def kill_in_match(index: int) -> None:
     """A worker playing a match, its bots started and greeted: with
     ``KILL_IN_MATCH=INDEX:TIMES:FOLDER`` the worker playing match INDEX kills itself
     (SIGKILL, as a lost machine or ``kill -9`` would) at each of that match's first TIMES
-    attempts, each claimed as ``FOLDER/death-K`` (its pid); later attempts play on. A test
-    of a match whose worker keeps dying then needs no race with a killer of its own."""
+    attempts, each claimed as ``FOLDER/death-INDEX-K`` (its pid); later attempts play on.
+    Several matches: entries joined by ``,``. A test of a match whose worker keeps dying
+    then needs no race with a killer of its own."""
     value = os.environ.get(KILL_IN_MATCH)
     if not value:
         return
-    wanted, times, folder = value.split(":", 2)
-    if int(wanted) != index:
-        return
-    for death in range(1, int(times) + 1):
-        if _claim(os.path.join(folder, f"death-{death}"), str(index)):
-            os.kill(os.getpid(), signal.SIGKILL)
+    for entry in value.split(","):
+        wanted, times, folder = entry.split(":", 2)
+        if int(wanted) != index:
+            continue
+        for death in range(1, int(times) + 1):
+            if _claim(os.path.join(folder, f"death-{index}-{death}"), str(index)):
+                os.kill(os.getpid(), signal.SIGKILL)
 
 
 _steps_taken = 0

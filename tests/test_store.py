@@ -17,15 +17,15 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import closing, suppress
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 from arena import chaos
+from arena.tournament.executors import MAX_ATTEMPTS
 from arena.tournament.results import match_id
 from arena.tournament.store import APPLICATION_ID, SCHEMA_VERSION, ResultsStore
 from arena.tournament.storecare import recover
@@ -36,13 +36,11 @@ from tests.store_helpers import (
     arena,
     folder_state,
     one_line,
-    parent_of,
     read_only,
     resize,
     seats_csv,
     small_disk,
     tournament,
-    writing_into,
 )
 
 # The schema of stores written before the store had a version (ids in completion order).
@@ -606,57 +604,22 @@ def test_creating_the_same_tournament_at_the_same_instant_gives_one(tmp_path):
     assert ids == [1, 1, 1, 1]
 
 
-def _kill_worker_of_match(logs: Path, index: int, times: int, stop: threading.Event) -> list:
-    """Kill -9 the worker process playing match ``index`` each time it (re)starts it."""
-    return _kill_workers(logs, {index: times}, stop)
-
-
-def _kill_workers(logs: Path, deaths: dict[int, int], stop: threading.Event) -> list:
-    """Kill -9 the worker playing match ``index`` (each time it is (re)started) until it has
-    died ``deaths[index]`` times, for every index of ``deaths``."""
-    killed: list[int] = []
-    count = dict.fromkeys(deaths, 0)
-    children: set[int] = set()  # a bot between fork and exec holds the worker's files too
-    while any(count[i] < deaths[i] for i in deaths) and not stop.is_set():
-        for index in deaths:
-            if count[index] >= deaths[index]:
-                continue
-            holders = writing_into(f"{logs}{os.sep}{index}{os.sep}") - {os.getpid()}
-            children |= {pid for pid in holders if parent_of(pid) in holders}
-            for pid in holders - children - set(killed):
-                with suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-                    killed.append(pid)
-                    count[index] += 1
-        time.sleep(0.02)
-    return killed
-
-
 def test_a_match_whose_worker_keeps_dying_is_an_arena_fault_and_the_rest_is_played(tmp_path):
     data = tmp_path / "data"
+    deaths = tmp_path / "deaths"
+    deaths.mkdir()
     name = "dying"
     args = (
         "tournament", "run", "--name", name, "--bot", "random", "--bot", "ticket-by-ticket",
         "--players", "2", "--games", "2", "--workers", "2",
-        # New bot processes for every match: each attempt takes the second a start-up takes,
-        # long enough for the killer to see its worker (a warm match may end before that).
-        "--matches-per-process", "1",
     )  # fmt: skip
-    stop = threading.Event()
-    killed: list = []
-    # Four deaths in all: match 1's worker on each of its three attempts, match 0's once.
-    # Deaths are counted per match: match 0 is played on its second attempt.
-    killer = threading.Thread(
-        target=lambda: killed.extend(_kill_workers(data / "bot-logs" / name, {0: 1, 1: 3}, stop)),
-        daemon=True,
-    )
-    killer.start()
-    try:
-        out = arena(*args, data_dir=data)
-    finally:
-        stop.set()
-        killer.join(10)
-    assert len(killed) == 4, "match 1's worker was killed on every attempt, match 0's once"
+    # Four deaths in all (SIGKILL, the worker's own, its bots started: chaos KILL_IN_MATCH):
+    # match 1's worker on each of its three attempts, match 0's once. Deaths are counted per
+    # match: match 0 is played on its second attempt.
+    kills = f"0:1:{deaths},1:{MAX_ATTEMPTS}:{deaths}"
+    out = arena(*args, data_dir=data, env={chaos.KILL_IN_MATCH: kills})
+    killed = sorted(path.name for path in deaths.iterdir())
+    assert killed == ["death-0-1", "death-1-1", "death-1-2", "death-1-3"], killed
     assert out.code == 1, out.out + out.err
     assert "1 match could not be played" in one_line(out)
     assert "3 matches played now" in out.out, "the tournament went on"
@@ -670,7 +633,7 @@ def test_a_match_whose_worker_keeps_dying_is_an_arena_fault_and_the_rest_is_play
     board = arena("leaderboard", "--format", "csv", data_dir=data)
     rows = list(csv.DictReader(io.StringIO(board.out)))
     assert [row["games"] for row in rows] == ["3", "3"], "the failed match is not rated"
-    again = arena(*args, data_dir=data)  # the same command retries it
+    again = arena(*args, data_dir=data)  # the same command retries it (no more deaths)
     assert again.code == 0 and "1 match played now" in again.out
     assert "0 failed" in arena("tournament", "show", name, data_dir=data).out
 

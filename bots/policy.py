@@ -13,9 +13,9 @@ claims long routes. Plans are cached per seat and redone only when they go
 stale (a planned route taken by someone else, new tickets).
 
 Compiled with the engine (``arena/native.py``), its hot loops are written for mypyc:
-the engine's read views (``state.hand``, ``trains``, ``route_owner``, ``display``, its own
-lists typed as sequences) are cast to ``list[int]`` so that they are indexed natively, and
-choices are made by loops over ints rather than ``max``/``sorted`` with key tuples.
+the engine's int lists (``state.hand``, ``trains``, ``route_owner``, ``display``) are
+indexed natively, and choices are made by loops over ints rather than ``max`` or
+``sorted`` with key tuples.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final, cast
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
@@ -93,7 +93,7 @@ class Planner:
     def costs(self, state: BoardState, seat: int) -> list[float]:
         """Trains each route still costs ``seat``: 0 if its own, ``NEVER`` if blocked (the
         rule of ``state.route_blocked``, for every route at once)."""
-        owner, sibling = cast(list[int], state.route_owner), self.route_sibling
+        owner, sibling = state.route_owner, self.route_sibling
         doubles = state.num_players >= state.rules.double_routes_min_players
         costs: list[float] = list(self.weights)
         for r, holder in enumerate(owner):
@@ -245,7 +245,7 @@ class Planner:
     def shortfall(self, state: BoardState, seat: int, routes: Iterable[int]) -> list[int]:
         """Cards of each colour the routes still need beyond the hand; wilds are kept for
         the end."""
-        hand = cast(list[int], state.hand(seat))
+        hand = state.hand(seat)
         need = self.demand(state, seat, routes)
         short = [0] * self.colours
         for c in range(self.colours):
@@ -257,7 +257,7 @@ class Planner:
         """Cards of each colour the routes call for (gray routes take the colour with most
         to spare)."""
         colours = self.colours
-        hand = cast(list[int], state.hand(seat))
+        hand = state.hand(seat)
         need = [0] * colours
         gray = []
         for r in routes:
@@ -282,9 +282,9 @@ class Planner:
         """The cheapest way for ``seat`` to pay for ``r`` now (fewest wilds, then the colour
         the rest of the plan needs least), or None."""
         size = self.route_length[r]
-        if size > cast(list[int], state.trains)[seat]:
+        if size > state.trains[seat]:
             return None
-        hand = cast(list[int], state.hand(seat))
+        hand = state.hand(seat)
         colours = self.colours
         wilds = hand[colours]
         least = self.route_ferries[r]
@@ -317,7 +317,7 @@ class Planner:
         if not state.can_draw_blind():
             legal = [a for a in state.legal_actions() if a is not DRAW_TICKETS]
             return legal[0] if legal else state.legal_actions()[0]
-        display = cast(list[int], state.display)
+        display = state.display
         best_slot, best = -1, 0
         for slot in range(len(display)):
             card = display[slot]
@@ -359,12 +359,12 @@ class Planner:
         ):
             return DRAW_TICKETS
         want = [0] * self.colours
-        hand = cast(list[int], state.hand(seat))
+        hand = state.hand(seat)
         favourite = 0  # the colour most held, the first on ties
         for c in range(1, self.colours):
             if hand[c] > hand[favourite]:
                 favourite = c
-        owner = cast(list[int], state.route_owner)
+        owner = state.route_owner
         for r in self.by_length:
             size = self.route_length[r]
             if size > trains or owner[r] >= 0 or state.route_blocked(seat, r):

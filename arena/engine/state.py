@@ -184,19 +184,20 @@ class BoardState(GameBase):
         return tuple(self._route_points)
 
     # Read access to the full state for search and learning code (sampled states, rollouts):
-    # the engine's own lists, not copies, so never change them.
+    # the engine's own lists, not copies, so never change them. The int lists are typed as
+    # lists so that compiled code (bots/policy.py) indexes them natively.
 
     @property
-    def route_owner(self) -> Sequence[int]:
+    def route_owner(self) -> list[int]:
         """The seat owning each route (index = route id - 1), -1 for a free route."""
         return self._owner
 
     @property
-    def trains(self) -> Sequence[int]:
+    def trains(self) -> list[int]:
         """Pieces left per seat."""
         return self._trains
 
-    def hand(self, seat: int) -> Sequence[int]:
+    def hand(self, seat: int) -> list[int]:
         """``seat``'s train cards: a count per colour (``rules.colours`` order), then wilds."""
         return self._hands[seat]
 
@@ -209,7 +210,7 @@ class BoardState(GameBase):
         return self._offers[seat]
 
     @property
-    def display(self) -> Sequence[int]:
+    def display(self) -> list[int]:
         """The face-up cards (card indices), -1 for an empty slot."""
         return self._display
 

@@ -60,7 +60,7 @@ from arena.engine.game import (
 from arena.engine.observation import BoardObservation, BoardSeatView, Observation
 from arena.engine.position import BoardPosition, Position
 from arena.engine.result import GameResult, ScoreLabel
-from arena.engine.scoring import components, connected, longest_trail
+from arena.engine.scoring import component_labels, longest_trail
 
 if TYPE_CHECKING:
     from arena.engine.board import Board, BoardRules
@@ -984,10 +984,12 @@ class BoardState(GameBase):
         the ``borrowed`` routes."""
         board = self.board
         a, b = board.route_a, board.route_b
-        comp = components([(a[r], b[r]) for r in (*self._routes[seat], *borrowed)])
+        edges = [(a[r], b[r]) for r in (*self._routes[seat], *borrowed)]
+        label = component_labels(len(board.cities), edges)
         done = failed = done_points = failed_points = 0
         for t in self._tickets[seat]:
-            if connected(comp, board.ticket_a[t], board.ticket_b[t]):
+            joined = label[board.ticket_a[t]]
+            if joined >= 0 and joined == label[board.ticket_b[t]]:
                 done += 1
                 done_points += board.ticket_points[t]
             else:

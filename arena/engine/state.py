@@ -56,6 +56,7 @@ from arena.engine.game import (
     GameBase,
     TicketBelief,
     keep_choices,
+    shuffle,
 )
 from arena.engine.observation import BoardObservation, BoardSeatView, Observation
 from arena.engine.position import BoardPosition, Position
@@ -129,7 +130,7 @@ class BoardState(GameBase):
         self.first_player = rng.randrange(num_players)
         deck = [c for c in range(wild) for _ in range(rules.cards_per_colour)]
         deck += [wild] * rules.wild_cards
-        rng.shuffle(deck)
+        shuffle(rng, deck)
         self._deck = deck
         self._discards = [0] * (wild + 1)
         self._hands = [[0] * (wild + 1) for _ in range(num_players)]
@@ -155,7 +156,7 @@ class BoardState(GameBase):
     def _deal_initial_tickets(self) -> None:
         """Hook, at creation: shuffle the ticket deck and deal each seat its initial offer."""
         ticket_deck = list(range(len(self.board.tickets)))
-        self._rng.shuffle(ticket_deck)
+        shuffle(self._rng, ticket_deck)
         self._ticket_deck = ticket_deck  # the top is the end of the list
         for seat in self._seat_order():
             for _ in range(min(self.rules.initial_tickets_dealt, len(ticket_deck))):
@@ -631,7 +632,7 @@ class BoardState(GameBase):
         for colour, count in enumerate(discards):
             deck.extend([colour] * count)
             discards[colour] = 0
-        self._rng.shuffle(deck)
+        shuffle(self._rng, deck)
         return True
 
     def _refill_display(self) -> None:
@@ -832,7 +833,7 @@ class BoardState(GameBase):
             if shown is not None:
                 unseen[shown] -= 1
         pool = [name for name in names for _ in range(unseen[name])]
-        rng.shuffle(pool)
+        shuffle(rng, pool)
         hands = []
         for p, public in enumerate(observation.public):
             if p == observation.seat:
@@ -860,7 +861,7 @@ class BoardState(GameBase):
         offered = [t.id for t in observation.offered_tickets]
         known = {*own, *offered}
         hidden = [i for i in range(1, len(variant.board.tickets) + 1) if i not in known]
-        rng.shuffle(hidden)
+        shuffle(rng, hidden)
         if observation.phase == "setup_tickets":
             cls._sample_setup(variant, observation, rng, hidden, [], fields)
         else:
@@ -927,7 +928,7 @@ class BoardState(GameBase):
             deal = [hidden_extra.pop() for _ in range(extra)]
             deal += [hidden.pop() for _ in range(len(offered) - extra)]
             if p in chose:
-                rng.shuffle(deal)
+                shuffle(rng, deal)
                 least = min(rules.initial_tickets_keep, len(deal))
                 kept = rng.randint(least, len(deal))
                 tickets[p], deal = deal[:kept], deal[kept:]

@@ -11,6 +11,11 @@ longest planned route it can pay for, else draws the colours the plan still
 lacks. With no plan it asks for tickets while it has trains for them, or
 claims long routes. Plans are cached per seat and redone only when they go
 stale (a planned route taken by someone else, new tickets).
+
+Compiled with the engine (``arena/native.py``), its hot loops are written for mypyc:
+the engine's int lists (``state.hand``, ``trains``, ``route_owner``, ``display``) are
+indexed natively, and choices are made by loops over ints rather than ``max`` or
+``sorted`` with key tuples.
 """
 
 from __future__ import annotations
@@ -71,8 +76,12 @@ class Planner:
             self.adjacent[board.route_a[r]].append((r, board.route_b[r]))
             self.adjacent[board.route_b[r]].append((r, board.route_a[r]))
         self.colours = len(variant.rules.colours)
+        # The face-up draws, made once (an action is a value: any equal one will do).
+        self.draw_slots = [DrawCard(slot) for slot in range(variant.rules.face_up)]
         overhead = self.style.route_overhead
         self.weights = [size + overhead for size in board.route_length]
+        # Whole-number weights (every style's so far) let ``path`` queue plain ints.
+        self.whole = all(w == int(w) for w in self.weights)
         # Routes by decreasing length: what the no-plan mode looks at.
         self.by_length = sorted(range(board.num_routes), key=lambda r: (-board.route_length[r], r))
         self.rank = [0] * board.num_routes  # a route's place in that order
@@ -98,6 +107,35 @@ class Planner:
     def path(self, costs: list[float], a: int, b: int) -> tuple[float, list[int]]:
         """Fewest trains to join ``a`` and ``b`` under ``costs`` and the routes that cost
         something on the way; ``NEVER`` if it cannot be done."""
+        if not self.whole:
+            return self.path_by_pairs(costs, a, b)
+        # Dijkstra; a queue entry is one int, cost * cities + city: the (cost, city) pairs'
+        # order (the costs are whole numbers) without a tuple to build and compare.
+        adjacent = self.adjacent
+        n = len(adjacent)
+        best: list[float] = [BLOCKED] * n
+        best[a] = 0.0
+        back = [0] * n
+        queue: list[int] = [a]
+        pop, push = heapq.heappop, heapq.heappush
+        while queue:
+            key: int = pop(queue)
+            city = key % n
+            if city == b:
+                break
+            cost = best[city]
+            if float(key // n) > cost:  # a stale entry: the city was reached for less since
+                continue
+            for r, other in adjacent[city]:
+                step = cost + costs[r]
+                if step < best[other]:
+                    best[other] = step
+                    back[other] = r
+                    push(queue, int(step) * n + other)
+        return self.route_back(costs, a, b, best[b], back)
+
+    def path_by_pairs(self, costs: list[float], a: int, b: int) -> tuple[float, list[int]]:
+        """``path`` for costs that need not be whole numbers: (cost, city) pairs queued."""
         adjacent = self.adjacent
         best: list[float] = [BLOCKED] * len(adjacent)
         best[a] = 0.0
@@ -116,7 +154,13 @@ class Planner:
                     best[other] = step
                     back[other] = r
                     push(queue, (step, other))
-        if best[b] >= NEVER:
+        return self.route_back(costs, a, b, best[b], back)
+
+    def route_back(
+        self, costs: list[float], a: int, b: int, total: float, back: list[int]
+    ) -> tuple[float, list[int]]:
+        """The path's cost and its routes that cost something, read back from ``b``."""
+        if total >= NEVER:
             return NEVER, []
         routes, city = [], b
         route_a, route_b = self.route_a, self.route_b
@@ -125,7 +169,7 @@ class Planner:
             if costs[r]:
                 routes.append(r)
             city = route_a[r] if route_b[r] == city else route_b[r]
-        return best[b], routes
+        return total, routes
 
     def union(
         self, costs: Sequence[float], tickets: Iterable[int], planned: set[int] | None = None
@@ -203,7 +247,11 @@ class Planner:
         the end."""
         hand = state.hand(seat)
         need = self.demand(state, seat, routes)
-        return [max(0, need[c] - hand[c]) for c in range(self.colours)]
+        short = [0] * self.colours
+        for c in range(self.colours):
+            if need[c] > hand[c]:
+                short[c] = need[c] - hand[c]
+        return short
 
     def demand(self, state: BoardState, seat: int, routes: Iterable[int]) -> list[int]:
         """Cards of each colour the routes call for (gray routes take the colour with most
@@ -219,7 +267,12 @@ class Planner:
             else:
                 need[c] += self.route_length[r]
         for size in sorted(gray, reverse=True):
-            c = max(range(colours), key=lambda c: (hand[c] - need[c], -c))
+            # the colour with most to spare, the first on ties (a loop: no key tuples)
+            c, most = 0, hand[0] - need[0]
+            for other in range(1, colours):
+                spare = hand[other] - need[other]
+                if spare > most:
+                    c, most = other, spare
             need[c] += size
         return need
 
@@ -232,25 +285,31 @@ class Planner:
         if size > state.trains[seat]:
             return None
         hand = state.hand(seat)
-        wilds = hand[self.colours]
+        colours = self.colours
+        wilds = hand[colours]
         least = self.route_ferries[r]
         colour = self.route_colour[r]
-        options = range(self.colours) if colour < 0 else (colour,)
-        best: ClaimRoute | None = None
-        best_key: tuple[int, int, int, int] | None = None
-        for c in options:
+        first, last = (0, colours) if colour < 0 else (colour, colour + 1)
+        # The least (wilds, spare, -have, colour), compared field by field (no key tuples).
+        best_c = best_k = best_spare = best_have = -1
+        for c in range(first, last):
             have = hand[c]
             if have + wilds < size or not have:
                 continue
             k = max(size - have, least)
             if k > wilds or k >= size:
                 continue
-            key = (k, spare[c] if spare else 0, -have, c)
-            if best_key is None or key < best_key:
-                best, best_key = self.claim_table[r][c][k], key
-        if best is None and wilds >= size:
-            best = self.claim_all_wild[r]
-        return best
+            left = spare[c] if spare else 0
+            better = best_c < 0 or k < best_k
+            if k == best_k:
+                better = left < best_spare or (left == best_spare and have > best_have)
+            if better:
+                best_c, best_k, best_spare, best_have = c, k, left, have
+        if best_c >= 0:
+            return self.claim_table[r][best_c][best_k]
+        if wilds >= size:
+            return self.claim_all_wild[r]
+        return None
 
     def draw(self, state: BoardState, want: list[int]) -> Action:
         """A face-up card of the colour most wanted, else the deck, else anything legal (no
@@ -259,11 +318,15 @@ class Planner:
             legal = [a for a in state.legal_actions() if a is not DRAW_TICKETS]
             return legal[0] if legal else state.legal_actions()[0]
         display = state.display
-        best_slot, best = None, 0
-        for slot, card in enumerate(display):
+        best_slot, best = -1, 0
+        for slot in range(len(display)):
+            card = display[slot]
             if 0 <= card < self.colours and want[card] > best:
                 best_slot, best = slot, want[card]
-        return DRAW_DECK if best_slot is None else DrawCard(best_slot)
+        if best_slot < 0:
+            return DRAW_DECK
+        slots = self.draw_slots
+        return slots[best_slot] if best_slot < len(slots) else DrawCard(best_slot)
 
     # -- a move -----------------------------------------------------------------------------
 
@@ -278,8 +341,9 @@ class Planner:
         assert seat is not None
         if plan:
             if phase == "turn":
-                rank = self.rank
-                for r in sorted(plan, key=lambda r: rank[r]):  # the longest first
+                rank, by_length = self.rank, self.by_length
+                for place in sorted([rank[r] for r in plan]):  # the longest first
+                    r = by_length[place]
                     if self.payment(state, seat, r, None) is not None:
                         spare = self.shortfall(state, seat, plan - {r})
                         pay = self.payment(state, seat, r, spare)  # the same route, payable
@@ -296,10 +360,14 @@ class Planner:
             return DRAW_TICKETS
         want = [0] * self.colours
         hand = state.hand(seat)
-        favourite = max(range(self.colours), key=lambda c: (hand[c], -c))
+        favourite = 0  # the colour most held, the first on ties
+        for c in range(1, self.colours):
+            if hand[c] > hand[favourite]:
+                favourite = c
+        owner = state.route_owner
         for r in self.by_length:
             size = self.route_length[r]
-            if size > trains or state.route_owner[r] >= 0 or state.route_blocked(seat, r):
+            if size > trains or owner[r] >= 0 or state.route_blocked(seat, r):
                 continue
             if phase == "turn" and (size >= self.style.long_min or trains <= 6):
                 pay = self.payment(state, seat, r, None)
@@ -356,6 +424,8 @@ class Rollout:
             except IllegalActionError:  # a rule the planner does not model: any legal move
                 state.apply(state.legal_actions()[0])
                 continue
+            if isinstance(action, DrawCard):
+                continue  # most moves: no route (and no failed attribute look-up)
             route = (
                 action.route if isinstance(action, ClaimRoute) else getattr(action, "route", None)
             )

@@ -15,6 +15,7 @@ import pytest
 
 from arena import native
 from arena.engine import Action, GameState
+from arena.engine.game import shuffle
 from arena.variants import all_variants
 from tests.engine_digest import GAMES, RECORDED, playable
 from tests.journey import Journey
@@ -100,6 +101,29 @@ def test_a_copy_has_the_same_future_and_draws_apart(name: str) -> None:
         for done, copy in later:
             assert play_out(copy, moves[done:]) == final
     assert draws, "no move drew from the generator: the test proves nothing"
+
+
+def test_the_engine_shuffles_as_random_does() -> None:
+    """``arena.engine.game.shuffle`` (compiled with the engine) deals the permutation that
+    ``random.Random.shuffle`` deals and leaves the generator where that leaves it."""
+
+    class Dice(random.Random):
+        def random(self) -> float:
+            return 0.5
+
+    for seed in range(300):
+        items = list(range(seed % 120))
+        ours, theirs = random.Random(seed), random.Random(seed)
+        mine = items[:]
+        shuffle(ours, mine)
+        theirs.shuffle(items)
+        assert mine == items
+        assert ours.getstate() == theirs.getstate()
+    # A generator that draws otherwise (here, random() overridden) shuffles by its own method.
+    mine, expected = list(range(10)), list(range(10))
+    shuffle(Dice(1), mine)
+    Dice(1).shuffle(expected)
+    assert mine == expected
 
 
 def test_the_build_is_chosen_by_arena_engine(tmp_path: Path) -> None:

@@ -7,7 +7,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.engine.result import GameResult
-from arena.engine.scoring import competition_ranks, longest_trail
+from arena.engine.scoring import (
+    competition_ranks,
+    component_labels,
+    components,
+    connected,
+    longest_trail,
+)
 from tests.helpers import finish, position, route_id, started
 
 
@@ -64,6 +70,17 @@ def test_longest_trail_may_pass_a_city_twice_but_no_route_twice():
 )
 def test_longest_trail_matches_brute_force(edges):
     assert longest_trail(edges) == brute_force_trail(edges)
+
+
+@given(st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9)), max_size=14))
+def test_component_labels_join_the_nodes_components_joins(edges):
+    """The list labels the end of a game scores tickets with say what ``components`` says."""
+    comp = components(edges)
+    label = component_labels(10, edges)
+    for a in range(10):
+        assert (label[a] >= 0) == (a in comp)
+        for b in range(10):
+            assert (label[a] >= 0 and label[a] == label[b]) == connected(comp, a, b)
 
 
 def test_competition_ranks_share_ties():

@@ -19,7 +19,7 @@ from arena.engine.scoring import components, connected
 from arena.referee.faults import TimeControl
 from arena.referee.launch import BotEntry, in_process_referee
 from arena.variants import get_variant, new_game
-from bots.policy import NEVER, Planner, Rollout
+from bots.policy import NEVER, Planner, Rollout, Style
 from bots.search import MonteCarloBot
 from tests.test_properties import check_conservation
 
@@ -69,6 +69,31 @@ def test_a_plan_joins_the_tickets_it_keeps_with_the_trains_left(name, players, s
     if len(joined) < len(served):
         cost, _ = planner.union(costs, served)
         assert cost > state.trains[seat]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(BOARDS), st.integers(2, 4), st.integers(0, 2**32), st.integers(0, 150))
+def test_whole_number_paths_are_the_paths_of_cost_city_pairs(name, players, seed, steps):
+    """``path`` queues one int per city for whole-number costs; it finds the same cost and
+    routes as the queue of (cost, city) pairs that any costs need, ties included."""
+    state, planner = played(name, players, seed, steps)
+    assert planner.whole
+    seat = 0 if state.is_over else state.to_move
+    costs = planner.costs(state, seat)
+    cities = len(planner.adjacent)
+    rng = random.Random(seed)
+    for _ in range(20):
+        a, b = rng.randrange(cities), rng.randrange(cities)
+        assert planner.path(costs, a, b) == planner.path_by_pairs(costs, a, b)
+
+
+def test_a_style_with_fractional_claim_charges_plans_by_cost_city_pairs():
+    planner = Planner(get_variant("usa"), Style(route_overhead=0.5))
+    assert not planner.whole
+    state = new_game("usa", 3, 5)
+    assert isinstance(state, BoardState)
+    Rollout(planner).play(state)
+    assert state.is_over
 
 
 @pytest.mark.parametrize("name", BOARDS)

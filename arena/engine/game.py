@@ -647,6 +647,24 @@ def _by_name(names: tuple[str, ...], counts: list[int]) -> dict[str, int]:
     return {names[i]: counts[i] for i in range(len(names))}
 
 
+def shuffle(rng: random.Random, items: list[Any]) -> None:
+    """``rng.shuffle(items)``: the same permutation from the same generator, which it leaves
+    in the same state (CPython's algorithm, ``tests/test_engine_builds.py`` checks it), but
+    compiled with the engine: every rollout's reshuffled deck and every sampled deal calls
+    it. A subclass of ``random.Random`` may draw otherwise, so it shuffles by its own method."""
+    if type(rng) is not random.Random:
+        rng.shuffle(items)
+        return
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j: int = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        items[i], items[j] = items[j], items[i]
+
+
 def restored_rng(state: Any) -> random.Random:
     """A generator in ``state`` (``random.Random.getstate()``); ``PositionError`` for anything
     else. Not seeded first: ``setstate`` sets all of it, and seeding from the system is slow."""

@@ -11,27 +11,52 @@ from collections.abc import Sequence
 def components(edges: Sequence[tuple[int, int]]) -> dict[int, int]:
     """Union-find over ``edges``: map each touched node to its component's root."""
     parent: dict[int, int] = {}
-
-    def find(x: int) -> int:
-        root = x
-        while parent.get(root, root) != root:
-            root = parent[root]
-        while parent.get(x, x) != root:
-            parent[x], x = root, parent[x]
-        return root
-
     for a, b in edges:
-        ra, rb = find(a), find(b)
+        ra, rb = _root(parent, a), _root(parent, b)
         if ra != rb:
             parent[ra] = rb
         parent.setdefault(rb, rb)
-    return {node: find(node) for node in list(parent)}
+    return {node: _root(parent, node) for node in list(parent)}
+
+
+def _root(parent: dict[int, int], x: int) -> int:
+    """``x``'s root in ``parent``, compressing the path to it."""
+    root = x
+    while parent.get(root, root) != root:
+        root = parent[root]
+    while parent.get(x, x) != root:
+        parent[x], x = root, parent[x]
+    return root
 
 
 def connected(comp: dict[int, int], a: int, b: int) -> bool:
     """True when cities ``a`` and ``b`` lie in one component of ``comp``."""
     ra = comp.get(a)
     return ra is not None and ra == comp.get(b)
+
+
+def component_labels(nodes: int, edges: Sequence[tuple[int, int]]) -> list[int]:
+    """``components`` for nodes ``0 .. nodes - 1`` as a list: each node's component label,
+    -1 for a node no edge touches. Lists, not dicts: the end of every rollout scores
+    tickets with it, and the compiled build indexes lists natively."""
+    parent = list(range(nodes))
+    touched = [False] * nodes
+    for a, b in edges:
+        ra, rb = _find(parent, a), _find(parent, b)
+        if ra != rb:
+            parent[ra] = rb
+        touched[a] = touched[b] = True
+    return [_find(parent, x) if touched[x] else -1 for x in range(nodes)]
+
+
+def _find(parent: list[int], x: int) -> int:
+    """``x``'s root in the list ``parent``, compressing the path to it."""
+    root = x
+    while parent[root] != root:
+        root = parent[root]
+    while parent[x] != root:
+        parent[x], x = root, parent[x]
+    return root
 
 
 def longest_trail(edges: Sequence[tuple[int, int, int]]) -> int:
@@ -41,37 +66,52 @@ def longest_trail(edges: Sequence[tuple[int, int, int]]) -> int:
     sets. Two facts keep it small: a maximal trail that does not end where it
     started ends at odd-degree nodes, so searches start only there; and a
     component whose nodes all have even degree has an Euler circuit, whose
-    length is the sum of all its edges.
+    length is the sum of all its edges. The nodes are numbered 0, 1, ... in
+    order of appearance, so that the search runs on lists.
     """
     if not edges:
         return 0
-    adjacency: dict[int, list[tuple[int, int, int]]] = {}
-    for i, (a, b, length) in enumerate(edges):
-        adjacency.setdefault(a, []).append((b, i, length))
-        adjacency.setdefault(b, []).append((a, i, length))
-    comp = components([(a, b) for a, b, _ in edges])
-    comp_total: dict[int, int] = {}
-    comp_odd: dict[int, list[int]] = {}
-    for a, _b, length in edges:
-        comp_total[comp[a]] = comp_total.get(comp[a], 0) + length
-    for node, links in adjacency.items():
-        if len(links) % 2:
-            comp_odd.setdefault(comp[node], []).append(node)
+    index: dict[int, int] = {}
+    ends: list[tuple[int, int, int]] = []
+    for a, b, length in edges:
+        if a not in index:
+            index[a] = len(index)
+        if b not in index:
+            index[b] = len(index)
+        ends.append((index[a], index[b], length))
+    n = len(index)
+    adjacency: list[list[tuple[int, int, int]]] = [[] for _ in range(n)]
+    parent = list(range(n))
+    for i, (a, b, length) in enumerate(ends):
+        adjacency[a].append((b, i, length))
+        adjacency[b].append((a, i, length))
+        ra, rb = _find(parent, a), _find(parent, b)
+        if ra != rb:
+            parent[ra] = rb
+    total = [0] * n
+    odd: list[list[int]] = [[] for _ in range(n)]
+    for a, _b, length in ends:
+        total[_find(parent, a)] += length
+    for node in range(n):
+        if len(adjacency[node]) % 2:
+            odd[_find(parent, node)].append(node)
 
     best = 0
-    for root, total in comp_total.items():
-        starts = comp_odd.get(root)
-        if not starts:
-            best = max(best, total)
+    for root in range(n):
+        if parent[root] != root:
             continue
-        if total <= best:
+        starts = odd[root]
+        if not starts:
+            best = max(best, total[root])
+            continue
+        if total[root] <= best:
             continue
         for start in starts:
             best = max(best, _dfs(adjacency, start, 0))
     return best
 
 
-def _dfs(adjacency: dict[int, list[tuple[int, int, int]]], node: int, used: int) -> int:
+def _dfs(adjacency: list[list[tuple[int, int, int]]], node: int, used: int) -> int:
     best = 0
     for other, edge, length in adjacency[node]:
         bit = 1 << edge

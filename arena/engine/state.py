@@ -56,11 +56,12 @@ from arena.engine.game import (
     GameBase,
     TicketBelief,
     keep_choices,
+    shuffle,
 )
 from arena.engine.observation import BoardObservation, BoardSeatView, Observation
 from arena.engine.position import BoardPosition, Position
 from arena.engine.result import GameResult, ScoreLabel
-from arena.engine.scoring import components, connected, longest_trail
+from arena.engine.scoring import component_labels, longest_trail
 
 if TYPE_CHECKING:
     from arena.engine.board import Board, BoardRules
@@ -129,7 +130,7 @@ class BoardState(GameBase):
         self.first_player = rng.randrange(num_players)
         deck = [c for c in range(wild) for _ in range(rules.cards_per_colour)]
         deck += [wild] * rules.wild_cards
-        rng.shuffle(deck)
+        shuffle(rng, deck)
         self._deck = deck
         self._discards = [0] * (wild + 1)
         self._hands = [[0] * (wild + 1) for _ in range(num_players)]
@@ -155,7 +156,7 @@ class BoardState(GameBase):
     def _deal_initial_tickets(self) -> None:
         """Hook, at creation: shuffle the ticket deck and deal each seat its initial offer."""
         ticket_deck = list(range(len(self.board.tickets)))
-        self._rng.shuffle(ticket_deck)
+        shuffle(self._rng, ticket_deck)
         self._ticket_deck = ticket_deck  # the top is the end of the list
         for seat in self._seat_order():
             for _ in range(min(self.rules.initial_tickets_dealt, len(ticket_deck))):
@@ -184,19 +185,20 @@ class BoardState(GameBase):
         return tuple(self._route_points)
 
     # Read access to the full state for search and learning code (sampled states, rollouts):
-    # the engine's own lists, not copies, so never change them.
+    # the engine's own lists, not copies, so never change them. The int lists are typed as
+    # lists so that compiled code (bots/policy.py) indexes them natively.
 
     @property
-    def route_owner(self) -> Sequence[int]:
+    def route_owner(self) -> list[int]:
         """The seat owning each route (index = route id - 1), -1 for a free route."""
         return self._owner
 
     @property
-    def trains(self) -> Sequence[int]:
+    def trains(self) -> list[int]:
         """Pieces left per seat."""
         return self._trains
 
-    def hand(self, seat: int) -> Sequence[int]:
+    def hand(self, seat: int) -> list[int]:
         """``seat``'s train cards: a count per colour (``rules.colours`` order), then wilds."""
         return self._hands[seat]
 
@@ -209,7 +211,7 @@ class BoardState(GameBase):
         return self._offers[seat]
 
     @property
-    def display(self) -> Sequence[int]:
+    def display(self) -> list[int]:
         """The face-up cards (card indices), -1 for an empty slot."""
         return self._display
 
@@ -630,7 +632,7 @@ class BoardState(GameBase):
         for colour, count in enumerate(discards):
             deck.extend([colour] * count)
             discards[colour] = 0
-        self._rng.shuffle(deck)
+        shuffle(self._rng, deck)
         return True
 
     def _refill_display(self) -> None:
@@ -831,7 +833,7 @@ class BoardState(GameBase):
             if shown is not None:
                 unseen[shown] -= 1
         pool = [name for name in names for _ in range(unseen[name])]
-        rng.shuffle(pool)
+        shuffle(rng, pool)
         hands = []
         for p, public in enumerate(observation.public):
             if p == observation.seat:
@@ -859,7 +861,7 @@ class BoardState(GameBase):
         offered = [t.id for t in observation.offered_tickets]
         known = {*own, *offered}
         hidden = [i for i in range(1, len(variant.board.tickets) + 1) if i not in known]
-        rng.shuffle(hidden)
+        shuffle(rng, hidden)
         if observation.phase == "setup_tickets":
             cls._sample_setup(variant, observation, rng, hidden, [], fields)
         else:
@@ -926,7 +928,7 @@ class BoardState(GameBase):
             deal = [hidden_extra.pop() for _ in range(extra)]
             deal += [hidden.pop() for _ in range(len(offered) - extra)]
             if p in chose:
-                rng.shuffle(deal)
+                shuffle(rng, deal)
                 least = min(rules.initial_tickets_keep, len(deal))
                 kept = rng.randint(least, len(deal))
                 tickets[p], deal = deal[:kept], deal[kept:]
@@ -983,10 +985,12 @@ class BoardState(GameBase):
         the ``borrowed`` routes."""
         board = self.board
         a, b = board.route_a, board.route_b
-        comp = components([(a[r], b[r]) for r in (*self._routes[seat], *borrowed)])
+        edges = [(a[r], b[r]) for r in (*self._routes[seat], *borrowed)]
+        label = component_labels(len(board.cities), edges)
         done = failed = done_points = failed_points = 0
         for t in self._tickets[seat]:
-            if connected(comp, board.ticket_a[t], board.ticket_b[t]):
+            joined = label[board.ticket_a[t]]
+            if joined >= 0 and joined == label[board.ticket_b[t]]:
                 done += 1
                 done_points += board.ticket_points[t]
             else:

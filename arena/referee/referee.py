@@ -206,6 +206,7 @@ class Referee:
             else self._decide_remote
             for seat in seats
         ]
+        hub = self.hub
         while not state.is_over:
             s = state.to_move
             assert s is not None  # the game is not over
@@ -217,7 +218,8 @@ class Referee:
                 by = "bot" if s not in forfeits else "fallback"
                 think[s] += seconds
             state.apply(action)
-            if remote[s] and s not in forfeits and state.to_move != s:
+            is_remote = remote[s]
+            if is_remote and s not in forfeits and state.to_move != s:
                 seats[s].pause()  # its turn is over: it computes no more meanwhile
             decisions += 1
             line = {
@@ -227,15 +229,17 @@ class Referee:
                 "ms": round(seconds * 1e6) / 1000,  # 3 decimals; round(x, 3) costs 3.6x more
                 "by": by,
             }
-            if game.note and by == "bot":
-                line["note"] = game.note  # shown at this step by the replay viewer
-            game.note = None
-            if remote[s] and by == "bot":
+            note = game.note
+            if note is not None:
+                if by == "bot":
+                    line["note"] = note  # shown at this step by the replay viewer
+                game.note = None
+            if is_remote and by == "bot":
                 stderr = seats[s].new_stderr()
                 if stderr:
                     line["stderr"] = stderr  # shown at this step by the replay viewer
             actions.append(line)
-            if self.hub is not None:
+            if hub is not None:
                 self._sweep(game)
         if self.hub is not None:
             self.hub.pump(0)  # a process that exited during the last decision is a crash

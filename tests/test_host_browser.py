@@ -95,11 +95,15 @@ def test_two_participants_upload_and_watch_the_ladder(people, host: HostProcess)
 
 
 def test_each_sees_their_own_logs_only(people, host: HostProcess) -> None:
+    from playwright.sync_api import expect
+
     alice, bob = people["alice"], people["bob"]
     alice.goto(host.url + "boards/usa/2")
     alice.click("ul.matches li a")
+    # A click only starts the navigation: wait for the match's page before looking at it.
+    alice.wait_for_url(re.compile(r"/matches/\d+$"))
     match_url = alice.url
-    assert alice.locator("a.stderr").count() == 1
+    expect(alice.locator("a.stderr")).to_have_count(1)
     mine = alice.locator("a.stderr").get_attribute("href")
     bob.goto(match_url)
     assert bob.locator("a.stderr").count() == 1

@@ -82,6 +82,8 @@ def main() -> None:
     parser.add_argument("--out", help="write each decision as a JSON line to this file")
     args = parser.parse_args()
     settings = settings_from(args.set)
+    for bot in args.bot or list(SEARCH_BOTS):  # a name a bot does not take: one line, now
+        settings_from(args.set, get_bot(bot).factory)
     tables = args.table or ["usa:4", "usa:2"]
     started = time.perf_counter()
     found = positions(tables, args.games, args.seed)

@@ -52,7 +52,7 @@ def main() -> None:
     parser.add_argument("--variant", default="usa")
     parser.add_argument("--seed", type=int, default=80_000)
     args = parser.parse_args()
-    changes = settings_from(args.changes)
+    changes = settings_from(args.changes, type(SEARCH_STYLE))
     variant = get_variant(args.variant)
     common = Planner(variant, SEARCH_STYLE)
     tested = Planner(variant, replace(SEARCH_STYLE, **changes))

@@ -29,9 +29,11 @@ import argparse
 import ast
 import functools
 import hashlib
+import inspect
 import json
 import statistics
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, cast
 
@@ -134,12 +136,28 @@ def report(bot: str, opponent: str, players: int, variant: str, games: list[dict
     )
 
 
-def settings_from(items: list[str]) -> dict[str, Any]:
-    """``NAME=VALUE`` items (``--set``) as keyword settings, each value a Python literal."""
+def settings_from(items: list[str], accepts: Callable[..., Any] | None = None) -> dict[str, Any]:
+    """``NAME=VALUE`` items (``--set``) as keyword settings, each value a Python literal. An
+    item of another form, a value that is not a literal, or a name that ``accepts`` (the
+    bot's factory, the style's class) does not take ends the run in one line."""
     settings: dict[str, Any] = {}
     for item in items:
-        name, _, value = item.partition("=")
-        settings[name] = ast.literal_eval(value)
+        name, sep, value = item.partition("=")
+        if not sep or not name.isidentifier():
+            raise SystemExit(f"error: {item!r} is not NAME=VALUE")
+        try:
+            settings[name] = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            raise SystemExit(
+                f"error: {item!r}: the value is not a Python literal (1, 0.5, True, 'text')"
+            ) from None
+    if accepts is not None:
+        signature = inspect.signature(accepts)
+        try:
+            signature.bind_partial(**settings)
+        except TypeError as error:
+            named = [p for p in signature.parameters if p not in ("seed", "self")]
+            raise SystemExit(f"error: {error} (the settings are: {', '.join(named)})") from None
     return settings
 
 
@@ -157,7 +175,7 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=0, help="print the tally every N games")
     parser.add_argument("--log", help="write one JSON line per game to this file")
     args = parser.parse_args()
-    settings = settings_from(args.set)
+    settings = settings_from(args.set, get_bot(args.bot).factory)
     started = time.perf_counter()
     indices = range(args.first, args.first + args.games)
     log = open(args.log, "w") if args.log else None  # noqa: SIM115 (closed below)

@@ -20,7 +20,7 @@ import pytest
 from arena import chaos
 from arena.commands.common import counted
 from arena.tournament.executors import MAX_ATTEMPTS
-from arena.tournament.rayexec import SESSIONS, processes_using
+from arena.tournament.rayexec import SESSIONS, kill_if_using, processes_using, uses
 from arena.tournament.store import ResultsStore
 from tests.conftest import RAY, free_port, start_head, stop_ray_in
 from tests.journey import PROMPTLY_S
@@ -258,3 +258,30 @@ def test_a_match_whose_ray_worker_keeps_dying_is_an_arena_fault(tmp_path, ray_cl
     assert played_now(3) in out.out
     shown = arena("tournament", "show", "dying", data_dir=data)
     assert "3 of 4 planned matches played, 1 failed" in shown.out
+
+
+def test_a_ray_session_s_leftovers_are_killed_for_what_they_hold_never_by_number_alone(tmp_path):
+    """Ending a local Ray kills the processes that use its session folder, each held by a
+    pidfd and checked again first: a process that took a listed number meanwhile (here, one
+    that never used the folder) is left alone."""
+    folder = tmp_path / "session"
+    folder.mkdir()
+    log = folder / "raylet.out"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", f"import time; f = open({str(log)!r}, 'w'); time.sleep(60)"]
+    )
+    other = subprocess.Popen(["sleep", "60"])
+    try:
+        deadline = time.monotonic() + 10
+        while not uses(holder.pid, str(folder)):
+            assert time.monotonic() < deadline, "the holder never opened its file"
+            time.sleep(0.05)
+        kill_if_using(other.pid, str(folder))
+        kill_if_using(holder.pid, str(folder))
+        assert holder.wait(5) == -signal.SIGKILL
+        time.sleep(0.1)
+        assert other.poll() is None, "a process that never used the folder was killed"
+    finally:
+        for process in (holder, other):
+            process.kill()
+            process.wait(5)

@@ -139,23 +139,45 @@ def processes_using(folder: str) -> list[int]:
     """Processes (other than this one) whose command line or open files are under ``folder``:
     the processes of a Ray session kept there (its agents rename themselves, but keep their
     log files open)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as file:
-                if folder.encode() in file.read():
-                    found.append(int(entry))
-                    continue
-            for fd in os.listdir(f"/proc/{entry}/fd"):
-                with contextlib.suppress(OSError):
-                    if os.readlink(f"/proc/{entry}/fd/{fd}").startswith(folder):
-                        found.append(int(entry))
-                        break
-        except OSError:
-            continue
-    return found
+    return [
+        int(entry)
+        for entry in os.listdir("/proc")
+        if entry.isdigit() and int(entry) != os.getpid() and uses(int(entry), folder)
+    ]
+
+
+def uses(pid: int, folder: str) -> bool:
+    """Whether process ``pid`` has ``folder`` in its command line or a file open under it."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as file:
+            if folder.encode() in file.read():
+                return True
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            with contextlib.suppress(OSError):
+                if os.readlink(f"/proc/{pid}/fd/{fd}").startswith(folder):
+                    return True
+    except OSError:
+        return False
+    return False
+
+
+def kill_if_using(pid: int, folder: str) -> None:
+    """SIGKILL ``pid`` if it still uses ``folder``: held by a pidfd first, then checked, so
+    that a number another process took meanwhile is never signalled."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except ProcessLookupError:  # gone already
+        return
+    except (OSError, AttributeError):  # a kernel without pidfds: by number, as before
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+        return
+    try:
+        if uses(pid, folder):
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+    finally:
+        os.close(pidfd)
 
 
 def end_session(folder: str) -> None:
@@ -165,8 +187,7 @@ def end_session(folder: str) -> None:
         if not pids:
             break
         for pid in pids:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
+            kill_if_using(pid, folder)
         time.sleep(0.2)
     shutil.rmtree(folder, ignore_errors=True)
 

@@ -241,8 +241,8 @@ class Referee:
             actions.append(line)
             if hub is not None:
                 self._sweep(game)
-        if self.hub is not None:
-            self.hub.pump(0)  # a process that exited during the last decision is a crash
+        if hub is not None:
+            hub.pump(0)  # a process that exited during the last decision is a crash
             self._sweep(game)
         self._check_scratch(game)
         return self._finish(game, started, decisions, think)

@@ -25,10 +25,8 @@ minute) before and after. The cluster is ended by killing its own processes
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import shutil
-import signal
 import statistics
 import tempfile
 from pathlib import Path
@@ -58,13 +56,11 @@ def start_cluster(temp_dir: str) -> str:
 
 
 def end_cluster(temp_dir: str) -> None:
-    """Kill the processes of the cluster kept in ``temp_dir`` (only them), remove it."""
-    from arena.tournament.rayexec import processes_using
+    """Kill the processes of the cluster kept in ``temp_dir`` (only them), remove it: as the
+    arena ends a local Ray of its own (``rayexec.end_session``)."""
+    from arena.tournament.rayexec import end_session
 
-    for pid in processes_using(temp_dir):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
-    shutil.rmtree(temp_dir, ignore_errors=True)
+    end_session(temp_dir)
 
 
 def main() -> None:

@@ -1,7 +1,4 @@
-import contextlib
 import os
-import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -65,12 +62,9 @@ def start_head(temp: Path, port: int, *extra: str) -> None:
 def stop_ray_in(temp: Path) -> None:
     """Kill every process of the Ray whose files are in ``temp`` (``ray stop`` would end
     every Ray on the machine, other test workers' included), then remove its files."""
-    from arena.tournament.rayexec import processes_using
+    from arena.tournament.rayexec import end_session
 
-    for pid in processes_using(str(temp)):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-    shutil.rmtree(temp, ignore_errors=True)
+    end_session(str(temp))
 
 
 @pytest.fixture(scope="session")

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.procfs import held_groups, kill_groups, signal_group
+from arena.procfs import held_groups, kill_groups, signal_group, stat_fields
 from arena.referee.cgroup import PREFIX, BotCgroup, usable_parent
 from arena.referee.containment import CGROUP, PROCESS_GROUP, pid_namespace
 from arena.referee.faults import TimeControl
@@ -267,6 +267,14 @@ def test_a_setsid_grandchild_dies_with_its_bot(method, tmp_path):
     assert not left_behind(tag), "a setsid grandchild outlived its match"
 
 
+def wait_dead(pid: int, why: str, seconds: float = 5.0) -> None:
+    """Wait until ``pid`` is gone or a zombie (dead, not yet reaped by whoever adopted it)."""
+    deadline = time.monotonic() + seconds
+    while (fields := stat_fields(pid)) is not None and fields[0] != "Z":
+        assert time.monotonic() < deadline, why
+        time.sleep(0.01)
+
+
 def test_a_bots_group_is_signalled_by_its_pidfd_never_by_a_number_someone_may_reuse():
     """The launched process exits and is reaped; its child stays in its group and dies of
     the group's signal. After that, the signal reaches no one else, even when its old number
@@ -280,12 +288,7 @@ def test_a_bots_group_is_signalled_by_its_pidfd_never_by_a_number_someone_may_re
         child = int(leader.stdout.readline())
         leader.wait(10)
         signal_group(pidfd, leader.pid, signal.SIGKILL)
-        deadline = time.monotonic() + 5
-        while (
-            Path(f"/proc/{child}").exists() and "Z" not in Path(f"/proc/{child}/stat").read_text()
-        ):
-            assert time.monotonic() < deadline, "the child outlived its group's signal"
-            time.sleep(0.01)
+        wait_dead(child, "the child outlived its group's signal")
         caught: list[int] = []
         before = signal.signal(signal.SIGUSR1, lambda number, frame: caught.append(number))
         try:
@@ -316,10 +319,7 @@ def test_a_dead_worker_s_bots_held_by_pidfd_are_killed_with_their_groups():
     leader.stdin.close()  # the leader exits now, after being held
     leader.wait(10)
     kill_groups(held)
-    deadline = time.monotonic() + 5
-    while Path(f"/proc/{child}").exists() and "Z" not in Path(f"/proc/{child}/stat").read_text():
-        assert time.monotonic() < deadline, "the bot's child outlived the kill"
-        time.sleep(0.01)
+    wait_dead(child, "the bot's child outlived the kill")
     for _, pidfd in held:
         assert pidfd is not None
         with pytest.raises(OSError):

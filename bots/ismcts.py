@@ -100,7 +100,9 @@ class SearchBot(MonteCarloBot):
         super().on_game_start(observation)
         common = Planner(self.variant, SEARCH_STYLE)
         self.rollout = Rollout(SeatPlanners(self.planner, common, observation.seat))
-        self.corridors = ticket_corridors(self.variant.board, self.slack)
+        # Only the (off by default) corridor belief reads them: an all-pairs search a game.
+        corridor = self.corridor != 1.0
+        self.corridors = ticket_corridors(self.variant.board, self.slack) if corridor else []
 
     def candidates(self, state: BoardState, legal: Sequence[Action]) -> list[Action]:
         """``monte-carlo``'s candidates; in the end game also a claim of every route of its

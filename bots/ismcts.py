@@ -4,14 +4,23 @@ It builds on ``monte-carlo`` (``bots/search.py``): a fast ticket planner
 (``bots/policy.py``) plays every seat of its rollouts; what it cannot see is
 sampled from its own observation alone (``Variant.sample``, the other seats'
 tickets weighted by the cities their routes reach); and it searches the moves
-that decide games (every ticket keep, ticket draws once the plan is done, the
-end game's claims and draws) while the planner plays the rest. What it adds:
+that decide games (every ticket keep, ticket draws once the plan is done, and
+every turn once some seat is down to 22 of its 45 trains) while the planner plays the rest.
+What it adds:
 
 - **Sequential halving** instead of equal samples per candidate: a decision
   among k candidates may play ``samples * k`` rollouts, spent in rounds; each
   round deals fresh determinizations shared by every candidate still in play
   (common random numbers) and drops the worse half. Most rollouts go to
   telling the two or three best moves apart, where they matter.
+- **A longer end game, with the plan's moves in it**: from 22 trains left (the
+  seat lowest on trains; on maps with fewer pieces, the same share of them;
+  ``monte-carlo`` waits for 8) every turn is searched, and its
+  candidates are the planner's move, a blind draw, claims of the longest routes it can
+  pay for, and also a claim of each route of its plan it can pay for and a draw of each
+  colour face up. Against ``planner`` in 2 players this took its win rate from 66% to
+  77% on the same 400 deals (docs/BOTS.md, issue 34); searching from 30 trains, or from
+  22 without the plan's claims and face-up draws, did worse.
 - **Its own style**: its planner charges three trains' worth per claim when
   choosing paths (``monte-carlo``'s charges one), so its paths run over fewer,
   longer routes, which score more points per train; in its rollouts it plays
@@ -52,7 +61,10 @@ OWN_STYLE = replace(SEARCH_STYLE, route_overhead=3.0)
 # cap (0.9 s, 80 ms) at the 99th percentile of searched decisions on the project's 2-core
 # machine (docs/BOTS.md, "Budgets, not clocks"; tests/test_budgets.py checks them).
 MCTS_SAMPLES = 46
-FAST_SAMPLES = 4
+FAST_SAMPLES = 8
+# Every turn is searched once some seat is down to this share of its pieces: 22 of USA's
+# and Europe's 45 trains (tuned there), 7 of New York's 15 taxis (docs/BOTS.md, issue 34).
+SEARCHED_FROM_SHARE = 22 / 45
 
 
 class SearchBot(MonteCarloBot):
@@ -69,24 +81,31 @@ class SearchBot(MonteCarloBot):
         corridor: float = 1.0,
         slack: float = 2.0,
         overlap_cap: int = 3,
-        plan_claims: bool = False,
-        face_up: bool = False,
+        plan_claims: bool = True,
+        face_up: bool = True,
         overhead: float | None = None,
+        endgame_trains: int | None = None,
         **settings: Any,
     ) -> None:
         """``samples``: rollouts per candidate on average; a decision among k candidates
         plays at most ``samples * k`` (the budget sequential halving shares out;
         deterministic given the seed); ``budget_s`` caps its time (reaching it makes the
         bot depend on machine speed); ``samples=None`` searches until ``budget_s`` instead.
-        ``settings`` as ``MonteCarloBot``'s (``win_bonus``,
-        ``min_trains``, ``endgame_trains``, ``endgame_claims``, ``belief``).
+        ``endgame_trains``: every turn is searched once some seat is down to this many
+        trains (by default ``SEARCHED_FROM_SHARE`` of the map's pieces per player), with
+        ``plan_claims`` (a claim of each route of its plan it can pay for) and ``face_up``
+        (a draw of each colour face up) among the candidates. ``settings`` as
+        ``MonteCarloBot``'s (``win_bonus``, ``min_trains``, ``endgame_claims``, ``belief``).
 
-        Tried in issue 34 and off by default, since none measurably helped (docs/BOTS.md):
+        Tried in issue 34 and off by default, since neither measurably helped (docs/BOTS.md):
         ``corridor`` (a ticket this much likelier for each of the seat's claimed routes,
         up to ``overlap_cap``, on a path between its cities at most ``slack`` trains longer
-        than the shortest), ``plan_claims`` and ``face_up`` (more end-game candidates),
-        ``overhead`` (its own style's claim charge instead of 3)."""
+        than the shortest), ``overhead`` (its own style's claim charge instead of 3)."""
         super().__init__(seed, iterations=samples, budget_s=budget_s, **settings)
+        self.endgame_given = endgame_trains
+        self.endgame_trains = (
+            round(SEARCHED_FROM_SHARE * 45) if endgame_trains is None else endgame_trains
+        )
         self.samples = samples
         self.corridor = corridor
         self.slack = slack
@@ -98,6 +117,9 @@ class SearchBot(MonteCarloBot):
 
     def on_game_start(self, observation: Observation) -> None:
         super().on_game_start(observation)
+        if self.endgame_given is None:
+            pieces = self.variant.rules.pieces_per_player
+            self.endgame_trains = round(SEARCHED_FROM_SHARE * pieces)
         common = Planner(self.variant, SEARCH_STYLE)
         self.rollout = Rollout(SeatPlanners(self.planner, common, observation.seat))
         # Only the (off by default) corridor belief reads them: an all-pairs search a game.
@@ -106,8 +128,8 @@ class SearchBot(MonteCarloBot):
 
     def candidates(self, state: BoardState, legal: Sequence[Action]) -> list[Action]:
         """``monte-carlo``'s candidates; in the end game also a claim of every route of its
-        plan it can pay for (the turns left decide which tickets get done) and a draw of
-        each colour face up."""
+        plan it can pay for (the turns left decide which tickets get done, and which of
+        its routes another seat may take first) and a draw of each colour face up."""
         found = super().candidates(state, legal)
         if state.phase != "turn" or min(state.trains) > self.endgame_trains:
             return found
@@ -242,22 +264,28 @@ def arena_bots() -> list[BotSpec]:
             "the strongest: determinized search with sequential halving over the moves "
             f"that decide games ({MCTS_SAMPLES} rollouts a candidate, at most 0.9 s a decision)",
             functools.partial(SearchBot, samples=MCTS_SAMPLES, budget_s=0.9),
-            version="2",  # 2: a budget that fits its cap (issue 34); 1 searched 80 a candidate
+            # 3: every turn searched from 22 trains, with its plan's claims and face-up draws;
+            # 2: a budget that fits its cap (issue 34); 1 searched 80 a candidate
+            version="3",
         ),
         BotSpec(
             "mcts-fast",
             f"the same search with {FAST_SAMPLES} rollouts a candidate (at most 80 ms a decision)",
             functools.partial(SearchBot, samples=FAST_SAMPLES, budget_s=0.08),
-            version="2",  # 2: a budget that fits its cap (issue 34); 1 searched 10 a candidate
+            # 3: as mcts's, and 8 rollouts a candidate (the compiled planner's room under the
+            # cap); 2: 4, a budget that fits its cap; 1 searched 10 a candidate
+            version="3",
         ),
         BotSpec(
             "mcts-timed",
             "the same search until 0.9 s have passed, halving on the clock (not reproducible)",
             functools.partial(SearchBot, samples=None, budget_s=0.9),
+            version="2",  # 2: every turn searched from 22 trains (as mcts's version 3)
         ),
         BotSpec(
             "mcts-fast-timed",
             "the same search until 80 ms have passed, halving on the clock (not reproducible)",
             functools.partial(SearchBot, samples=None, budget_s=0.08),
+            version="2",  # 2: every turn searched from 22 trains (as mcts's version 3)
         ),
     ]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+from arena.engine.actions import DRAW_DECK, DrawCard
+from arena.engine.state import BoardState
 from arena.referee.faults import TimeControl
 from arena.referee.launch import BotEntry, in_process_referee
 from arena.variants import get_variant
@@ -41,9 +43,9 @@ def test_it_decides_from_the_observation_alone():
 
 
 def test_its_experimental_belief_and_end_game_moves_read_the_observation_alone():
-    """The settings tried in issue 34 (off by default): a ticket belief from the routes each
-    seat claimed on near-shortest paths, and more end-game candidates; still the same move
-    for two states the seat cannot tell apart."""
+    """The settings tried in issue 34: a ticket belief from the routes each seat claimed on
+    near-shortest paths (off by default), and the end game's plan claims and face-up draws
+    (on); still the same move for two states the seat cannot tell apart."""
     settings = {"corridor": 3.0, "plan_claims": True, "face_up": True}
     for seed, steps in ((7, 40), (9, 215), (9, 225)):  # the last two in the end game
         state, _ = played("usa", 4, seed, steps)
@@ -57,6 +59,60 @@ def test_its_experimental_belief_and_end_game_moves_read_the_observation_alone()
             for real in (state, other)
         ]
         assert choices[0] == choices[1]
+
+
+def test_its_end_game_starts_at_the_same_share_of_every_map_s_pieces():
+    """Every turn is searched from 22 of USA's and Europe's 45 trains and 7 of New York's
+    15 taxis (the share tuned on USA), unless a number is given."""
+    for name, players, expected in (("usa", 4, 22), ("europe", 3, 22), ("newyork", 2, 7)):
+        state, _ = played(name, players, 3, 0)
+        assert started(state).endgame_trains == expected, name
+        assert started(state, endgame_trains=12).endgame_trains == 12
+
+
+def end_game_turns(seed: int, count: int) -> list[BoardState]:
+    """The first ``count`` turns of a 2-player USA planner game once a seat is down to 22
+    trains (copies)."""
+    state, planner = played("usa", 2, seed, 0)
+    found: list[BoardState] = []
+    while not state.is_over and len(found) < count:
+        if state.phase == "turn" and min(state.trains) <= 22:
+            found.append(state.copy())
+        state.apply(planner.move(state, planner.plan(state, state.to_move)))
+    return found
+
+
+def face_up_colours(state, actions) -> set[int]:
+    """The colours face up that ``actions`` draw."""
+    return {state.display[a.slot] for a in actions if type(a) is DrawCard and a.slot is not None}
+
+
+def test_its_end_game_candidates_hold_its_plan_s_claims_and_each_face_up_colour():
+    """Once some seat is down to its end-game trains: the planner's move, a blind draw, the
+    longest payable claims, and also every payable claim of its plan and a draw of each
+    distinct face-up colour, all legal and each once; before that, the planner's move and
+    (its plan done) a ticket draw only."""
+    plan_claims = face_up_draws = 0
+    for seed in range(3):
+        for state in end_game_turns(seed, 6):
+            bot = started(state, seed)
+            legal = state.legal_actions()
+            found = bot.candidates(state, legal)
+            assert len(found) == len(set(found)) and all(a in legal for a in found)
+            assert DRAW_DECK in found or DRAW_DECK not in legal
+            seat = state.to_move
+            for r in bot.planner.plan(state, seat):
+                pay = bot.planner.payment(state, seat, r, None)
+                if pay is not None:
+                    assert pay in found
+                    plan_claims += 1
+            wanted = face_up_colours(state, legal)
+            assert wanted == face_up_colours(state, found)
+            face_up_draws += len(wanted)
+    assert plan_claims and face_up_draws
+    early, _ = played("usa", 2, 1, 20)
+    assert min(early.trains) > 22 and early.phase == "turn"
+    assert len(started(early).candidates(early, early.legal_actions())) <= 2
 
 
 def test_a_tickets_corridor_holds_its_shortest_path():

@@ -227,6 +227,12 @@ class MonteCarloBot(PlanningBot):
         return weight
 
     def value(self, final: BoardState, seat: int) -> float:
+        """A rollout's end for ``seat``: its margin over the best other seat (in units of 50
+        points), plus ``win_bonus`` for a win. A rollout the planner could not finish within
+        its step limit (seats trading moves that change nothing, e.g. a Europe tunnel tried
+        and withdrawn over and over) has no verdict: 0, an even game."""
+        if not final.is_over:
+            return 0.0
         scores = final.result().scores
         best_other = max(s for p, s in enumerate(scores) if p != seat)
         margin = (scores[seat] - best_other) / 50.0

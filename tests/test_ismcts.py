@@ -115,6 +115,22 @@ def test_its_end_game_candidates_hold_its_plan_s_claims_and_each_face_up_colour(
     assert len(started(early).candidates(early, early.legal_actions())) <= 2
 
 
+def test_a_rollout_cut_by_its_step_limit_counts_as_an_even_game_not_a_crash():
+    """A rollout the planner does not finish (its step limit reached: on Europe, seats that
+    try a tunnel and withdraw, over and over) is valued 0 rather than raising (which
+    forfeited 2 of 240 games of a Europe round robin)."""
+    state, _ = played("europe", 4, 5, 60)
+    bot = started(state)
+    unfinished = bot.rollout.play(state.copy(), limit=3)
+    assert not unfinished.is_over
+    assert bot.value(unfinished, state.to_move) == 0.0
+    finished = bot.rollout.play(state.copy())
+    scores = finished.result().scores
+    margin = (scores[0] - max(scores[1:])) / 50.0
+    assert finished.is_over
+    assert bot.value(finished, 0) == margin + (bot.win_bonus if margin > 0 else 0.0)
+
+
 def test_a_tickets_corridor_holds_its_shortest_path():
     """Every route of a shortest path between a ticket's cities (claims charged a train, as
     the planners charge them) is in its corridor, even with no slack."""

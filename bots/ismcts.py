@@ -64,7 +64,8 @@ MCTS_SAMPLES = 46
 FAST_SAMPLES = 8
 # Every turn is searched once some seat is down to this share of its pieces: 22 of USA's
 # and Europe's 45 trains (tuned there), 7 of New York's 15 taxis (docs/BOTS.md, issue 34).
-SEARCHED_FROM_SHARE = 22 / 45
+USA_PIECES = 45
+SEARCHED_FROM_SHARE = 22 / USA_PIECES
 
 
 class SearchBot(MonteCarloBot):
@@ -103,9 +104,7 @@ class SearchBot(MonteCarloBot):
         than the shortest), ``overhead`` (its own style's claim charge instead of 3)."""
         super().__init__(seed, iterations=samples, budget_s=budget_s, **settings)
         self.endgame_given = endgame_trains
-        self.endgame_trains = (
-            round(SEARCHED_FROM_SHARE * 45) if endgame_trains is None else endgame_trains
-        )
+        self.endgame_trains = self.searched_from(USA_PIECES)  # the map's, once a game starts
         self.samples = samples
         self.corridor = corridor
         self.slack = slack
@@ -117,14 +116,18 @@ class SearchBot(MonteCarloBot):
 
     def on_game_start(self, observation: Observation) -> None:
         super().on_game_start(observation)
-        if self.endgame_given is None:
-            pieces = self.variant.rules.pieces_per_player
-            self.endgame_trains = round(SEARCHED_FROM_SHARE * pieces)
+        self.endgame_trains = self.searched_from(self.variant.rules.pieces_per_player)
         common = Planner(self.variant, SEARCH_STYLE)
         self.rollout = Rollout(SeatPlanners(self.planner, common, observation.seat))
         # Only the (off by default) corridor belief reads them: an all-pairs search a game.
         corridor = self.corridor != 1.0
         self.corridors = ticket_corridors(self.variant.board, self.slack) if corridor else []
+
+    def searched_from(self, pieces: int) -> int:
+        """The trains left from which every turn is searched, on a map of ``pieces`` per
+        player: the number given, else ``SEARCHED_FROM_SHARE`` of them."""
+        given = self.endgame_given
+        return round(SEARCHED_FROM_SHARE * pieces) if given is None else given
 
     def candidates(self, state: BoardState, legal: Sequence[Action]) -> list[Action]:
         """``monte-carlo``'s candidates; in the end game also a claim of every route of its

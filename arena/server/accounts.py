@@ -26,6 +26,8 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from arena.server.schema import migrate
+
 FILE_NAME = "accounts.sqlite"
 SESSION_SECONDS = 14 * 86400
 TOKEN_SECONDS = 90 * 86400
@@ -35,61 +37,6 @@ MAX_FAILURES_ADDRESS = 20  # then the address is refused, whatever account it tr
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")  # no '.': bots are stored as USER.BOT
 MIN_PASSWORD = 8
 MAX_PASSWORD = 256
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS users (
-    id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE COLLATE NOCASE,
-    password TEXT NOT NULL,         -- argon2id hash
-    role TEXT NOT NULL,             -- participant | admin
-    disabled INTEGER NOT NULL DEFAULT 0,
-    created_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS sessions (
-    id_hash TEXT PRIMARY KEY,       -- sha256 of the cookie's id
-    user_id INTEGER NOT NULL REFERENCES users(id),
-    csrf TEXT NOT NULL,
-    expires_at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS tokens (
-    id INTEGER PRIMARY KEY,
-    user_id INTEGER NOT NULL REFERENCES users(id),
-    token_hash TEXT NOT NULL UNIQUE,
-    label TEXT NOT NULL,
-    created_at REAL NOT NULL,
-    expires_at REAL NOT NULL,
-    revoked INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS failures (
-    key TEXT NOT NULL,              -- account:NAME or address:IP
-    at REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS failures_key ON failures(key, at);
-CREATE TABLE IF NOT EXISTS submissions (
-    id INTEGER PRIMARY KEY,
-    user_id INTEGER NOT NULL REFERENCES users(id),
-    bot TEXT NOT NULL,              -- the participant's name for it
-    upload TEXT NOT NULL,           -- the upload as kept, relative to the data folder
-    status TEXT NOT NULL,           -- queued | validating | ok | rejected
-    reason TEXT NOT NULL DEFAULT '',
-    stderr TEXT NOT NULL DEFAULT '',
-    version INTEGER,                -- its version in the results store, once it passed
-    active INTEGER NOT NULL DEFAULT 0,
-    disabled INTEGER NOT NULL DEFAULT 0,
-    created_at REAL NOT NULL
-);
-CREATE INDEX IF NOT EXISTS submissions_user ON submissions(user_id, created_at);
-CREATE TABLE IF NOT EXISTS voided (
-    match_id INTEGER PRIMARY KEY,
-    by_user INTEGER NOT NULL,
-    at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS finals (
-    board TEXT PRIMARY KEY,         -- VARIANT-PLAYERSp
-    bots TEXT NOT NULL,             -- JSON list: who plays it, fixed at the deadline
-    finished INTEGER NOT NULL DEFAULT 0
-);
-"""
 
 
 class AccountError(ValueError):
@@ -134,10 +81,7 @@ class Accounts:
         self.path = self.data_dir / FILE_NAME
         self.local = threading.local()
         self.hasher = PasswordHasher()
-        with self.transaction() as db:
-            for statement in SCHEMA.split(";"):
-                if statement.strip():
-                    db.execute(statement)
+        migrate(self.db, self.path)
         # A dummy hash: a sign-in for an unknown name costs what a known one does.
         self.dummy = self.hasher.hash(secrets.token_hex(16))
 

@@ -1,0 +1,117 @@
+"""The accounts store's schema, versioned: ``PRAGMA user_version`` names the last step
+applied, and opening a store applies the steps after it, each in its own transaction.
+
+A competition runs for weeks, and the arena is upgraded under it: a data folder made by
+an older arena must open in a newer one with nothing lost, and a data folder made by a
+newer arena must be refused in one line rather than half understood. Steps are only ever
+appended; a released step is never edited (a test opens a data folder made by the first
+versioned release and checks every step on it).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from arena.tournament.store import StoreError, statements
+
+# The first version: the tables as the arena first made them. Its statements say
+# IF NOT EXISTS, so a data folder made before the schema had a version (user_version 0,
+# the same tables) takes this step as a no-op and is marked version 1.
+VERSION_1 = """
+CREATE TABLE IF NOT EXISTS users (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    password TEXT NOT NULL,         -- argon2id hash
+    role TEXT NOT NULL,             -- participant | admin
+    disabled INTEGER NOT NULL DEFAULT 0,
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sessions (
+    id_hash TEXT PRIMARY KEY,       -- sha256 of the cookie's id
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    csrf TEXT NOT NULL,
+    expires_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tokens (
+    id INTEGER PRIMARY KEY,
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    token_hash TEXT NOT NULL UNIQUE,
+    label TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    expires_at REAL NOT NULL,
+    revoked INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS failures (
+    key TEXT NOT NULL,              -- account:NAME or address:IP
+    at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS failures_key ON failures(key, at);
+CREATE TABLE IF NOT EXISTS submissions (
+    id INTEGER PRIMARY KEY,
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    bot TEXT NOT NULL,              -- the participant's name for it
+    upload TEXT NOT NULL,           -- the upload as kept, relative to the data folder
+    status TEXT NOT NULL,           -- queued | validating | ok | rejected
+    reason TEXT NOT NULL DEFAULT '',
+    stderr TEXT NOT NULL DEFAULT '',
+    version INTEGER,                -- its version in the results store, once it passed
+    active INTEGER NOT NULL DEFAULT 0,
+    disabled INTEGER NOT NULL DEFAULT 0,
+    created_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS submissions_user ON submissions(user_id, created_at);
+CREATE TABLE IF NOT EXISTS voided (
+    match_id INTEGER PRIMARY KEY,
+    by_user INTEGER NOT NULL,
+    at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS finals (
+    board TEXT PRIMARY KEY,         -- VARIANT-PLAYERSp
+    bots TEXT NOT NULL,             -- JSON list: who plays it, fixed at the deadline
+    finished INTEGER NOT NULL DEFAULT 0
+);
+"""
+
+# Step N brings a store from version N-1 to N. Append only.
+STEPS: dict[int, str] = {
+    1: VERSION_1,
+}
+VERSION = max(STEPS)
+
+
+class SchemaError(StoreError):
+    """The accounts store cannot be opened by this arena; the message says what to do."""
+
+
+def migrate(db: sqlite3.Connection, path: object) -> int:
+    """Bring the store open on ``db`` (autocommit mode) up to ``VERSION``; the version it
+    had. Each step and its new ``user_version`` commit together, and the version is read
+    again inside each step's transaction: a kill between steps leaves a store of the last
+    whole step, and two processes opening one store at once apply each step once."""
+    first = current(db, path)
+    while True:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            found = current(db, path)
+            if found == VERSION:
+                db.execute("COMMIT")
+                return first
+            for statement in statements(STEPS[found + 1]):
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version = {found + 1}")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+
+def current(db: sqlite3.Connection, path: object) -> int:
+    """The store's version; a store of a newer arena is refused in one line."""
+    found = int(db.execute("PRAGMA user_version").fetchone()[0])
+    if found > VERSION:
+        raise SchemaError(
+            f"{path} was written by a newer ttr-arena (accounts version {found}; this one "
+            f"knows up to {VERSION}): upgrade ttr-arena to serve this data folder"
+        )
+    return found

@@ -1,0 +1,98 @@
+"""The accounts store upgrades in place: a data folder made before the schema had a version
+(``tests/fixtures/accounts-unversioned.sqlite``, written by that release's own code) opens
+with every account, session, token, submission, void and final kept, and each later step
+applied once; a store of a newer arena is refused in one line."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from arena.server import schema
+from arena.server.accounts import FILE_NAME, Accounts
+
+FIXTURE = Path(__file__).parent / "fixtures" / "accounts-unversioned.sqlite"
+
+
+def old_data_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    shutil.copyfile(FIXTURE, folder / FILE_NAME)
+    return folder
+
+
+def version_of(folder: Path) -> int:
+    with sqlite3.connect(folder / FILE_NAME) as db:
+        return int(db.execute("PRAGMA user_version").fetchone()[0])
+
+
+def test_an_unversioned_store_is_upgraded_with_nothing_lost(tmp_path: Path) -> None:
+    folder = old_data_folder(tmp_path)
+    assert version_of(folder) == 0
+    accounts = Accounts(folder)
+    assert version_of(folder) == schema.VERSION
+    assert [(u.name, u.role) for u in accounts.users()] == [
+        ("root", "admin"),
+        ("alice", "participant"),
+        ("bob", "participant"),
+    ]
+    alice = accounts.sign_in("alice", "correct horse battery", "127.0.0.1")
+    assert alice is not None and alice.name == "alice"
+    assert accounts.playing() == {"alice.first@1": "alice"}
+    assert [s["status"] for s in accounts.submissions()] == ["ok", "rejected"]
+    assert accounts.voided() == {1000000001}
+    assert accounts.final_bots("usa-2p") == ["alice.first@1"]
+    assert len(accounts.tokens(alice)) == 1
+    # Opening it again applies nothing more and changes nothing.
+    Accounts(folder)
+    assert version_of(folder) == schema.VERSION
+
+
+def test_every_step_applies_to_the_store_of_the_step_before(tmp_path: Path) -> None:
+    """Each step on its own, in order, from the oldest store: no step relies on a later one."""
+    folder = old_data_folder(tmp_path)
+    db = sqlite3.connect(folder / FILE_NAME, isolation_level=None)
+    for step in sorted(schema.STEPS):
+        db.execute("BEGIN IMMEDIATE")
+        for statement in schema.statements(schema.STEPS[step]):
+            db.execute(statement)
+        db.execute(f"PRAGMA user_version = {step}")
+        db.execute("COMMIT")
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    db.close()
+    assert version_of(folder) == schema.VERSION
+    assert len(Accounts(folder).users()) == 3
+
+
+def test_two_processes_opening_one_old_store_at_once_upgrade_it_once(tmp_path: Path) -> None:
+    folder = old_data_folder(tmp_path)
+    opener = f"from arena.server.accounts import Accounts; Accounts({str(folder)!r})"
+    children = [subprocess.Popen([sys.executable, "-c", opener]) for _ in range(3)]
+    threads = [threading.Thread(target=Accounts, args=(folder,)) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [child.wait(120) for child in children] == [0, 0, 0]
+    assert version_of(folder) == schema.VERSION
+    assert len(Accounts(folder).users()) == 3
+
+
+def test_a_store_of_a_newer_arena_is_refused_in_one_line(tmp_path: Path) -> None:
+    folder = old_data_folder(tmp_path)
+    with sqlite3.connect(folder / FILE_NAME) as db:
+        db.execute(f"PRAGMA user_version = {schema.VERSION + 1}")
+    with pytest.raises(schema.SchemaError, match="newer ttr-arena") as refused:
+        Accounts(folder)
+    assert "\n" not in str(refused.value)
+
+
+def test_a_new_store_is_made_at_the_last_version(tmp_path: Path) -> None:
+    Accounts(tmp_path / "new")
+    assert version_of(tmp_path / "new") == schema.VERSION

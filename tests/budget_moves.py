@@ -6,8 +6,8 @@ which says which build of the search bots' planner (``bots/policy.py``) ran.
 
 For every search bot, the positions of the reference set whose budget implies the most
 work (``heaviest``): the bot's move there with its default budget and its time cap lifted
-(the budget alone ends the search), the rollouts it played and the thread CPU time the
-decision took (the lesser of two runs, each with a fresh bot, whose moves are both given).
+(the budget alone ends the search), the rollouts it played and the most its budget allows
+(``samples`` a candidate), from two runs, each with a fresh bot (both moves and counts given).
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import arena
 import bots.policy
 from arena import native
 from arena.engine.state import BoardState
-from bots import get_bot
 from bots.budgets import SEARCH_BOTS, decide, reference_positions, started
 
 # The reference set: three games of each table (seeds 95000-95002).
@@ -59,26 +58,24 @@ def main() -> None:
     planner = "compiled" if bots.policy.__file__.endswith(native.extension_suffix()) else "pure"
     report: dict[str, object] = {"build": arena.ENGINE_BUILD, "planner": planner, "bots": {}}
     for name in SEARCH_BOTS:
-        cap = get_bot(name).factory(0).budget_s  # type: ignore[attr-defined]
         rows = []
         for index in heaviest(name, states):
             state = states[index]
-            # Twice, each with a fresh bot: the same move, and the lesser CPU time (what
-            # other programs take from the CPU's caches inflates a single reading).
-            twice = [
-                decide(started(name, state, f"ref:{index}", budget_s=1e9), state.copy())
-                for _ in range(2)
-            ]
+            # Twice, each with a fresh bot: the same move after the same rollouts.
+            fresh = [started(name, state, f"ref:{index}", budget_s=1e9) for _ in range(2)]
+            twice = [decide(bot, state.copy()) for bot in fresh]
+            candidates = len(fresh[0].candidates(state, state.legal_actions()))
             rows.append(
                 {
                     "position": state.fingerprint(),
                     "action": twice[0].action,
                     "again": twice[1].action,
                     "rollouts": twice[0].rollouts,
-                    "cpu": min(d.cpu_s for d in twice),
+                    "again_rollouts": twice[1].rollouts,
+                    "ceiling": fresh[0].iterations * candidates,
                 }
             )
-        report["bots"][name] = {"cap": cap, "decisions": rows}  # type: ignore[index]
+        report["bots"][name] = {"decisions": rows}  # type: ignore[index]
     print(json.dumps(report))
 
 

@@ -4,12 +4,11 @@ the same moves there on the pure and the compiled build (the engine and the sear
 planner, ``bots/policy.py``); its cap still ends a search the budget would not, and the
 ``-timed`` variants search until their clock says stop.
 
-CPU time, not wall time, is compared with the caps (the thread's: what other programs on a
-loaded machine take does not count): the heaviest reference decisions must end within the
-cap on the compiled build. The budgets were chosen with a margin (their slowest measured
-decision at most 1 / 1.25 of the cap, docs/BOTS.md "Budgets, not clocks", over thousands of
-decisions); the test allows the whole cap, since a machine sharing its cores and caches
-with others spends more CPU time on the same work.
+What is checked here holds at any speed: the rollouts each budget plays (counted, the cap
+lifted), within the budget's ceiling, the same on both builds and on a second run, and the
+moves they lead to. Whether the budgets' decisions fit their caps in CPU time is a figure,
+not a test: ``benchmarks/budgets.py`` measures it (docs/BOTS.md "Budgets, not clocks"), since
+a machine sharing its cores and caches with other work spends more CPU on the same rollouts.
 """
 
 from __future__ import annotations
@@ -45,8 +44,9 @@ def finish(run: subprocess.Popen[str]) -> dict:
 
 
 def test_default_budgets_end_the_search_before_the_cap_and_play_alike_pure_and_compiled():
-    """On each bot's heaviest reference positions: the budget's rollouts, all of them, in at
-    the cap's CPU time (compiled), and the same moves on both builds."""
+    """On each bot's heaviest reference positions: the budget's rollouts (never more than
+    its ceiling, ``samples`` a candidate), the same count and the same moves on both builds
+    and on a second run."""
     runs = {"pure": run_moves("pure")}
     compiled = native.compiled_is_current() is None
     if compiled:
@@ -63,18 +63,14 @@ def test_default_budgets_end_the_search_before_the_cap_and_play_alike_pure_and_c
     pure, fast = results["pure"]["bots"], results["compiled"]["bots"]
     assert sorted(pure) == sorted(fast) == sorted(SEARCH_BOTS)
     for name in SEARCH_BOTS:
-        cap = fast[name]["cap"]
         rows, twins = fast[name]["decisions"], pure[name]["decisions"]
         assert rows and [r["position"] for r in rows] == [r["position"] for r in twins]
         assert [r["action"] for r in rows] == [r["action"] for r in twins], name
         assert all(r["action"] == r["again"] for r in rows + twins), f"{name}: not repeatable"
         assert [r["rollouts"] for r in rows] == [r["rollouts"] for r in twins], name
         assert all(r["rollouts"] > 1 for r in rows), f"{name}: a position it does not search"
-        slowest = max(r["cpu"] for r in rows)
-        assert slowest <= cap, (
-            f"{name}: its budget took {1000 * slowest:.0f} ms of CPU on a reference position, "
-            f"over its {1000 * cap:.0f} ms cap: lower its default budget"
-        )
+        assert all(r["rollouts"] <= r["ceiling"] for r in rows), f"{name}: past its budget"
+        assert all(r["rollouts"] == r["again_rollouts"] for r in rows + twins), name
 
 
 class Ticking:

@@ -13,7 +13,7 @@ from rich.console import Console
 
 from arena.tournament.results import MatchResult
 from arena.tournament.runner import Standings
-from tests.journey import PROMPTLY_S, PYTHON_BOT, Journey
+from tests.journey import HANG_S, PYTHON_BOT, Journey
 
 # A one-file bot that checks the typed observation as a bot author reads it: route ids as ints.
 CLAIMED_KEYS_BOT = """
@@ -154,14 +154,14 @@ def test_bot_run_says_that_no_referee_answers(tmp_path):
     arena = Journey(tmp_path)
     process = arena.start("bot", "run", "random", "--connect", "tcp://127.0.0.1:9", "--token", "T")
     try:
-        ready, _, _ = select.select([process.stderr], [], [], PROMPTLY_S)
+        ready, _, _ = select.select([process.stderr], [], [], HANG_S)
         assert ready, "nothing said while waiting"
         line = process.stderr.readline()
         assert "waiting for a referee at tcp://127.0.0.1:9" in line, line
         assert len(line.rstrip("\n")) <= 80 or "Ctrl-C" in line
     finally:
         process.send_signal(signal.SIGINT)
-        deadline = time.monotonic() + PROMPTLY_S
+        deadline = time.monotonic() + HANG_S
         while process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
         if process.poll() is None:

@@ -24,11 +24,12 @@ from pathlib import Path
 
 import pytest
 
+import arena.referee.hub as hub_module
 from arena.procfs import held_groups, kill_groups, signal_group, stat_fields
 from arena.referee.cgroup import PREFIX, BotCgroup, usable_parent
 from arena.referee.containment import CGROUP, PROCESS_GROUP, pid_namespace
 from arena.referee.faults import TimeControl
-from arena.referee.hub import LOST_GRACE_S, Hub
+from arena.referee.hub import Hub
 from arena.referee.keys import MatchKey
 from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.matchlog import MatchLog
@@ -41,7 +42,7 @@ from arena.tournament.schedule import fixed_schedule
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.store import ResultsStore
 from arena.variants import all_variants, get_variant
-from tests.journey import PROMPTLY_S
+from tests.journey import HANG_S
 from tests.referee_helpers import (
     HOSTILE,
     hostile,
@@ -524,30 +525,32 @@ def test_answers_with_a_wrong_request_id_are_ignored_until_the_clock_runs_out(tm
     assert "ignored meanwhile: 1 wrong-seq" in outcome.faults[0].detail
 
 
-def test_a_seat_that_drops_its_connection_costs_the_others_no_time(tmp_path):
+def test_a_seat_that_drops_its_connection_costs_the_others_no_time(tmp_path, monkeypatch):
     """A bot closes its connection (and lives on) while the next seat thinks: it is charged
     ``oversize`` once its process has had its grace to exit, and meanwhile the referee goes
     on serving the others. It used to wait out that grace (2 s) blocked, on the thinking
     seat's clock: one bot could burn an opponent's time bank."""
-    outcome = play(
-        [hostile("sluggish"), hostile("drop", "1")], seed=4, tc=PATIENT, tmp_path=tmp_path
-    )
+    # The grace made 20 s long here: a referee blocked through it would charge seat 0's
+    # clock 20 s more than the 0.5 s it thinks, far past what any machine's load adds.
+    monkeypatch.setattr(hub_module, "LOST_GRACE_S", 20.0)
+    slow = TimeControl(move_ms=60_000, bank_ms=60_000)
+    outcome = play([hostile("sluggish"), hostile("drop", "1")], seed=4, tc=slow, tmp_path=tmp_path)
     log = check_complete(outcome, {1: "oversize"})
     thinking = [a["ms"] for a in log.actions if a["seat"] == 0][:3]
-    # Seat 0 thinks 0.5 s: a referee blocked through the grace would add 2 s to that.
-    assert max(thinking) < 1000 * (0.5 + LOST_GRACE_S) - 100, f"seat 0's first took {thinking} ms"
+    assert max(thinking) < 1000 * hub_module.LOST_GRACE_S / 2, f"seat 0's took {thinking} ms"
 
 
 @pytest.mark.parametrize("size", [1_000_000, 2 * 2**20])
 def test_an_oversize_message_is_charged_at_once_whatever_its_size(size, tmp_path):
     """ZeroMQ drops the connection of a frame over the limit without a word: the referee
-    sees the drop itself, instead of waiting out the bot's whole time bank (31 s here)."""
+    sees the drop itself, instead of waiting out the bot's whole time bank (ten minutes
+    here: only a referee that waited for it passes the hang bound)."""
     started = time.monotonic()
     outcome = play(
-        ["random", hostile("oversize", str(size))], tc=TimeControl(1000, 30000), tmp_path=tmp_path
+        ["random", hostile("oversize", str(size))], tc=TimeControl(1000, 600_000), tmp_path=tmp_path
     )
     check_complete(outcome, {1: "oversize"})
-    assert time.monotonic() - started < PROMPTLY_S, "charged at once, not after the time bank"
+    assert time.monotonic() - started < HANG_S, "charged at once, not after the time bank"
 
 
 def test_an_oversize_message_then_leaving_as_the_protocol_advises_is_charged_oversize(tmp_path):

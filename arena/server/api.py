@@ -23,8 +23,6 @@ from arena.server.accounts import SCOPES, Grant
 from arena.server.host import log
 from arena.server.web import API_PREFIX, client
 
-PREFIX = API_PREFIX
-
 
 def needs_scope(scope: str, handler: Callable[[Request], Response]) -> Callable[..., Response]:
     """``handler``, refused (403, one line) to a token that lacks ``scope``."""
@@ -68,8 +66,8 @@ class ApiRoute(Route):
         scope: str,
         methods: list[str] | None = None,
     ) -> None:
-        if not path.startswith(PREFIX):
-            raise ValueError(f"an API route is under {PREFIX}: {path}")
+        if not path.startswith(API_PREFIX):
+            raise ValueError(f"an API route is under {API_PREFIX}: {path}")
         self.scope = scope
         super().__init__(path, needs_scope(scope, endpoint), methods=methods)
 
@@ -79,5 +77,5 @@ def check_routes(routes: Sequence[BaseRoute]) -> None:
     token reaches is unguarded; checked when the application is built."""
     for route in routes:
         path = getattr(route, "path", "")
-        if path.startswith(PREFIX) and not isinstance(route, ApiRoute):
-            raise ValueError(f"{path} is under {PREFIX} but declares no scope: use ApiRoute")
+        if path.startswith(API_PREFIX) and not isinstance(route, ApiRoute):
+            raise ValueError(f"{path} is under {API_PREFIX} but declares no scope: use ApiRoute")

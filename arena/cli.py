@@ -535,7 +535,9 @@ def submit(
     token: Annotated[
         str | None,
         typer.Option(
-            help="your API token for --server (its account page makes one)", envvar="ARENA_TOKEN"
+            help="your API token for --server (its account page makes one: scope submit, and "
+            "read to follow the validation)",
+            envvar="ARENA_TOKEN",
         ),
     ] = None,
 ) -> None:

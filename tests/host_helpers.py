@@ -181,8 +181,9 @@ class Visitor:
     def upload(self, bot: str, filename: str, data: bytes) -> httpx.Response:
         return self.post("/upload", {"bot": bot}, files={"file": (filename, data)})
 
-    def token(self) -> str:
-        page = self.post("/me/tokens", {"label": "cli"}).text
+    def token(self, scopes: tuple[str, ...] = ("submit", "read")) -> str:
+        """A new API token with ``scopes`` (the boxes ticked on the page), from ``/me``."""
+        page = self.post("/me/tokens", {"label": "cli", "scope": list(scopes)}).text
         found = re.search(r'id="new-token">([^<]+)<', page)
         assert found, page
         return found.group(1)

@@ -193,7 +193,7 @@ def test_script_in_every_string_a_participant_controls(host: HostProcess) -> Non
     heidi = host.visitor()
     heidi.signin("heidi")
     assert SCRIPT not in heidi.upload(SCRIPT, "bot.py", GOOD_BOT).text
-    assert SCRIPT not in heidi.post("/me/tokens", {"label": SCRIPT}).text
+    assert SCRIPT not in heidi.post("/me/tokens", {"label": SCRIPT, "scope": "read"}).text
     assert "&lt;script&gt;" in heidi.get("/me").text
     answer = heidi.upload("x", f"{SCRIPT}.zip", b"not a zip")
     assert answer.status_code == 400 and SCRIPT not in answer.text

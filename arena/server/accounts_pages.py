@@ -7,7 +7,13 @@ import time
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from arena.server.accounts import FAILURE_WINDOW, AccountError, User
+from arena.server.accounts import (
+    FAILURE_WINDOW,
+    MAX_LIVE_TOKENS,
+    AccountError,
+    User,
+    checked_scopes,
+)
 from arena.server.host import Host, host_of, log, needs_user
 from arena.server.web import SESSION_COOKIE, client, cookie_header, form_of, session_cookie
 
@@ -97,7 +103,7 @@ def own_page(request: Request, host: Host, user: User, token: str | None = None)
     shown once)."""
     return host.page(
         request, "me.html", submissions=host.accounts.submissions(user)[::-1],
-        tokens=host.accounts.tokens(user), new_token=token,
+        tokens=host.accounts.tokens(user), new_token=token, max_tokens=MAX_LIVE_TOKENS,
     )  # fmt: skip
 
 
@@ -108,12 +114,22 @@ def me(request: Request, host: Host, user: User) -> Response:
 
 @needs_user
 def new_token(request: Request, host: Host, user: User) -> Response:
-    token = host.accounts.new_token(user, str(form_of(request).get("label", "cli")) or "cli")
-    log.info("token made by %s", user.name)
+    """A token with the scopes ticked on the page (a session only: a token never reaches
+    this page, so a token cannot make a token)."""
+    form = form_of(request)
+    label = str(form.get("label", "cli")) or "cli"
+    scopes = [str(scope) for scope in form.getlist("scope")]
+    try:
+        token = host.accounts.new_token(user, label, tuple(scopes))
+    except AccountError as error:
+        log.info("token refused to %s: %s", user.name, error)
+        return host.refuse(request, 400, f"refused: {error}")
+    log.info("token made by %s with scopes %s", user.name, ",".join(checked_scopes(user, scopes)))
     return own_page(request, host, user, token)
 
 
 @needs_user
 def revoke_token(request: Request, host: Host, user: User) -> Response:
     host.accounts.revoke_token(user, request.path_params["token_id"])
+    log.info("token %d revoked by %s", request.path_params["token_id"], user.name)
     return RedirectResponse("/me", status_code=303)

@@ -43,6 +43,7 @@ from arena.server.admin import (
     admin_export,
     admin_void,
 )
+from arena.server.api import ApiRoute, check_routes
 from arena.server.competition import Competition
 from arena.server.host import Host, server_secret
 from arena.server.local import (
@@ -70,7 +71,14 @@ from arena.server.pages import (
     not_found,
     static,
 )
-from arena.server.submissions import choose, submission, submission_api, submission_code, upload
+from arena.server.submissions import (
+    choose,
+    submission,
+    submission_api,
+    submission_code,
+    submissions_api,
+    upload,
+)
 from arena.server.web import CsrfForms, ErrorPages, Identify, Limits, LoopbackOnly, PageToken
 
 __all__ = ["create_app", "create_local_app", "server_secret"]
@@ -99,8 +107,11 @@ ROUTES = [
     Route("/admin/users/{user_id:int}/disable", admin_disable_user, methods=["POST"]),
     Route("/admin/matches/{match_id:int}/void", admin_void, methods=["POST"]),
     Route("/admin/export", admin_export),
-    Route("/api/submissions", upload, methods=["POST"]),
-    Route("/api/submissions/{sid:int}", submission_api),
+    # The API: the only routes a token reaches, each with the scope it needs.
+    ApiRoute("/api/submissions", upload, "submit", methods=["POST"]),
+    ApiRoute("/api/submissions", submissions_api, "read", methods=["GET"]),
+    ApiRoute("/api/submissions/{sid:int}", submission_api, "read"),
+    ApiRoute("/api/admin/export", admin_export, "admin"),
     Route("/events", events),
     Route("/static/{name}", static),
 ]
@@ -153,6 +164,7 @@ def create_app(
         Middleware(Identify, accounts=host.accounts, secret=secret, secure=secure),
         Middleware(CsrfForms, max_upload=limit),
     ]
+    check_routes(ROUTES)
     return application(ROUTES, host, limit, who, not_found, logging.getLogger("arena.host"))
 
 

@@ -1,5 +1,7 @@
 """``arena submit NAME --file PATH --server URL``: upload a bot to a hosted competition
-with an API token and wait for its validation, in one line either way."""
+with an API token and wait for its validation, in one line either way. Uploading needs
+the token's ``submit`` scope, following the validation its ``read`` scope; a token
+without one is told which in one line."""
 
 from __future__ import annotations
 
@@ -62,6 +64,11 @@ def submit_remote(
                     )
                 time.sleep(POLL_SECONDS)
                 answer = client.get(f"/api/submissions/{status['id']}")
+                if answer.status_code == 403:  # a token of scope submit without read
+                    raise ClientError(
+                        f"uploaded as submission {status['id']}, but its validation cannot be "
+                        f"followed: {_why(answer)} (or see {base}/submissions/{status['id']})"
+                    )
                 if answer.status_code != 200:
                     raise ClientError(f"the server answered: {_why(answer)}")
                 status = answer.json()

@@ -72,9 +72,17 @@ CREATE TABLE IF NOT EXISTS finals (
 );
 """
 
+# Tokens carry the scopes chosen when they were made (comma-separated: submit, read,
+# admin). A token made before scopes existed keeps what it could do on the API then:
+# upload and read its owner's submissions, never the admin scope.
+TOKEN_SCOPES = """
+ALTER TABLE tokens ADD COLUMN scopes TEXT NOT NULL DEFAULT 'submit,read';
+"""
+
 # Step N brings a store from version N-1 to N. Append only.
 STEPS: dict[int, str] = {
     1: VERSION_1,
+    2: TOKEN_SCOPES,
 }
 VERSION = max(STEPS)
 

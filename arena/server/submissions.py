@@ -88,13 +88,22 @@ def submission(request: Request) -> Response:
     )
 
 
+API_KEYS = ("id", "bot", "status", "reason", "label", "active")  # what the API tells of one
+
+
 def submission_api(request: Request) -> Response:
     found = _own_submission(request)
     if isinstance(found, Response):
         return found
     _, _, record = found
-    keys = ("id", "bot", "status", "reason", "label", "active")
-    return JSONResponse({key: record[key] for key in keys})
+    return JSONResponse({key: record[key] for key in API_KEYS})
+
+
+@needs_user
+def submissions_api(request: Request, host: Host, user: User) -> Response:
+    """One's own submissions, oldest first (the API's list of what ``/me`` shows)."""
+    records = host.accounts.submissions(user)
+    return JSONResponse({"submissions": [{key: r[key] for key in API_KEYS} for r in records]})
 
 
 def submission_code(request: Request) -> Response:

@@ -9,7 +9,8 @@ Each is a plain ASGI middleware, so no handler has to remember them:
   as soon as it grows past it; a body that trickles is cut off (408) after
   ``BODY_SECONDS``, so a slow client holds a connection for a bounded time.
 - ``Identify``: the user of a Bearer token (the command line: cookies are then
-  ignored) or of a signed session cookie; visitors without a session get a CSRF
+  ignored), on ``/api/`` only: a token on any other route is refused (403), never taken
+  as a session; or of a signed session cookie. Visitors without a session get a CSRF
   seed cookie, from which their forms' token is derived (sign-up, sign-in).
 - ``CsrfForms``: every unsafe request made with cookies must carry the form field
   ``csrf`` matching the session's (or seed's) token; the parsed form is handed on.
@@ -47,6 +48,7 @@ from arena.server.accounts import Accounts
 log = logging.getLogger("arena.host")
 SESSION_COOKIE = "arena_session"
 SEED_COOKIE = "arena_csrf"
+API_PREFIX = "/api/"  # the only routes an API token reaches (``arena.server.api``)
 # A request body must arrive within this (ARENA_HOST_BODY_SECONDS: shorter, for tests).
 BODY_SECONDS = float(os.environ.get("ARENA_HOST_BODY_SECONDS", "30"))
 FORM_BYTES = 64 * 1024  # a form without a file
@@ -211,19 +213,26 @@ class Identify:
             await self.app(scope, receive, send)
             return
         state: dict[str, Any] = scope.setdefault("state", {})
-        state.update(user=None, csrf=None, via="none", session=None)
+        state.update(user=None, csrf=None, via="none", session=None, grant=None)
         headers = dict(scope.get("headers", []))
         bearer = headers.get(b"authorization", b"").decode("latin-1")
         extra: list[tuple[bytes, bytes]] = []
         if bearer:
+            if not scope["path"].startswith(API_PREFIX):
+                log.info(
+                    "an API token refused on %s %r from %s: tokens reach /api/ only",
+                    scope["method"], scope["path"], client(scope),
+                )  # fmt: skip
+                await plain(send, 403, "refused: an API token reaches /api/ only: sign in here")
+                return
             scheme, _, token = bearer.partition(" ")
-            user = None
+            grant = None
             if scheme.lower() == "bearer" and token:
-                user = await asyncio.to_thread(self.accounts.token_user, token.strip())
-            if user is None:
+                grant = await asyncio.to_thread(self.accounts.token_grant, token.strip())
+            if grant is None:
                 await plain(send, 401, "refused: the API token is unknown, revoked or expired")
                 return
-            state.update(user=user, via="token")
+            state.update(user=grant.user, via="token", grant=grant)
         else:
             jar = cookies(scope)
             session = unsigned(self.secret, jar.get(SESSION_COOKIE, ""))

@@ -49,10 +49,24 @@ def main() -> int:
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
         return 2
-    factory = load_factory(Path(sys.argv[1]))
+    try:
+        factory = load_factory(Path(sys.argv[1]))
+    except (OSError, ImportError, ValueError) as error:
+        print(f"bots.filebot: {error}", file=sys.stderr)
+        return 2
+    connect, token = os.environ.get("ARENA_CONNECT"), os.environ.get("ARENA_TOKEN")
+    if not connect or not token:
+        # Run by hand: no referee told it where to connect. Say how it is meant to run.
+        print(
+            "bots.filebot plays for a referee, which starts it and sets ARENA_CONNECT and "
+            f"ARENA_TOKEN: to play it, run: arena play --bot \"cmd:{sys.executable} -m "
+            f'bots.filebot {sys.argv[1]}" --bot random',
+            file=sys.stderr,
+        )
+        return 2
     bot = factory(0)
     name = getattr(bot, "name", "bot")
-    return run_bot(bot, os.environ["ARENA_CONNECT"], os.environ["ARENA_TOKEN"], name)
+    return run_bot(bot, connect, token, name)
 
 
 if __name__ == "__main__":

@@ -43,7 +43,7 @@ run: setup-run js-bot
 	$(BIN)/arena tournament run examples/tournament.toml --workers 2
 	$(BIN)/arena leaderboard --variant usa
 	$(BIN)/arena site site
-	@echo "arena is $(BIN)/arena: in a new shell, run '. $(VENV)/bin/activate' to call it arena"
+	@echo "done: in a new shell, '. $(VENV)/bin/activate' puts arena on your PATH"
 
 # The JavaScript example bot's one dependency (the zeromq package), when npm is there.
 js-bot: $(JS_BOT)/node_modules

@@ -152,7 +152,7 @@ def result_table(
     legend.append("done tickets completed/failed")
     if has_path:
         legend.append("path longest path")
-    table = Table(title=title, box=box.SIMPLE_HEAD, caption=", ".join(legend))
+    table = Table(title=title, box=box.SIMPLE_HEAD, caption=", ".join(legend), pad_edge=False)
     table.add_column("#", justify="right")
     table.add_column("seat", justify="right")
     table.add_column("bot")  # a long name is cut with an ellipsis (shrink_to_fit)

@@ -162,3 +162,18 @@ def interrupt_terminal(driver, output, signum) -> tuple[str, float]:
         driver.kill()
     driver.reader.join(10)
     return b"".join(output).decode(errors="replace"), took
+
+
+def column_text(out: str, start: str) -> str:
+    """The text of the column that begins with ``start`` on its row, read down the lines
+    below it while they hold something there (a name folded over several lines)."""
+    lines = out.splitlines()
+    row = next(i for i, line in enumerate(lines) if start in line)
+    left = lines[row].index(start)
+    found = lines[row][left:].split()[0]
+    for line in lines[row + 1 :]:
+        piece = line[left:].split()[:1] if line[:left].strip() == "" else []
+        if not piece:
+            break
+        found += piece[0]
+    return found

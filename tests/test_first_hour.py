@@ -13,7 +13,7 @@ from rich.console import Console
 
 from arena.tournament.results import MatchResult
 from arena.tournament.runner import Standings
-from tests.journey import HANG_S, PYTHON_BOT, Journey
+from tests.journey import HANG_S, PYTHON_BOT, Journey, column_text
 
 # A one-file bot that checks the typed observation as a bot author reads it: route ids as ints.
 CLAIMED_KEYS_BOT = """
@@ -113,15 +113,16 @@ def test_live_standings_count_the_bots_out_of_sight():
     assert "+2 more" in shown and fits(shown), shown
 
 
-def test_play_cuts_long_names_with_an_ellipsis_at_80_columns(tmp_path):
+def test_play_folds_long_names_at_80_columns(tmp_path):
+    """A long bot name is shown whole, folded over lines in its column (it is what the user
+    types next); the numbers keep their width and every line fits 80 columns."""
     arena = Journey(tmp_path)
     long_name = "a-bot-with-a-name-much-longer-than-any-column-has-room-for"
     done = arena("play", "--bot", f"{long_name}=cmd:{{python}} -m bots.filebot {PYTHON_BOT}",
                  "--bot", "random", "--seed", "3")  # fmt: skip
     assert done.code == 0, done.text
     assert fits(done.out), done.out
-    row = next(line for line in done.out.splitlines() if "a-bot-with" in line)
-    assert "…" in row and "room-for" not in done.out, "cut with an ellipsis, not wrapped"
+    assert "…" not in done.out and column_text(done.out, "a-bot-with") == long_name, done.out
 
 
 def test_tournament_and_store_lines_fit_80_columns_and_counts_agree(tmp_path):

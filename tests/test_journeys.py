@@ -34,6 +34,7 @@ from tests.journey import (
     ARENA,
     PYTHON_BOT,
     Journey,
+    column_text,
     interrupt_terminal,
     run_in_terminal,
 )
@@ -738,7 +739,7 @@ def test_output_fits_80_columns_and_the_standings_are_printed_once(tmp_path):
     assert len(rows) == 3
     for row, record in zip(rows, csv[1:], strict=True):
         fields = record.split(",")  # rank,bot,rating,mu,sigma,games,wins,win_rate,mean_score,...
-        assert row[1] == fields[1] or row[1].endswith("…")
+        assert fields[1].startswith(row[1]), "a name is folded, never cut"
         mu, score = float(fields[3]), float(fields[8])
         assert row[3] == f"{mu:.2f}" and row[7] == f"{score:.1f}", "numbers are never cut"
     for command in ("variants", "bots"):
@@ -767,8 +768,9 @@ def test_output_fits_80_columns_and_the_standings_are_printed_once(tmp_path):
     assert all(len(line) <= 80 for line in listed.splitlines()), listed
     created = r"\d{4}-\d\d-\d\d \d\d:\d\d"
     assert re.search(
-        rf"weekly-\S*…\s+usa\s+ladder\s+2\s+\d+/100000\s+unfinished\s+{created}", listed
+        rf"weekly-\S*\s+usa\s+ladder\s+2\s+\d+/100000\s+unfinished\s+{created}", listed
     )
+    assert "…" not in listed and column_text(listed, "weekly-") == "weekly-ladder-of-every-bot"
 
 
 def test_help_shows_the_defaults(tmp_path):

@@ -148,14 +148,16 @@ def fitted_table(
 
 
 def shrink_to_fit(table: Table, shrink: int, width: int | None = None) -> Table:
-    """Cut column ``shrink`` (names) with an ellipsis as far as the terminal's width needs;
+    """Narrow column ``shrink`` (names) as far as the terminal's width needs, its names
+    folded onto more lines rather than cut (a name is what a user types next, whole);
     every other column keeps its full width (rich would wrap or cut numbers instead)."""
     width = width or console.width
     column = table.columns[shrink]
-    column.no_wrap, column.overflow, column.max_width = True, "ellipsis", None
+    column.no_wrap, column.overflow, column.max_width = True, "fold", None
     lines = console.render_lines(table, console.options.update_width(10_000), pad=False)
     excess = max(Segment.get_line_length(line) for line in lines) - width
     if excess > 0:
         natural = max([cell_len(str(column.header)), *map(cell_len, map(str, column.cells))])
+        column.no_wrap = False
         column.max_width = max(8, natural - excess)
     return table

@@ -197,16 +197,21 @@ def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,  # --help shows each default
+    )
     parser.add_argument("--games", type=int, default=800, help="teacher games to clone")
-    parser.add_argument("--teacher", default="planner")
-    parser.add_argument("--epochs", type=int, default=4)
-    parser.add_argument("--hidden", type=int, default=256)
+    parser.add_argument("--teacher", default="planner", help="the bot whose moves are cloned")
+    parser.add_argument("--epochs", type=int, default=4, help="passes over the cloned moves")
+    parser.add_argument("--hidden", type=int, default=256, help="the network's hidden units")
     parser.add_argument("--finetune", type=int, default=200, help="REINFORCE games")
     parser.add_argument("--against", default="planner", help="the fine-tuning opponent")
     parser.add_argument("--eval", type=int, default=200, help="evaluation games per opponent")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--out", type=Path, default=HERE / "bot" / "model.npz")
+    parser.add_argument("--seed", type=int, default=1, help="seeds games and weights")
+    parser.add_argument(
+        "--out", type=Path, default=HERE / "bot" / "model.npz", help="where the model is saved"
+    )
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     began = time.perf_counter()

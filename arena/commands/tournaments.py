@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime
 import shutil
 import time
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -75,9 +76,27 @@ def list_tournaments(data_dir: DataDir = DATA_DIR) -> None:
     console.print(fitted_table(headers, rows, shrink=0, right=(3, 4)))
 
 
+def unambiguous(given: str, names: list[str], data_dir: Path) -> str:
+    """The tournament named ``given``, or the one name that starts with it (a test's long
+    generated name need not be typed whole); else one line saying what there is."""
+    if given in names:
+        return given
+    matching = sorted(name for name in names if name.startswith(given))
+    if len(matching) == 1:
+        return matching[0]
+    if matching:
+        shown = ", ".join(matching[:5]) + (", ..." if len(matching) > 5 else "")
+        raise fail(f"'{given}' starts {len(matching)} tournaments' names ({shown}): give more")
+    raise fail(f"no tournament named '{given}' in {data_dir}; see 'arena tournament list'")
+
+
 def delete_tournament(
     name: Annotated[
-        str, typer.Argument(help="the tournament's name (see 'arena tournament list')")
+        str,
+        typer.Argument(
+            help="the tournament's name, or a start of it that only one name has "
+            "(see 'arena tournament list')"
+        ),
     ],
     yes: Annotated[bool, typer.Option("--yes", "-y", help="do not ask for confirmation")] = False,
     data_dir: DataDir = DATA_DIR,
@@ -89,9 +108,11 @@ def delete_tournament(
     except BadName as error:
         raise fail(str(error)) from None
     store = existing_store(data_dir, write=True)
-    found = store.tournament_info(name) if store is not None else None
-    if store is None or found is None:
+    if store is None:
         raise fail(f"no tournament named '{name}' in {data_dir}; see 'arena tournament list'")
+    name = unambiguous(name, [t.name for t in store.tournaments()], data_dir)
+    found = store.tournament_info(name)
+    assert found is not None
     confirm(f"Delete tournament '{name}' and its {found.played} stored matches?", yes)
     try:
         count = store.delete_tournament(name)
@@ -110,7 +131,11 @@ def delete_tournament(
 
 def show_tournament(
     name: Annotated[
-        str, typer.Argument(help="the tournament's name (see 'arena tournament list')")
+        str,
+        typer.Argument(
+            help="the tournament's name, or a start of it that only one name has "
+            "(see 'arena tournament list')"
+        ),
     ],
     data_dir: DataDir = DATA_DIR,
 ) -> None:

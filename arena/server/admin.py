@@ -16,7 +16,7 @@ from arena.server.pages import competition_match
 def admin(request: Request, host: Host, user: User) -> Response:
     return host.page(
         request, "admin.html", users=host.accounts.users(), submissions=host.accounts.submissions(),
-        voided=sorted(host.accounts.voided()), status=status(host),
+        voided=sorted(host.accounts.voided()), server=status(host),
     )  # fmt: skip
 
 

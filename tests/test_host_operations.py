@@ -130,8 +130,10 @@ def test_a_killed_worker_is_replaced_and_the_ladder_flows_again(cup: HostProcess
     os.kill(old, signal.SIGKILL)
     # Unready while no worker runs (the restart waits 8 s), naming why.
     gone = wait_until(
-        lambda: (answer := visitor.get("/readyz")).status_code == 503
-        and "the worker is not running" in answer.json()["reasons"],
+        lambda: (
+            (answer := visitor.get("/readyz")).status_code == 503
+            and "the worker is not running" in answer.json()["reasons"]
+        ),
         "/readyz unready: the worker is not running",
         60,
     )
@@ -212,8 +214,10 @@ def test_a_full_disk_pauses_the_competition_and_it_resumes(small_disk: Path) -> 
         wait_until(lambda: "the ladder paused" in host.stderr(), "the worker pauses", 120)
         # The competition is paused, not dead: the same worker, no death.
         wait_until(
-            lambda: "the disk holding the data folder is full: the worker is paused"
-            in alice.get("/readyz").json()["reasons"],
+            lambda: (
+                "the disk holding the data folder is full: the worker is paused"
+                in alice.get("/readyz").json()["reasons"]
+            ),
             "/readyz says the disk is full",
             60,
         )

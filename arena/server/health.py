@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from arena.server.diskspace import Space, space
-from arena.server.host import Host, host_of
+from arena.server.host import Host, host_of, log
 from arena.server.supervisor import WorkerState
 
 
@@ -68,8 +68,9 @@ def unready(host: Host) -> list[str]:
         host.accounts.pending()
         leases = host.store.leases()
         playing = host.accounts.playing()
-    except Exception as error:
-        return [f"a store cannot be read: {str(error).splitlines()[0]}"]
+    except Exception:
+        log.exception("/readyz: a store cannot be read")
+        return ["a store cannot be read (server.log says why)"]
     now = status(host)
     if now.worker is None or not now.worker.alive:
         reasons.append("the worker is not running")

@@ -96,6 +96,7 @@ class Supervisor:
         self.in_a_row = 0
         self.last_death: Death | None = None
         self.next_start: float | None = None
+        self.delays: list[float] = []  # each wait before a start again, in order (the log's)
         self.thread = threading.Thread(target=self._watch, name="worker-supervisor", daemon=True)
 
     def start(self) -> None:
@@ -131,6 +132,8 @@ class Supervisor:
                 process.wait()
         if self.thread.is_alive():
             self.thread.join(STOP_SECONDS)
+        with self.lock:
+            self.process = None
 
     def _spawn(self) -> None:
         with self.lock:  # under the lock: ``stop`` sees this worker, or this sees the stop
@@ -180,6 +183,7 @@ class Supervisor:
                 self.in_a_row = in_a_row
                 self.last_death = death
                 self.next_start = time.time() + delay
+                self.delays.append(delay)
             fields = {
                 "event": "worker_died",
                 "pid": process.pid if process is not None else None,

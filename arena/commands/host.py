@@ -7,7 +7,6 @@ import ipaddress
 import os
 import signal
 import socket
-import subprocess
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -37,14 +36,24 @@ def host(
             "(rate limits per real address) and mark cookies Secure"
         ),
     ] = False,
+    log_format: Annotated[
+        str,
+        typer.Option(
+            help="server.log and stderr: 'text' (a line a person reads) or 'json' (one JSON "
+            "object a line, for a log collector)"
+        ),
+    ] = "text",
 ) -> None:
     """Serve a competition: sign-ups, uploads, validation, a ladder that never stops."""
     from arena.server.app import create_app, server_secret
     from arena.server.competition import Competition, CompetitionError
-    from arena.server.logs import setup_logging
+    from arena.server.logs import FORMATS, adopt_uvicorn_logs, setup_logging
     from arena.server.serving import Server, listen, uvicorn_config
+    from arena.server.supervisor import Supervisor
     from arena.tournament.store import ResultsStore
 
+    if log_format not in FORMATS:
+        raise fail(f"--log-format {log_format}: give one of {', '.join(FORMATS)}")
     try:
         competition = Competition.from_toml(competition_file)
     except CompetitionError as error:
@@ -63,17 +72,17 @@ def host(
             f"cannot listen on {bind}:{port}: {error.strerror or error}; choose another --port"
         ) from None
     ResultsStore(data_dir).close()  # created (or migrated) before anything reads it
-    setup_logging(data_dir)
+    setup_logging(data_dir, log_format)
     secret = server_secret(data_dir)
-    app = create_app(competition, data_dir, secret, behind_proxy)
-    worker = subprocess.Popen(
+    worker = Supervisor(
         [
             sys.executable, "-m", "arena.server.worker", str(competition_file),
             "--data-dir", str(data_dir), "--workers", str(workers), "--parent", str(os.getpid()),
-            *(["--ray", ray] if ray else []),
-        ],
-        start_new_session=True,
+            "--log-format", log_format, *(["--ray", ray] if ray else []),
+        ]
     )  # fmt: skip
+    app = create_app(competition, data_dir, secret, behind_proxy, worker)
+    worker.start()  # and started again whenever it dies
     shown = f"[{bind}]" if address.version == 6 else bind
     url = f"http://{shown}:{sock.getsockname()[1]}/"
     print(f"serving '{competition.title}' from {data_dir} at {url} (Ctrl-C stops)", flush=True)
@@ -86,6 +95,8 @@ def host(
     else:
         warn(f"listening on {bind}: put a TLS reverse proxy in front (README: Host a competition)")
     server = Server(uvicorn_config(app, behind_proxy), app.state.host.stopping.set)
+    if log_format == "json":
+        adopt_uvicorn_logs()
     signal.signal(signal.SIGTERM, lambda *_: setattr(server, "should_exit", True))
     try:
         server.run(sockets=[sock])
@@ -93,12 +104,7 @@ def host(
         pass
     finally:
         app.state.host.stopping.set()
-        worker.terminate()
-        try:
-            worker.wait(30)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-            worker.wait()
+        worker.stop()
     console.print("stopped")
 
 

@@ -1,4 +1,5 @@
-"""Admins: disable a bot or an account, void a match, export every result."""
+"""Admins: the server's state (worker, disk), disable a bot or an account, void a match,
+export every result."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from arena.server.accounts import User
+from arena.server.health import status
 from arena.server.host import Host, admin_only, log
 from arena.server.pages import competition_match
 
@@ -14,7 +16,7 @@ from arena.server.pages import competition_match
 def admin(request: Request, host: Host, user: User) -> Response:
     return host.page(
         request, "admin.html", users=host.accounts.users(), submissions=host.accounts.submissions(),
-        voided=sorted(host.accounts.voided()),
+        voided=sorted(host.accounts.voided()), server=status(host),
     )  # fmt: skip
 
 

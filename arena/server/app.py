@@ -45,6 +45,7 @@ from arena.server.admin import (
 )
 from arena.server.api import ApiRoute, check_routes
 from arena.server.competition import Competition
+from arena.server.health import healthz, readyz
 from arena.server.host import Host, server_secret
 from arena.server.local import (
     MAX_BODY,
@@ -60,6 +61,7 @@ from arena.server.local import (
 )
 from arena.server.local import log as local_log
 from arena.server.local import not_found as local_not_found
+from arena.server.metrics import Metrics, RequestTimer, metrics
 from arena.server.pages import (
     board,
     bot_page,
@@ -79,6 +81,7 @@ from arena.server.submissions import (
     submissions_api,
     upload,
 )
+from arena.server.supervisor import Supervisor
 from arena.server.web import CsrfForms, ErrorPages, Identify, Limits, LoopbackOnly, PageToken
 
 __all__ = ["create_app", "create_local_app", "server_secret"]
@@ -114,6 +117,9 @@ ROUTES = [
     ApiRoute("/api/admin/export", admin_export, "admin"),
     Route("/events", events),
     Route("/static/{name}", static),
+    Route("/healthz", healthz),
+    Route("/readyz", readyz),
+    Route("/metrics", metrics),
 ]
 
 
@@ -155,12 +161,18 @@ def application(
 
 
 def create_app(
-    competition: Competition, data_dir: Path, secret: bytes, secure: bool = False
+    competition: Competition,
+    data_dir: Path,
+    secret: bytes,
+    secure: bool = False,
+    worker: Supervisor | None = None,
 ) -> Starlette:
-    """The competition's application."""
-    host = Host(competition, data_dir, secret, secure)
+    """The competition's application (``worker``: the supervisor of its worker process)."""
+    host = Host(competition, data_dir, secret, secure, worker)
+    host.metrics = Metrics(host)
     limit = competition.limits.upload_bytes + 64 * 1024  # the file plus the form around it
     who = [
+        Middleware(RequestTimer, metrics=host.metrics),
         Middleware(Identify, accounts=host.accounts, secret=secret, secure=secure),
         Middleware(CsrfForms, max_upload=limit),
     ]

@@ -13,7 +13,7 @@ import shutil
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import jinja2
 from starlette.requests import Request
@@ -23,6 +23,10 @@ from arena.server.accounts import Accounts, User
 from arena.server.boards import LiveBoard
 from arena.server.competition import Competition
 from arena.tournament.store import ResultsStore
+
+if TYPE_CHECKING:
+    from arena.server.metrics import Metrics
+    from arena.server.supervisor import Supervisor
 
 log = logging.getLogger("arena.host")
 T = TypeVar("T")
@@ -51,8 +55,17 @@ class Watched(Protocol):
 class Host:
     """What the handlers share: the competition, the data folder, the stores."""
 
-    def __init__(self, competition: Competition, data_dir: Path, secret: bytes, secure: bool):
+    def __init__(
+        self,
+        competition: Competition,
+        data_dir: Path,
+        secret: bytes,
+        secure: bool,
+        worker: Supervisor | None = None,
+    ):
         self.competition = competition
+        self.worker = worker  # the worker process's supervisor (its deaths and restarts)
+        self.metrics: Metrics | None = None  # /metrics' registry, set by create_app
         self.data_dir = Path(data_dir)
         self.accounts = Accounts(self.data_dir)
         self.secret = secret

@@ -1,25 +1,71 @@
-"""The server's own log: who did what (sign-ins, uploads, admin actions) and every error's
-traceback with the id its error page showed, in ``server.log`` in the data folder."""
+"""The server's own log: who did what (sign-ins, uploads, admin actions), the worker's deaths,
+pauses and restarts, and every error's traceback with the id its error page showed, in
+``server.log`` in the data folder and on stderr.
+
+Two formats (``arena host --log-format``): ``text``, a line a person reads, and ``json``,
+one JSON object a line for a log collector: ``time`` (UTC, ISO 8601), ``level``,
+``event`` (a short name where the code gives one, else the message), ``message``,
+``pid``, the event's own fields (``extra={"fields": {...}}``) and ``error`` (a
+traceback), if any."""
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 LOG_FILE = "server.log"
+FORMATS = ("text", "json")
 
 
-def setup_logging(data_dir: Path) -> None:
+class JsonLines(logging.Formatter):
+    """One JSON object per record, on one line (a traceback is a field, not more lines)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        message = record.getMessage()
+        fields: dict[str, Any] = dict(getattr(record, "fields", None) or {})
+        entry: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "event": fields.pop("event", None) or message,
+            "message": message,
+            "pid": record.process,
+            "logger": record.name,
+        }
+        entry.update((key, value) for key, value in fields.items() if key not in entry)
+        if record.exc_info:
+            entry["error"] = self.formatException(record.exc_info)
+        return json.dumps(entry, default=str, ensure_ascii=False)
+
+
+def formatter(log_format: str) -> logging.Formatter:
+    if log_format == "json":
+        return JsonLines()
+    return logging.Formatter("%(asctime)s %(process)d %(message)s")
+
+
+def setup_logging(data_dir: Path, log_format: str = "text") -> None:
     logger = logging.getLogger("arena.host")
     if logger.handlers:
         return
     logger.setLevel(logging.INFO)
-    formatter = logging.Formatter("%(asctime)s %(process)d %(message)s")
     for handler in (
         logging.FileHandler(Path(data_dir) / LOG_FILE),
         logging.StreamHandler(sys.stderr),
     ):
-        handler.setFormatter(formatter)
+        handler.setFormatter(formatter(log_format))
         logger.addHandler(handler)
     logger.propagate = False
+
+
+def adopt_uvicorn_logs() -> None:
+    """uvicorn's own messages (a bad request line, a stop) through the server's handlers, in
+    its format: called after uvicorn has set up its logging, for the JSON format."""
+    ours = logging.getLogger("arena.host").handlers
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+        logger = logging.getLogger(name)
+        logger.handlers = list(ours) if name == "uvicorn" else []
+        logger.propagate = name != "uvicorn"

@@ -13,6 +13,7 @@ from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Re
 
 from arena.server import access
 from arena.server.accounts import AccountError, User, check_account_name
+from arena.server.diskspace import DISK_FULL, is_full_error, space
 from arena.server.host import Host, host_of, log, need_user, needs_user
 from arena.server.uploads import UploadRefused, kind_of, unpack
 from arena.server.web import form_of
@@ -35,17 +36,44 @@ def upload(request: Request, host: Host, user: User) -> Response:
         limit = host.competition.limits.submissions_per_day
         if host.accounts.submissions_today(user) >= limit:
             raise UploadRefused(f"at most {limit} submissions a day: try again tomorrow")
+        if not _room_for_upload(host):
+            return _disk_full(request, host, user, api)
         where = _keep(host, file)
     except (UploadRefused, AccountError) as error:
         log.info("upload by %s refused: %s", user.name, error)
         if api:
             return JSONResponse({"error": str(error)}, status_code=400)
         return host.refuse(request, 400, f"refused: {error}")
-    sid = host.accounts.add_submission(user, bot, where)
+    except Exception as error:
+        if not is_full_error(error):
+            raise
+        return _disk_full(request, host, user, api)
+    try:
+        sid = host.accounts.add_submission(user, bot, where)
+    except Exception as error:
+        shutil.rmtree(host.data_dir.joinpath(*Path(where).parts[:2]), ignore_errors=True)
+        if not is_full_error(error):
+            raise
+        return _disk_full(request, host, user, api)
     log.info("upload %d by %s: %s (%s)", sid, user.name, bot, file.filename)
     if api:
         return JSONResponse({"id": sid, "status": "queued", "url": f"/api/submissions/{sid}"})
     return RedirectResponse(f"/submissions/{sid}", status_code=303)
+
+
+def _room_for_upload(host: Host) -> bool:
+    """Room on the disk for the largest upload this competition takes (the file and its
+    unpacking) above the reserve kept for the ladder."""
+    limits = host.competition.limits
+    found = space(host.data_dir)
+    return found.free >= found.reserve + limits.upload_bytes + limits.unpacked_bytes
+
+
+def _disk_full(request: Request, host: Host, user: User, api: bool) -> Response:
+    log.warning("upload by %s refused: the disk holding %s is full", user.name, host.data_dir)
+    if api:
+        return JSONResponse({"error": DISK_FULL}, status_code=503)
+    return host.refuse(request, 503, DISK_FULL)
 
 
 def _keep(host: Host, file: UploadFile) -> str:

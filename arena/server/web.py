@@ -44,6 +44,7 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.server.accounts import Accounts
+from arena.server.diskspace import DISK_FULL, is_full_error
 
 log = logging.getLogger("arena.host")
 SESSION_COOKIE = "arena_session"
@@ -133,7 +134,12 @@ class ErrorPages:
 
         try:
             await self.app(scope, receive, guarded)
-        except Exception:
+        except Exception as error:
+            if is_full_error(error):  # a state of the server, not a bug: said as it is
+                self.log.warning("%s %s: %s", scope.get("method"), scope.get("path"), error)
+                if not started:
+                    await plain(send, 503, DISK_FULL[0].upper() + DISK_FULL[1:] + ".")
+                return
             error_id = secrets.token_hex(6)
             self.log.exception(
                 "error %s on %s %s", error_id, scope.get("method"), scope.get("path")

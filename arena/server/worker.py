@@ -10,11 +10,17 @@ does the playing, in its own main thread, as ``arena tournament run`` does:
 - the main thread plays one wave of each board in turn on one executor (local
   workers or Ray), until the deadline; then each board's final, whose players are
   fixed once (a restart plays the same final) and which resumes like any tournament.
+
+A full disk pauses both (``arena.server.diskspace``): before each wave and each
+validation the free space is checked, and a write that meets the disk's end
+anyway (the store's StoreFull) is rolled back by SQLite and waited out; the
+match it was storing stays planned and is played again once space returns.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import signal
 import sys
@@ -24,15 +30,45 @@ from pathlib import Path
 from arena.server.accounts import Accounts
 from arena.server.boards import LiveBoard
 from arena.server.competition import Competition
+from arena.server.diskspace import is_full_error, space
 from arena.server.ladder import BoardLadder, ladder_spec
 from arena.tournament.forfeits import read_tail
 from arena.tournament.runner import TournamentRunner
 from arena.tournament.spec import TournamentSpec
-from arena.tournament.store import ResultsStore, StoreError
+from arena.tournament.store import ResultsStore, StoreError, StoreFull
 from arena.tournament.submit import SubmissionRejected, submit
 
 log = logging.getLogger("arena.host")
 POLL_SECONDS = 0.5
+SPACE_POLL_SECONDS = 2.0  # how often a paused worker looks at the free space again
+
+
+def wait_for_space(data_dir: Path, stop: threading.Event, what: str) -> None:
+    """Return once the data folder's disk has more than its reserve free (or on stop),
+    saying in the log that ``what`` paused and resumed."""
+    found = space(data_dir)
+    if not found.full:
+        return
+    log.warning(
+        "the disk holding %s is full (%d bytes free, %d kept in reserve): %s paused until "
+        "space is freed",
+        data_dir,
+        found.free,
+        found.reserve,
+        what,
+        extra={"fields": {"event": "disk_full", "free": found.free, "paused": what}},
+    )
+    while not stop.wait(SPACE_POLL_SECONDS):
+        found = space(data_dir)
+        if not found.full:
+            log.info(
+                "space is back on the disk holding %s (%d bytes free): %s resumed",
+                data_dir,
+                found.free,
+                what,
+                extra={"fields": {"event": "disk_space_back", "free": found.free}},
+            )
+            return
 
 
 def validate(accounts: Accounts, competition: Competition, data_dir: Path, sid: int) -> None:
@@ -52,7 +88,11 @@ def validate(accounts: Accounts, competition: Competition, data_dir: Path, sid: 
             games=competition.limits.validation_games,
             time_control=competition.time_control,
         )
+    except StoreFull:
+        raise  # not the bot's fault: it stays pending, validated again once space returns
     except SubmissionRejected as error:
+        if _disk_is_full(data_dir):  # its games failed for lack of space: not its fault
+            raise StoreFull(f"the disk holding {data_dir} is full") from error
         why = str(error).split("; its stderr:")[0]
         stderr = ""
         if error.log is not None:
@@ -71,14 +111,23 @@ def validate(accounts: Accounts, competition: Competition, data_dir: Path, sid: 
     log.info("submission %d of %s passed as %s@%d", sid, record["owner"], done.name, done.version)
 
 
+def _disk_is_full(data_dir: Path) -> bool:
+    return space(data_dir).full
+
+
 def validator(accounts: Accounts, competition: Competition, data_dir: Path, stop: threading.Event):
     while not stop.is_set():
         for sid in accounts.pending():
             if stop.is_set():
                 return
+            wait_for_space(data_dir, stop, "validation")
             try:
                 validate(accounts, competition, data_dir, sid)
-            except Exception:
+            except Exception as error:
+                if is_full_error(error):  # stays pending: validated once space returns
+                    wait_for_space(data_dir, stop, "validation")
+                    stop.wait(SPACE_POLL_SECONDS)
+                    break
                 log.exception("validating submission %d failed", sid)
                 accounts.set_status(sid, "rejected", "the arena failed while validating it")
         stop.wait(POLL_SECONDS)
@@ -108,23 +157,45 @@ class Worker:
         try:
             while not self.stop.is_set():
                 if self.competition.closed():
-                    self.finals(store, executor)
+                    try:
+                        self.finals(store, executor)
+                    except Exception as error:
+                        if not is_full_error(error):
+                            raise
+                        wait_for_space(self.data_dir, self.stop, "the final")
+                        self.stop.wait(SPACE_POLL_SECONDS)  # never a tight loop
+                        continue  # the final resumes as a restarted one does
                     self.stop.wait()
                     break
-                played = False
-                for variant, players in self.competition.boards:
-                    ladder = self.ladder(store, executor, variant, players)
-                    if ladder is not None and ladder.play_wave():
-                        played = True
+                wait_for_space(self.data_dir, self.stop, "the ladder")
+                try:
+                    played = self.play_waves(store, executor)
+                except Exception as error:
+                    if not is_full_error(error):
+                        raise
+                    log.warning("a write met the full disk (%s): the ladder pauses", error)
+                    wait_for_space(self.data_dir, self.stop, "the ladder")
+                    self.stop.wait(SPACE_POLL_SECONDS)  # never a tight loop
+                    continue  # the match it was storing stays planned: played again
                 if not played:
                     self.stop.wait(POLL_SECONDS)
         finally:
             self.stop.set()
             for ladder in self.ladders.values():
-                ladder.release()
+                with contextlib.suppress(StoreError):  # a full disk: the lease dies with us
+                    ladder.release()
             executor.close()
             store.close()
             checker.join(5)
+
+    def play_waves(self, store: ResultsStore, executor) -> bool:
+        """One wave of each board whose ladder can play; False if none could."""
+        played = False
+        for variant, players in self.competition.boards:
+            ladder = self.ladder(store, executor, variant, players)
+            if ladder is not None and ladder.play_wave():
+                played = True
+        return played
 
     def ladder(self, store, executor, variant: str, players: int) -> BoardLadder | None:
         """The board's ladder, made once enough participants have bots that play."""
@@ -191,12 +262,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--ray", default=None)
     parser.add_argument("--parent", type=int, default=None)
+    parser.add_argument("--log-format", choices=("text", "json"), default="text")
     args = parser.parse_args(argv)
     from arena.referee.process import die_with_parent
     from arena.server.logs import setup_logging
 
     die_with_parent(args.parent)
-    setup_logging(args.data_dir)
+    setup_logging(args.data_dir, args.log_format)
     competition = Competition.from_toml(args.competition)
     worker = Worker(competition, args.data_dir, args.workers, args.ray)
     signal.signal(signal.SIGTERM, lambda *_: worker.stop.set())

@@ -742,6 +742,15 @@ class ResultsStore:
                 (tournament_id, holder.host, holder.pid, holder.started),
             )
 
+    @_translated
+    def leases(self) -> dict[str, Holder]:
+        """Each tournament that has a driver now (or had one that died): its holder."""
+        rows = self.db.execute(
+            "SELECT t.name, l.host, l.pid, l.started, l.since, l.heartbeat"
+            " FROM leases l JOIN tournaments t ON t.id = l.tournament_id"
+        )
+        return {row[0]: Holder(*row[1:]) for row in rows}
+
     # ---------------------------------------------------------------- the schedule
 
     @_translated
@@ -1045,6 +1054,36 @@ class ResultsStore:
             db.close()
 
     @_translated
+    @_translated
+    def tally(self, tournament: str) -> tuple[int, dict[str, int]]:
+        """How many matches of ``tournament`` are stored, and their faults by code (read
+        from one state of the store, by a range of the ids' index)."""
+        row = self.db.execute("SELECT id FROM tournaments WHERE name = ?", (tournament,))
+        found = row.fetchone()
+        if found is None:
+            return 0, {}
+        span = (found[0] * MATCH_ID_STRIDE, (found[0] + 1) * MATCH_ID_STRIDE)
+        with self.read_snapshot():
+            count = self.db.execute(
+                "SELECT COUNT(*) FROM matches WHERE id >= ? AND id < ?", span
+            ).fetchone()[0]
+            faults = self.db.execute(
+                "SELECT fault, COUNT(*) FROM seats WHERE match_id >= ? AND match_id < ?"
+                " AND fault IS NOT NULL GROUP BY fault",
+                span,
+            ).fetchall()
+        return count, dict(faults)
+
+    @_translated
+    def stored_since(self, tournament: str, since: float, newest: int = 10_000) -> int:
+        """How many of the ``newest`` matches of ``tournament`` finished after ``since``."""
+        return self.db.execute(
+            "SELECT COUNT(*) FROM (SELECT m.finished_at FROM matches m"
+            " JOIN tournaments t ON t.id = m.tournament_id WHERE t.name = ?"
+            " ORDER BY m.idx DESC LIMIT ?) WHERE finished_at > ?",
+            (tournament, newest, since),
+        ).fetchone()[0]
+
     def match_log(self, match_id: int) -> bytes:
         row = self.db.execute("SELECT jsonl FROM logs WHERE match_id = ?", (match_id,)).fetchone()
         if row is None:

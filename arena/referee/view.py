@@ -107,9 +107,7 @@ class View:
         """Cover the ``hidden`` folders (outermost only, and only those ``coverable``; the
         scratch tmpfs on ``/tmp`` is mounted anyway); bind each ``renamed`` folder at its
         neutral name and every ``granted`` path beneath a covered folder back in place."""
-        covers = _outermost(
-            h for h in hidden if coverable(h, system) and not beneath(h, SCRATCH)
-        )
+        covers = _outermost(h for h in hidden if coverable(h, system) and not beneath(h, SCRATCH))
         screens = [SCRATCH, *covers]
         binds = [Bind(real, seen) for real, seen in renamed.items()]
         back = [

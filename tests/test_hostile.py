@@ -403,6 +403,7 @@ def test_arena_doctor_reports_what_this_machine_gives(tmp_path):
         assert rows[row]["ok"] == (given.source(controller) is not None)
     assert rows["freezing"]["ok"] == (given.source("freezer") is not None or CONTAINED)
     assert rows["private /dev/shm"]["ok"] == rows["scratch quota"]["ok"] == bool(private_mounts())
+    assert rows["data folder hidden"]["ok"] == bool(private_mounts())
     bad = subprocess.run([*ARENA, "doctor", "--format", "yaml"], capture_output=True, text=True)
     assert bad.returncode == 2 and not bad.stdout
     assert bad.stderr == "error: --format is table or json, not 'yaml'\n"

@@ -66,9 +66,11 @@ class HostProcess:
         text: str | None = None,
         env: dict[str, str] | None = None,
         options: tuple[str, ...] = (),
+        cwd: Path | None = None,
     ) -> None:
         self.folder = folder
         self.options = options  # more of arena host's options (--workers N)
+        self.cwd = cwd  # the organiser's current folder (None: the tests')
         self.data = folder / "data"
         self.file = folder / "competition.toml"
         if text is not None or not self.file.exists():
@@ -83,7 +85,7 @@ class HostProcess:
         self.process = subprocess.Popen(
             [ARENA, "host", str(self.file), "--data-dir", str(self.data), "--port", str(self.port),
              *self.options],
-            stdout=subprocess.PIPE, stderr=log, env=self.env, start_new_session=True,
+            stdout=subprocess.PIPE, stderr=log, env=self.env, start_new_session=True, cwd=self.cwd,
         )  # fmt: skip
         assert self.process.stdout is not None
         selector = selectors.DefaultSelector()

@@ -27,7 +27,7 @@ import pytest
 import arena.referee.hub as hub_module
 from arena.procfs import held_groups, kill_groups, signal_group, stat_fields
 from arena.referee.cgroup import PREFIX, BotCgroup, usable_parent
-from arena.referee.containment import CGROUP, PROCESS_GROUP, pid_namespace
+from arena.referee.containment import CGROUP, PROCESS_GROUP, pid_namespace, private_mounts
 from arena.referee.faults import TimeControl
 from arena.referee.hub import Hub
 from arena.referee.keys import MatchKey
@@ -35,6 +35,7 @@ from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.matchlog import MatchLog
 from arena.referee.process import BotProcess, ProcessLimits
 from arena.referee.sandbox import landlock_abi, network_namespace_available
+from arena.tournament.bots import bot_limits
 from arena.tournament.executors import LocalExecutor
 from arena.tournament.frames import matches_frame, seats_frame
 from arena.tournament.runner import TournamentRunner
@@ -403,6 +404,7 @@ def test_arena_doctor_reports_what_this_machine_gives(tmp_path):
         assert rows[row]["ok"] == (given.source(controller) is not None)
     assert rows["freezing"]["ok"] == (given.source("freezer") is not None or CONTAINED)
     assert rows["private /dev/shm"]["ok"] == rows["scratch quota"]["ok"] == bool(private_mounts())
+    assert rows["data folder hidden"]["ok"] == bool(private_mounts())
     bad = subprocess.run([*ARENA, "doctor", "--format", "yaml"], capture_output=True, text=True)
     assert bad.returncode == 2 and not bad.stdout
     assert bad.stderr == "error: --format is table or json, not 'yaml'\n"
@@ -878,7 +880,7 @@ def test_a_disk_filler_is_stopped_at_its_quota_and_leaves_nothing(mounts, tmp_pa
     assert list(scratch.iterdir()) == [], "the scratch folder outlived its bot"
     if private:
         check_complete(outcome, {})
-        assert 0 < wrote[str(scratch.resolve())] <= 64 * 2**20, report
+        assert 0 < wrote["/tmp"] <= 64 * 2**20, report  # its scratch, in its own namespace
         assert 0 < wrote["/dev/shm"] <= 64 * 2**20, report
         assert report.count("No space left on device") == 2, report
     else:
@@ -909,3 +911,74 @@ def test_security_md_names_only_tests_that_exist():
             found = any(test == wanted or test.endswith(wanted) for test in defined[last])
             assert found, f"SECURITY.md names {last}::{'...' if short else ''}{wanted}"
     assert named > 30, "the attack table names its tests"
+
+
+# ---------------------------------------------------------------- what a bot can name
+
+LISTER = Path(__file__).resolve().parent / "bots" / "lister.py"
+
+
+def organiser_folder(tmp_path: Path, tag: str) -> tuple[Path, Path, list[str]]:
+    """An organiser's folder as ``arena host`` leaves it: the data folder inside, with the
+    accounts, the server's secret, uploads, a rival's stored bot (named by the hash of its
+    code) and the results store; returns (folder, data folder, the names no bot may see)."""
+    folder = tmp_path / f"organiser-{tag}"
+    data = folder / f"comp-data-{tag}"
+    rival = data / "bots" / f"rival-{tag}" / f"c0ffee{tag[-10:]}"
+    for path in (rival, data / "uploads" / "7", data / "submissions" / f"rival-{tag}"):
+        path.mkdir(parents=True)
+    (rival / "bot.py").write_text("# the rival's code\n")
+    (data / "accounts.sqlite").write_bytes(b"SQLite format 3\0 accounts")
+    (data / "server-secret").write_bytes(os.urandom(32))
+    ResultsStore(data).close()
+    names = [folder.name, data.name, "accounts.sqlite", "server-secret", "results.sqlite"]
+    return folder, data, [*names, "uploads", rival.parent.name, rival.name]
+
+
+def stored_lister(data: Path, give_up: bool = True) -> BotEntry:
+    """The lister registered as ``arena submit`` stores it: its code under the data folder."""
+    from arena.tournament.bots import entry_for_record
+
+    code = data / "bots" / "lister" / "0123456789abcdef" / "lister.py"
+    code.parent.mkdir(parents=True)
+    code.write_text(LISTER.read_text().replace("GIVE_UP = True", f"GIVE_UP = {give_up}"))
+    record = {"name": "lister", "version": 1, "kind": "file", "target": str(code.relative_to(data))}
+    return entry_for_record(record, data)
+
+
+@pytest.mark.skipif(ABI == 0, reason="this kernel has no Landlock")
+@pytest.mark.parametrize("mounts", ["private", "none"])
+def test_a_stored_bot_lists_nothing_of_the_data_folder_or_the_organiser_s(
+    mounts, tmp_path, monkeypatch
+):
+    """A registered bot lists all it can reach (its folder and every folder above, its
+    environment's and command line's paths, /proc's processes with their cwd, root and
+    environment, a walk of /): nothing of the data folder (accounts, the server's secret,
+    uploads, the results store, another participant's bot and its content hash) shows. It
+    listed them all when the referee ran where ``arena host``'s worker runs (``python -m``
+    puts the organiser's folder on the import path, which bots were allowed to list). With
+    private mounts the organiser's folder is not even named: its code is at /tmp/bot, its
+    scratch folder and working folder /tmp; without them, its paths still name it (SECURITY.md,
+    Limits) but nothing in it can be listed."""
+    private = mounts == "private"
+    if private and not private_mounts():
+        pytest.skip("no private mounts here (arena doctor)")
+    tag = marker("list").replace("ttr-arena-list-", "")
+    folder, data, secret = organiser_folder(tmp_path, tag)
+    monkeypatch.chdir(folder)
+    monkeypatch.syspath_prepend(str(folder))  # as `python -m arena.server.worker` has it
+    limits = bot_limits(data, ProcessLimits(private_mounts=private))
+    entries = [stored_lister(data), BotEntry.parse("random")]
+    with ProcessMatch(USA, entries, PATIENT, limits, data / "submissions" / "lister") as referee:
+        outcome = referee.play(1)
+    assert [(f.seat, f.code) for f in outcome.faults] == [(0, "crash")]
+    report = stderr_of(data / "submissions" / "lister", 0)
+    assert "END OF REPORT" in report and "bytes dropped" not in report, report[-2000:]
+    assert "list /proc/self/cwd:" in report or "cannot list /proc/self/cwd" in report
+    seen = secret if private else secret[2:]
+    assert [name for name in seen if name in report] == [], report
+    assert f"\nlist {folder}:" not in report and f"\nlist {data}:" not in report
+    if private:
+        assert "cwd: /tmp\n" in report and "/proc/1/cwd -> /tmp\n" in report
+        assert "argv: ['/tmp/bot/lister.py'" in report or "/tmp/bot/lister.py" in report
+        assert "env HOME=/tmp\n" in report and "env TMPDIR=/tmp\n" in report

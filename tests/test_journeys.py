@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from arena import chaos
+from arena.referee.containment import private_mounts
 from arena.tournament.forfeits import error_line, reason
 from arena.tournament.store import ResultsStore
 from arena.variants import all_variants
@@ -169,9 +170,58 @@ def test_submit_validates_under_the_tournament_sandbox_with_the_data_folder_prot
     done = arena("submit", "nosy", "--file", nosy)
     assert done.code == 2
     line = done.one_line_error()
-    assert "rejected" in line and "PermissionError" in line, line
+    # Where bots have private mounts the data folder is empty to them: the file is not there.
+    refused = "FileNotFoundError" if private_mounts() else "PermissionError"
+    assert "rejected" in line and refused in line, line
     assert arena.rows("SELECT * FROM bots") == []
     assert not (arena.data / "bots" / "nosy").exists(), "no copy of a rejected bot is kept"
+
+
+LISTER = Path(__file__).resolve().parent / "bots" / "lister.py"
+
+
+def lister_bot(folder: Path, give_up: bool) -> Path:
+    """The bot that lists all it can reach (tests/bots/lister.py), as a submitted folder."""
+    source = LISTER.read_text().replace("GIVE_UP = True", f"GIVE_UP = {give_up}")
+    return write_bot(folder, source)
+
+
+def test_a_submitted_bot_names_nothing_of_the_data_folder_in_validation_or_a_tournament(
+    tmp_path,
+):
+    """A submitted bot that lists everything it can reach (tests/bots/lister.py), rejected
+    on purpose in validation, then registered and seated in a tournament: its reports name
+    nothing of the organiser's folder or of the data folder (another participant's bot and
+    the hash of its code, the results store, the logs), where its own paths used to name
+    them all (its code, scratch and working folders were inside them)."""
+    tag = f"{os.getpid()}{time.monotonic_ns() % 10**6}"
+    arena = Journey(tmp_path / f"organiser-{tag}")
+    done = arena("submit", f"rival-{tag}", "--file", PYTHON_BOT)
+    assert done.code == 0, done.text
+    (rival_hash,) = [p.name for p in (arena.data / "bots" / f"rival-{tag}").iterdir()]
+    secret = [arena.folder.name, "arena-data", "results.sqlite", f"rival-{tag}", rival_hash]
+    secret += ["submissions", "bot-logs"]
+    rejected = arena("submit", "spy", "--file", lister_bot(tmp_path / "spy", give_up=True))
+    assert rejected.code == 2 and "rejected" in rejected.text, rejected.text
+    done = arena("submit", "watcher", "--file", lister_bot(tmp_path / "watcher", give_up=False))
+    assert done.code == 0, done.text
+    done = arena(
+        "tournament", "run", "--name", "spied", "--bot", "watcher", "--bot", f"rival-{tag}",
+        "--players", "2",
+    )  # fmt: skip
+    assert done.code == 0 and forfeits(arena, "spied") == [], done.text
+    reports = {
+        "validation (rejected)": sorted(
+            (arena.data / "submissions" / "spy").rglob("seat0-*.stderr")
+        ),
+        "validation": sorted((arena.data / "submissions" / "watcher").rglob("seat0-*.stderr")),
+        "tournament": sorted((arena.data / "bot-logs").rglob("seat*-watcher@1.stderr")),
+    }
+    for stage, paths in reports.items():
+        texts = [p.read_text() for p in paths if "END OF REPORT" in p.read_text()]
+        assert texts, f"no complete report from {stage}"
+        for text in texts:
+            assert [name for name in secret if name in text] == [], (stage, text)
 
 
 def test_a_submitted_folder_holds_plain_files_of_a_bounded_size_and_a_stopped_submit_keeps_none(

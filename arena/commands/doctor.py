@@ -194,6 +194,24 @@ def _shm() -> Check:
     )
 
 
+def _hidden() -> Check:
+    if private_mounts():
+        return Check(
+            "data folder hidden",
+            True,
+            "covered in each bot's mount namespace",
+            "the data folder and the current folder are empty to bots (but what they may "
+            "read); a registered bot's code is at /tmp/bot, its scratch /tmp",
+        )
+    return Check(
+        "data folder hidden",
+        False,
+        "missing: needs private mounts",
+        "bots cannot list it (Landlock) but their paths name it: scratch folder and "
+        "registered code are inside it",
+    )
+
+
 def _scratch() -> Check:
     limits = ProcessLimits()
     quota = f"{limits.scratch_mb} MiB, {limits.scratch_files} files"
@@ -282,6 +300,7 @@ def checks() -> list[Check]:
         _freezing(),
         _memory(),
         _shm(),
+        _hidden(),
         _scratch(),
         _pidfd(),
         _limits(),

@@ -51,13 +51,16 @@ from arena.referee.containment import (
     private_mounts,
 )
 from arena.referee.sandbox import (
+    SYSTEM_ROOTS,
     Mount,
     SandboxPolicy,
+    command_grants,
     confine_command,
     enter_network_namespace,
     landlock_abi,
     restrict_self,
 )
+from arena.referee.view import SCRATCH, View, beneath, moved, neutral_names
 
 PR_SET_PDEATHSIG = 1
 # The variables a bot gets besides the arena's own (ARENA_CONNECT, ARENA_TOKEN), HOME and
@@ -113,12 +116,13 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def bot_environment(
-    arena: Mapping[str, str], scratch: Path, extra: Sequence[str] = ()
+    arena: Mapping[str, str], scratch: Path | str, extra: Sequence[str] = ()
 ) -> dict[str, str]:
     """Everything a bot process sees in its environment: the arena's variables, its scratch
-    folder as ``HOME`` and ``TMPDIR``, ``PATH``, ``LANG``, ``PYTHONHASHSEED`` and exactly the
-    organiser's ``extra`` list; nothing else of the organiser's environment."""
-    folder = str(scratch.resolve())
+    folder as ``HOME`` and ``TMPDIR`` (a ``str``: as the bot sees it, in its own mount
+    namespace), ``PATH``, ``LANG``, ``PYTHONHASHSEED`` and exactly the organiser's ``extra``
+    list; nothing else of the organiser's environment."""
+    folder = scratch if isinstance(scratch, str) else str(scratch.resolve())
     env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": folder, "TMPDIR": folder}
     env.update(FIXED_ENV)
     for item in extra:
@@ -163,6 +167,20 @@ def _child_setup(
         enter_network_namespace()  # fails closed, like the sandbox
     if policy is not None and abi:
         restrict_self(policy, abi)  # fails closed: a bot that cannot be sandboxed never runs
+
+
+def _is_path(arg: str) -> bool:
+    """Whether a command-line word is a path relative to the organiser's folder (it exists
+    there; a word after ``-m`` is a module's name)."""
+    return bool(arg) and not os.path.isabs(arg) and os.path.exists(arg)
+
+
+def _has_relative(command: Sequence[str]) -> bool:
+    """Whether ``command`` names a path relative to the organiser's folder (not counting
+    the module name after ``-m``)."""
+    return any(
+        _is_path(arg) and (i == 0 or command[i - 1] != "-m") for i, arg in enumerate(command)
+    )
 
 
 def _new_cgroup(limits: ProcessLimits, cpus: float) -> BotCgroup | None:
@@ -376,23 +394,40 @@ class BotProcess:
             SandboxPolicy.for_bot(
                 self.command,
                 scratch,
-                endpoint,
+                endpoint or "",
                 limits.protected,
                 own_files,
                 shm=self.private_mounts,
             )
-            if abi and endpoint is not None
+            if limits.sandbox
             else None
         )
+        # Where it starts: the organiser's folder only if its command line names a path
+        # relative to it, else its scratch folder (nothing of the organiser's to see there).
+        relative = _has_relative(self.command)
+        if self.private_mounts:  # its own layout (view.py): its code and scratch under /tmp
+            renamed = neutral_names([str(Path(p).resolve()) for p in own_files])
+            seen_scratch = SCRATCH
+            told = [moved(arg, renamed) for arg in self.command]
+            view = self._view(policy, limits, renamed, endpoint, relative)
+            workdir = None  # PID 1 changes folder once its mounts are made
+        else:
+            renamed, view, seen_scratch = {}, None, str(scratch.resolve())
+            told = list(self.command)
+            workdir = None if relative else seen_scratch
+        if policy is not None and self.private_mounts:
+            policy = policy.moved(renamed, seen_scratch)
+        if not abi:
+            policy = None
         self.cgroup = _new_cgroup(limits, cpus)
         self.containment = (
             pid_namespace()[0] if prefix else CGROUP if self.cgroup else PROCESS_GROUP
         )
-        argv = self.command
+        argv = told
         mounts = self._mounts(limits) if self.private_mounts else []
         if prefix and (policy is not None or mounts):
             # PID 1 of the new namespace mounts, confines itself, then becomes the bot.
-            argv = [*confine_command(policy, abi, mounts), *argv]
+            argv = [*confine_command(policy, abi, mounts, view), *argv]
         argv = [*prefix, *argv]
         self.sandboxed = policy is not None
         self.contained = bool(prefix)
@@ -400,7 +435,7 @@ class BotProcess:
         self.landlock_abi = abi
         self._name_logs(log_prefix)
         in_child = None if prefix else policy
-        environment = bot_environment(env, scratch, limits.env)
+        environment = bot_environment(env, seen_scratch, limits.env)
         try:
             check_runnable(self.command[0], environment["PATH"])
             with signals_deferred():
@@ -411,6 +446,7 @@ class BotProcess:
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
                     process_group=0,
+                    cwd=workdir,
                     preexec_fn=functools.partial(
                         _child_setup, limits, in_child, abi, own_network, os.getpid(), self.cgroup
                     ),
@@ -434,14 +470,39 @@ class BotProcess:
         self._drain.start()
 
     def _mounts(self, limits: ProcessLimits) -> list[Mount]:
-        """Its private ``/dev/shm`` and scratch folder (in its own mount namespace)."""
+        """Its private ``/dev/shm`` and scratch folder, ``/tmp`` (in its own mount
+        namespace)."""
         mib = 1024 * 1024
         return [
             Mount("/dev/shm", limits.shm_mb * mib, limits.scratch_files),
-            Mount(
-                str(self.scratch.resolve()), limits.scratch_mb * mib, limits.scratch_files, "700"
-            ),
+            Mount(SCRATCH, limits.scratch_mb * mib, limits.scratch_files, "1777"),
         ]
+
+    def _view(
+        self,
+        policy: SandboxPolicy | None,
+        limits: ProcessLimits,
+        renamed: Mapping[str, str],
+        endpoint: str | None,
+        stays: bool,
+    ) -> View:
+        """Its mount namespace's layout (``view.py``): with the sandbox on, the protected
+        folders and the organiser's folder (unless its command line names it) covered,
+        and what it may read beneath them bound back; its own code at its neutral name;
+        its working folder the organiser's if it ``stays`` there (entered again after the
+        mounts, so that it is the covered one), else ``/tmp``."""
+        hidden: list[str] = []
+        granted: list[str] = []
+        if policy is not None:
+            here = os.path.realpath(os.getcwd())
+            hidden = [os.path.realpath(p) for p in limits.protected]
+            if not any(beneath(here, g) for g in command_grants(self.command, limits.protected)):
+                hidden.append(here)
+            granted = [*policy.read, *policy.list_only]
+        if endpoint is not None and endpoint.startswith("ipc://"):
+            granted.append(os.path.realpath(endpoint[len("ipc://") :]))
+        workdir = os.path.realpath(os.getcwd()) if stays else SCRATCH
+        return View.plan(hidden, granted, renamed, workdir, SYSTEM_ROOTS)
 
     def set_cpus(self, cpus: float) -> None:
         """Cap its cgroup at ``cpus`` CPUs' worth of time (a warm process's next match may

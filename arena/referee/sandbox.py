@@ -37,9 +37,15 @@ import os
 import struct
 import subprocess
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+if __package__:
+    from arena.referee.view import View, moved
+else:  # PID 1 runs this file as a script (``python -I -S``): stdlib only, and the module beside it
+    sys.path.append(os.path.dirname(os.path.abspath(__file__)))
+    from view import View, moved  # type: ignore[no-redef]
 
 SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446
 CLONE_NEWNET = 0x40000000
@@ -115,6 +121,14 @@ class SandboxPolicy:
     write: list[str] = field(default_factory=list)  # every right beneath these
     connect_port: int | None = None  # the one TCP port the bot may connect to
 
+    def moved(self, renamed: Mapping[str, str], scratch: str) -> SandboxPolicy:
+        """The same policy in the bot's own mount namespace: its own code under its neutral
+        name (``view.moved``), ``scratch`` in place of its scratch folder on the disk."""
+        write = [scratch, *self.write[1:]]
+        return SandboxPolicy(
+            [moved(p, renamed) for p in self.read], list(self.list_only), write, self.connect_port
+        )
+
     def to_json(self, abi: int) -> str:
         return json.dumps({"abi": abi, **self.__dict__})
 
@@ -152,22 +166,9 @@ class SandboxPolicy:
         read += {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
         read += [str(Path(str(m.__file__)).resolve().parent) for m in (arena, bots, protocols)]
         read += plugin_files()  # every bot process loads the installed plugins
-        guarded = [Path(p).resolve() for p in protected]
-        for arg in argv:
-            path = Path(arg)
-            if not arg or not path.exists():
-                continue
-            target = path.resolve()
-            if any(target == g or g in target.parents for g in guarded):
-                continue  # inside the store's folder: never
-            folder = target if target.is_dir() else target.parent
-            if any(folder == g or folder in g.parents for g in guarded):
-                if target.is_file():
-                    read.append(str(target))  # the script only, not the folder around it
-                continue
-            read.append(str(folder))
+        read += command_grants(argv, protected)
         read += [str(Path(p).resolve()) for p in own_files]
-        list_only = [p for p in sys.path if p and Path(p).is_dir()]
+        list_only = listable_import_path(protected)
         port = int(endpoint.rsplit(":", 1)[1]) if endpoint.startswith("tcp://") else None
         return cls(
             read=_existing(read),
@@ -175,6 +176,49 @@ class SandboxPolicy:
             write=_existing([str(scratch), *(["/dev/shm"] if shm else []), *DEVICES]),
             connect_port=port,
         )
+
+
+def command_grants(argv: Sequence[str], protected: Sequence[str] = ()) -> list[str]:
+    """What a bot's command line lets it read: the folder of each file it names (a folder
+    named: that folder), never anything inside a ``protected`` folder; a folder holding one
+    is narrowed to the file named."""
+    guarded = [Path(p).resolve() for p in protected]
+    granted: list[str] = []
+    for arg in argv:
+        path = Path(arg)
+        if not arg or not path.exists():
+            continue
+        target = path.resolve()
+        if any(target == g or g in target.parents for g in guarded):
+            continue  # inside the store's folder: never
+        folder = target if target.is_dir() else target.parent
+        if any(folder == g or folder in g.parents for g in guarded):
+            if target.is_file():
+                granted.append(str(target))  # the script only, not the folder around it
+            continue
+        granted.append(str(folder))
+    return granted
+
+
+def listable_import_path(protected: Sequence[str] = ()) -> list[str]:
+    """The folders of Python's import path a bot may list, so that imports work: never one
+    that is, holds or lies inside a ``protected`` folder (listing is granted beneath a
+    folder: a data folder inside a listed one could be listed whole), nor the referee's
+    working folder or a folder holding it (``python -m`` puts it on the import path; it is
+    the organiser's folder, not the bot's)."""
+    private = [Path(p).resolve() for p in protected]
+    cwd = Path.cwd().resolve()
+    listed: list[str] = []
+    for entry in sys.path:
+        if not entry or not Path(entry).is_dir():
+            continue
+        folder = Path(entry).resolve()
+        if folder == cwd or folder in cwd.parents:
+            continue
+        if any(folder == p or folder in p.parents or p in folder.parents for p in private):
+            continue
+        listed.append(str(folder))
+    return listed
 
 
 def _existing(paths: Iterable[str]) -> list[str]:
@@ -256,13 +300,17 @@ class Mount:
 
 
 def confine_command(
-    policy: SandboxPolicy | None, abi: int, mounts: Sequence[Mount] = ()
+    policy: SandboxPolicy | None,
+    abi: int,
+    mounts: Sequence[Mount] = (),
+    view: View | None = None,
 ) -> list[str]:
-    """The command prefix that mounts ``mounts``, applies ``policy`` (none: ``abi`` 0) to
-    itself and then runs the rest of the command line in its place (stdlib only: ``-I -S``
-    keeps it from reading anything else)."""
+    """The command prefix that mounts ``mounts``, lays out ``view`` (``view.py``), applies
+    ``policy`` (none: ``abi`` 0) to itself and then runs the rest of the command line in its
+    place (stdlib only: ``-I -S`` keeps it from reading anything else)."""
     rules = json.loads((policy or SandboxPolicy()).to_json(abi if policy else 0))
     rules["mounts"] = [m.__dict__ for m in mounts]
+    rules["view"] = (view or View()).to_dict()
     return [sys.executable, "-I", "-S", os.path.abspath(__file__), json.dumps(rules), "--"]
 
 
@@ -273,10 +321,13 @@ def main(argv: list[str]) -> None:
         os._exit(2)
     data = json.loads(argv[0])
     mounts = [Mount(**m) for m in data.pop("mounts", [])]
+    view = View.from_dict(data.pop("view", {}))
     policy, abi = SandboxPolicy.from_json(json.dumps(data))
     try:
+        opened = view.open_sources()  # before any mount hides them
         for mount in mounts:  # before Landlock: its rules then name the private mounts
             mount.mount()
+        view.apply(opened)
         if abi:
             restrict_self(policy, abi)  # fails closed: a bot that cannot be sandboxed never runs
     except OSError as error:

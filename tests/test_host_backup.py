@@ -85,6 +85,7 @@ def test_a_backup_taken_while_the_ladder_runs_restores_to_a_folder_a_new_server_
     manifest = json.loads((backup / MANIFEST).read_text())
     assert manifest["counts"]["bot_code"] == 2 and manifest["counts"]["uploads"] == 2
     assert manifest["missing"] == [] and not manifest["logs"]
+    assert backup.stat().st_mode & 0o777 == 0o700  # (it holds the secret and password hashes)
     assert not (backup / "bot-logs").exists() and leftovers(backup.parent) == []
 
     done = arena("admin", "restore", str(backup), "--data-dir", str(tmp_path / "restored/data"))

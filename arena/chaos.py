@@ -13,11 +13,13 @@ import os
 import signal
 import time
 from pathlib import Path
+from typing import Any
 
 STALL_IN_TRANSACTION = "ARENA_CHAOS_STALL_IN_TRANSACTION"
 STALL_IN_MATCH = "ARENA_CHAOS_STALL_IN_MATCH"
 KILL_AT_STEP = "ARENA_CHAOS_KILL_AT_STEP"
 KILL_IN_MATCH = "ARENA_CHAOS_KILL_IN_MATCH"
+SLOW_COPY = "ARENA_CHAOS_SLOW_COPY"
 PREFIX = "ARENA_CHAOS_"
 STALL_SECONDS = 600
 
@@ -89,6 +91,23 @@ def kill_at_step() -> None:
     _steps_taken += 1
     if _steps_taken == int(wanted):
         os.kill(os.getpid(), signal.SIGKILL)
+
+
+def slow_copy() -> dict[str, Any]:
+    """The pace of a store's online copy (``sqlite3.Connection.backup``'s options): with
+    ``SLOW_COPY=PATH:SECONDS`` one page a step and a pause of SECONDS after each, PATH
+    claimed (this pid) at the first step, so a test can kill the process mid-copy; unset,
+    the whole store in one step."""
+    value = os.environ.get(SLOW_COPY)
+    if not value:
+        return {}
+    marker, seconds = value.rsplit(":", 1)
+
+    def pause(status: int, remaining: int, total: int) -> None:
+        _claim(marker, "copy")
+        time.sleep(float(seconds))
+
+    return {"pages": 1, "progress": pause}
 
 
 def claimed(marker: str) -> tuple[int, str] | None:

@@ -16,6 +16,7 @@ import pytest
 
 from arena.server import schema
 from arena.server.accounts import FILE_NAME, Accounts
+from arena.tournament.store import ResultsStore
 
 FIXTURE = Path(__file__).parent / "fixtures" / "accounts-unversioned.sqlite"
 
@@ -96,3 +97,39 @@ def test_a_store_of_a_newer_arena_is_refused_in_one_line(tmp_path: Path) -> None
 def test_a_new_store_is_made_at_the_last_version(tmp_path: Path) -> None:
     Accounts(tmp_path / "new")
     assert version_of(tmp_path / "new") == schema.VERSION
+
+
+def test_arena_host_serves_a_data_folder_of_the_unversioned_release(tmp_path: Path) -> None:
+    """The upgrade path end to end: the old release's data folder (its accounts store and a
+    results store), a new ``arena host`` on it: it starts, and its accounts sign in."""
+    from tests.host_helpers import HostProcess
+
+    folder = old_data_folder(tmp_path)
+    ResultsStore(folder).close()
+    host = HostProcess(tmp_path).start()
+    try:
+        alice = host.visitor()
+        assert alice.signin("alice", "correct horse battery").status_code == 303
+        assert "alice.first@1" in alice.get("/me").text
+    finally:
+        host.stop()
+    assert version_of(folder) == schema.VERSION
+
+
+def test_arena_host_refuses_a_data_folder_of_a_newer_arena_in_one_line(tmp_path: Path) -> None:
+    from tests.host_helpers import ARENA, competition_text
+
+    folder = old_data_folder(tmp_path)
+    ResultsStore(folder).close()
+    with sqlite3.connect(folder / FILE_NAME) as db:
+        db.execute(f"PRAGMA user_version = {schema.VERSION + 1}")
+    (tmp_path / "competition.toml").write_text(competition_text())
+    done = subprocess.run(
+        [ARENA, "host", str(tmp_path / "competition.toml"), "--data-dir", str(folder),
+         "--port", "0"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stdout
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "newer ttr-arena" in done.stderr and "upgrade ttr-arena" in done.stderr
+    assert "serving" not in done.stdout

@@ -1,5 +1,6 @@
 """``arena host COMPETITION.toml``: serve a competition (accounts, uploads, a continuous
-ladder) from a data folder; ``arena admin create NAME``: the first admin, on the host."""
+ladder) from a data folder; ``arena admin create NAME``: the first admin, on the host;
+``arena admin backup`` and ``restore``: the data folder, backed up while it runs."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ from typing import Annotated
 
 import typer
 
-from arena.commands.common import DATA_DIR, DataDir, console, fail, warn
+from arena.commands.common import DATA_DIR, RUNTIME, DataDir, console, fail, warn
 
-admin_app = typer.Typer(help="Manage a hosted competition's accounts (on the host).")
+admin_app = typer.Typer(help="Manage a hosted competition (on the host): admins, backups.")
 
 
 def host(
@@ -144,3 +145,45 @@ def create_admin(
     except AccountError as error:
         raise fail(str(error)) from None
     console.print(f"admin {name} created")
+
+
+@admin_app.command("backup")
+def backup_command(
+    dest: Annotated[Path, typer.Argument(help="a new folder to hold the backup")],
+    data_dir: DataDir = DATA_DIR,
+    logs: Annotated[
+        bool, typer.Option(help="also the logs: server.log, the bots' match and validation logs")
+    ] = False,
+) -> None:
+    """Back up a competition's data folder while it runs: both stores (one consistent
+    snapshot), the server's secret, uploads and bots' code; checked, then put in place whole."""
+    from arena.server.backup import BackupError, take
+
+    try:
+        summary = take(data_dir, dest, logs)
+    except BackupError as error:
+        raise fail(str(error), RUNTIME) from None
+    console.print(f"backed up {summary.describe()} to {summary.path} (checked)", soft_wrap=True)
+    if summary.missing:
+        warn(f"not in {data_dir} although a store names them: {', '.join(summary.missing)}")
+
+
+@admin_app.command("restore")
+def restore_command(
+    backup: Annotated[Path, typer.Argument(help="a folder made by 'arena admin backup'")],
+    data_dir: Annotated[
+        Path, typer.Option(help="the new data folder to restore into (new or empty)")
+    ] = DATA_DIR,
+) -> None:
+    """Restore a backup into a new data folder (checked first); then 'arena host' serves it."""
+    from arena.server.backup import BackupError, restore
+
+    try:
+        summary = restore(backup, data_dir)
+    except BackupError as error:
+        raise fail(str(error), RUNTIME) from None
+    console.print(
+        f"restored {summary.describe()} to {summary.path}: serve it with "
+        f"'arena host COMPETITION.toml --data-dir {summary.path}'",
+        soft_wrap=True,
+    )

@@ -26,6 +26,7 @@ import signal
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 from arena.server.accounts import Accounts
 from arena.server.boards import LiveBoard
@@ -36,7 +37,7 @@ from arena.tournament.forfeits import read_tail
 from arena.tournament.runner import TournamentRunner
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.store import ResultsStore, StoreError, StoreFull
-from arena.tournament.submit import SubmissionRejected, submit
+from arena.tournament.submit import SubmissionRejected, content_hash, submit
 
 log = logging.getLogger("arena.host")
 POLL_SECONDS = 0.5
@@ -80,6 +81,11 @@ def validate(accounts: Accounts, competition: Competition, data_dir: Path, sid: 
     variants = sorted({variant for variant, _ in competition.boards})
     store = ResultsStore(data_dir)
     try:
+        version = registered_before(store, accounts, record, data_dir / record["upload"])
+        if version is not None:
+            accounts.passed(sid, version, competition.limits.active_bots)
+            log.info("submission %d had passed as %s@%d", sid, record["key"], version)
+            return
         done = submit(
             store,
             record["key"],
@@ -113,6 +119,20 @@ def validate(accounts: Accounts, competition: Competition, data_dir: Path, sid: 
 
 def _disk_is_full(data_dir: Path) -> bool:
     return space(data_dir).full
+
+
+def registered_before(
+    store: ResultsStore, accounts: Accounts, record: dict[str, Any], path: Path
+) -> int | None:
+    """The version this submission's validation already registered, when the results store
+    has it and accounts does not (a kill between the two writes, or a backup whose
+    snapshots fell between them): the bot's newest version, of this upload's very content,
+    that no submission claims. None otherwise (validate it)."""
+    newest = store.bot(record["key"])
+    if newest is None or not path.exists() or newest["content_hash"] != content_hash(path):
+        return None
+    claimed = {s["version"] for s in accounts.submissions() if s["key"] == record["key"]}
+    return None if newest["version"] in claimed else newest["version"]
 
 
 def validator(accounts: Accounts, competition: Competition, data_dir: Path, stop: threading.Event):

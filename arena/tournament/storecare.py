@@ -394,6 +394,32 @@ def sync_folder(folder: Path) -> None:
             os.close(fd)
 
 
+def online_copy(
+    source: sqlite3.Connection, path: Path, check: str = "integrity_check"
+) -> list[str]:
+    """Copy the database open on ``source`` into the new file ``path`` with SQLite's online
+    backup, as one file (no journal beside it); what ``check`` then finds in the copy. The
+    copy is of the snapshot ``source`` reads: the one of its open read transaction if it
+    holds one (writers elsewhere then never make the copy start over), else the store as
+    it stands when the copy ends."""
+    copy = sqlite3.connect(path, isolation_level=None)
+    try:
+        source.backup(copy, **chaos.slow_copy())
+        copy.execute("PRAGMA journal_mode=DELETE").fetchall()  # one file, the whole copy
+        return integrity_problems(copy, check)
+    finally:
+        copy.close()
+
+
+def count_matches(path: Path) -> int:
+    """How many matches the store file ``path`` (a copy: nothing else writes it) holds."""
+    db = sqlite3.connect(_uri(path, mode="ro"), uri=True)
+    try:
+        return int(db.execute("SELECT COUNT(*) FROM matches").fetchone()[0])
+    finally:
+        db.close()
+
+
 def backup(data_dir: Path, target: Path) -> tuple[Path, int]:
     """Copy the store with SQLite's online backup (safe while a tournament writes to it) to
     ``target`` (a file, or a folder to hold ``results.sqlite``); returns the file and how
@@ -409,14 +435,8 @@ def backup(data_dir: Path, target: Path) -> tuple[Path, int]:
     try:
         remove_with_journals(partial)  # (left by a backup cut short)
         chaos.kill_at_step()
-        copy = sqlite3.connect(partial, isolation_level=None)
-        try:
-            store.db.backup(copy)
-            copy.execute("PRAGMA journal_mode=DELETE").fetchall()  # one file, the whole copy
-            problems = integrity_problems(copy, "quick_check")
-            matches = copy.execute("SELECT COUNT(*) FROM matches").fetchone()[0]
-        finally:
-            copy.close()
+        problems = online_copy(store.db, partial, "quick_check")
+        matches = count_matches(partial)
         if problems:
             raise StoreDamaged(f"the copy failed its check ({problems[0]}); {target} not written")
         chaos.kill_at_step()

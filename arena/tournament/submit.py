@@ -104,6 +104,11 @@ def _folder_files(root: Path) -> list[Path]:
     return sorted(files)
 
 
+def content_hash(root: Path) -> str:
+    """What a file or folder bot's registration records as its content (``content_hash``)."""
+    return _hash_files(Path(root).resolve())
+
+
 def _hash_files(root: Path) -> str:
     digest = hashlib.sha256()
     files = [root] if root.is_file() else _folder_files(root)

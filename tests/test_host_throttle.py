@@ -124,3 +124,24 @@ def test_a_class_behind_one_address_signs_up_and_in_and_an_invite_lifts_the_cap(
         assert len(Accounts(host.data).users()) == CLASS + 1
     finally:
         host.stop()
+
+
+def test_the_failures_table_stays_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Old failures are deleted at each new one, and at most MAX_ROWS rows stay (the newest):
+    a flood of guesses over endless names cannot fill the disk."""
+    import sqlite3
+    import time
+
+    from arena.server import throttle
+
+    accounts = Accounts(tmp_path)
+    with accounts.transaction() as db:
+        db.execute("INSERT INTO failures (key, at) VALUES ('signin:old 1.2.3.4', ?)",
+                   (time.time() - throttle.WINDOW - 60,))  # fmt: skip
+    monkeypatch.setattr(throttle, "MAX_ROWS", 50)
+    for number in range(200):
+        accounts.throttle.fail(throttle.keys_for(f"name{number}", "10.0.0.1", None))
+    with sqlite3.connect(tmp_path / "accounts.sqlite") as db:
+        keys = [key for (key,) in db.execute("SELECT key FROM failures")]
+    assert len(keys) == 50 and "signin:old 1.2.3.4" not in keys
+    assert "signin:name199 10.0.0.1" in keys and "signin:name0 10.0.0.1" not in keys

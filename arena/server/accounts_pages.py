@@ -8,7 +8,7 @@ from starlette.responses import RedirectResponse, Response
 from arena.server.accounts import AccountError, User
 from arena.server.devices import DEVICE_SECONDS, device_cookie_name, device_of, new_device
 from arena.server.host import Host, host_of, log, needs_user
-from arena.server.throttle import SIGNUP_WINDOW, signup_key
+from arena.server.throttle import SIGNUP_WINDOW, keys_for, signup_key
 from arena.server.web import (
     SESSION_COOKIE,
     client,
@@ -100,7 +100,7 @@ def signin(request: Request) -> Response:
         return refused
     user = host.accounts.sign_in(name, password, address, device)
     if user is None:
-        wait = host.accounts.signin_wait(name, address, device)
+        wait = host.accounts.throttle.penalty(keys_for(name, address, device))
         log.info("sign-in failed for %r from %s%s: next try in %d s", name, address, known, wait)
         error = "wrong name or password" + (f": try again in {wait} seconds" if wait else "")
         return host.page(request, "signin.html", status=401, error=error)

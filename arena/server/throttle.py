@@ -83,38 +83,39 @@ class Throttle:
     ) -> None:
         self.db, self.transaction = db, transaction
 
-    def wait(self, keys: Iterable[str], now: float | None = None) -> int:
+    def wait(self, keys: Iterable[str]) -> int:
         """Whole seconds until a sign-in judged by ``keys`` may be tried (0: now)."""
-        now = time.time() if now is None else now
+        now = time.time()
         longest = 0.0
+        for last, seconds in self._counted(keys, now):
+            longest = max(longest, last + seconds * SECOND - now)
+        return math.ceil(longest / SECOND) if longest > 0 else 0
+
+    def penalty(self, keys: Iterable[str]) -> int:
+        """The wait the last failures of ``keys`` set, in whole seconds (what a failure's
+        answer says: it was just counted)."""
+        return max((seconds for _, seconds in self._counted(keys, time.time())), default=0)
+
+    def _counted(self, keys: Iterable[str], now: float) -> list[tuple[float, int]]:
+        """(the last failure's time, the wait the failures set) of each key that has any."""
+        found = []
         for key in keys:
             free, window = (
                 (ADDRESS_FREE, ADDRESS_WINDOW) if key.startswith("address:") else
                 (FREE_FAILURES, WINDOW)
             )  # fmt: skip
-            count, last = (
-                self.db()
-                .execute(
-                    "SELECT COUNT(*), MAX(at) FROM failures WHERE key = ? AND at > ?",
-                    (key, now - window),
-                )
-                .fetchone()
-            )
+            query = "SELECT COUNT(*), MAX(at) FROM failures WHERE key = ? AND at > ?"
+            count, last = self.db().execute(query, (key, now - window)).fetchone()
             if count and last is not None:
-                ready = last + wait_after(count, free) * SECOND
-                longest = max(longest, ready - now)
-        return math.ceil(longest / SECOND) if longest > 0 else 0
+                found.append((last, wait_after(count, free)))
+        return found
 
-    def fail(self, keys: Iterable[str]) -> int:
-        """Count a failure against ``keys``; the wait it leaves (in seconds)."""
+    def fail(self, keys: Iterable[str]) -> None:
+        """Count a failure against ``keys``."""
         now = time.time()
-        found = list(keys)
         with self.transaction() as db:
-            db.executemany(
-                "INSERT INTO failures (key, at) VALUES (?, ?)", [(k, now) for k in found]
-            )
+            db.executemany("INSERT INTO failures (key, at) VALUES (?, ?)", [(k, now) for k in keys])
             self._prune(db, now)
-        return self.wait(found, now)
 
     def clear(self, keys: Iterable[str]) -> None:
         """Forget the failures of ``keys`` (a success: the next mistake starts afresh)."""

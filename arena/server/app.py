@@ -41,6 +41,7 @@ from arena.server.admin import (
     admin_disable_submission,
     admin_disable_user,
     admin_export,
+    admin_unthrottle,
     admin_void,
 )
 from arena.server.api import ApiRoute, check_routes
@@ -108,6 +109,7 @@ ROUTES = [
     Route("/admin", admin),
     Route("/admin/submissions/{sid:int}/disable", admin_disable_submission, methods=["POST"]),
     Route("/admin/users/{user_id:int}/disable", admin_disable_user, methods=["POST"]),
+    Route("/admin/users/{user_id:int}/unthrottle", admin_unthrottle, methods=["POST"]),
     Route("/admin/matches/{match_id:int}/void", admin_void, methods=["POST"]),
     Route("/admin/export", admin_export),
     # The API: the only routes a token reaches, each with the scope it needs.

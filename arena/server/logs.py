@@ -47,15 +47,17 @@ def formatter(log_format: str) -> logging.Formatter:
     return logging.Formatter("%(asctime)s %(process)d %(message)s")
 
 
-def setup_logging(data_dir: Path, log_format: str = "text") -> None:
+def setup_logging(data_dir: Path, log_format: str = "text", echo: bool = True) -> None:
+    """``server.log`` in the data folder in ``log_format``, and stderr too unless ``echo`` is
+    False (a command such as ``arena admin unthrottle`` that says what it did itself)."""
     logger = logging.getLogger("arena.host")
     if logger.handlers:
         return
     logger.setLevel(logging.INFO)
-    for handler in (
-        logging.FileHandler(Path(data_dir) / LOG_FILE),
-        logging.StreamHandler(sys.stderr),
-    ):
+    handlers: list[logging.Handler] = [logging.FileHandler(Path(data_dir) / LOG_FILE)]
+    if echo:
+        handlers.append(logging.StreamHandler(sys.stderr))
+    for handler in handlers:
         handler.setFormatter(formatter(log_format))
         logger.addHandler(handler)
     logger.propagate = False

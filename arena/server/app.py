@@ -71,7 +71,15 @@ from arena.server.pages import (
     static,
 )
 from arena.server.submissions import choose, submission, submission_api, submission_code, upload
-from arena.server.web import CsrfForms, ErrorPages, Identify, Limits, LoopbackOnly, PageToken
+from arena.server.web import (
+    CsrfForms,
+    ErrorPages,
+    Identify,
+    Limits,
+    LoopbackOnly,
+    PageToken,
+    SameOrigin,
+)
 
 __all__ = ["create_app", "create_local_app", "server_secret"]
 
@@ -146,10 +154,12 @@ def application(
 def create_app(
     competition: Competition, data_dir: Path, secret: bytes, secure: bool = False
 ) -> Starlette:
-    """The competition's application."""
+    """The competition's application: a state-changing request from another origin is
+    refused first, then who is asking is known, then forms need their CSRF token."""
     host = Host(competition, data_dir, secret, secure)
     limit = competition.limits.upload_bytes + 64 * 1024  # the file plus the form around it
     who = [
+        Middleware(SameOrigin),
         Middleware(Identify, accounts=host.accounts, secret=secret, secure=secure),
         Middleware(CsrfForms, max_upload=limit),
     ]

@@ -361,7 +361,7 @@ class CsrfForms:
             if state["via"] != "token":
                 given = form.get("csrf")
                 if not isinstance(given, str) or not same(given, state["csrf"] or ""):
-                    log.info("csrf refused on %s from %s", scope["path"], client(scope))
+                    log.info("csrf refused on %r from %s", scope["path"][:2000], client(scope))
                     await plain(send, 403, "refused: the form's CSRF token is missing or wrong")
                     return
             state["form"] = form

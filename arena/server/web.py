@@ -168,7 +168,7 @@ class ErrorPages:
         except Exception:
             error_id = secrets.token_hex(6)
             self.log.exception(
-                "error %s on %s %s", error_id, scope.get("method"), scope.get("path")
+                "error %s on %s %r", error_id, scope.get("method"), scope.get("path")
             )
             if not started:
                 await plain(send, 500, f"Something went wrong on our side (error id {error_id}).")
@@ -434,7 +434,7 @@ class PageToken:
         form = parsed(raw, header(scope, b"content-type") or "")
         given = header(scope, TOKEN_HEADER.lower().encode()) or (form or {}).get(TOKEN_FIELD)
         if not isinstance(given, str) or not same(given, self.token):
-            log.info("a POST to %s without this server's token refused", scope["path"])
+            log.info("a POST to %r without this server's token refused", scope["path"])
             await plain(send, 403, "Forbidden: open the page from this server.")
             return
         scope.setdefault("state", {})["form"] = form

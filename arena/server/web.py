@@ -362,7 +362,10 @@ class CsrfForms:
                 given = form.get("csrf")
                 if not isinstance(given, str) or not same(given, state["csrf"] or ""):
                     log.info("csrf refused on %r from %s", scope["path"][:2000], client(scope))
-                    await plain(send, 403, "refused: the form's CSRF token is missing or wrong")
+                    await plain(
+                        send, 403, "refused: the form's CSRF token is missing or wrong "
+                        "(reload the page and send the form again)",
+                    )  # fmt: skip
                     return
             state["form"] = form
             await self.app(scope, receive, send)

@@ -83,7 +83,15 @@ from arena.server.submissions import (
     upload,
 )
 from arena.server.supervisor import Supervisor
-from arena.server.web import CsrfForms, ErrorPages, Identify, Limits, LoopbackOnly, PageToken
+from arena.server.web import (
+    CsrfForms,
+    ErrorPages,
+    Identify,
+    Limits,
+    LoopbackOnly,
+    PageToken,
+    SameOrigin,
+)
 
 __all__ = ["create_app", "create_local_app", "server_secret"]
 
@@ -169,12 +177,15 @@ def create_app(
     secure: bool = False,
     worker: Supervisor | None = None,
 ) -> Starlette:
-    """The competition's application (``worker``: the supervisor of its worker process)."""
+    """The competition's application (``worker``: the supervisor of its worker process): a
+    state-changing request from another origin is refused first, then who is asking is
+    known, then forms need their CSRF token."""
     host = Host(competition, data_dir, secret, secure, worker)
     host.metrics = Metrics(host)
     limit = competition.limits.upload_bytes + 64 * 1024  # the file plus the form around it
     who = [
         Middleware(RequestTimer, metrics=host.metrics),
+        Middleware(SameOrigin),
         Middleware(Identify, accounts=host.accounts, secret=secret, secure=secure),
         Middleware(CsrfForms, max_upload=limit),
     ]

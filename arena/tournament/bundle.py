@@ -9,8 +9,8 @@ Never the secret itself: each value is an HMAC output for this game alone, so a 
 of a finished match tells its holder nothing about any other match, past or future.
 
 ``bundle_of`` (a tournament and a match index) and ``bundle_of_match`` (a stored match
-id, as the host's pages name matches) make one; ``load_bundle`` reads one back and
-refuses, in one line, anything that is not an intact bundle of a version this arena
+id, as the host's pages name matches) make one, ``bundle_json`` its file; ``load_bundle``
+reads one back and refuses, in one line, anything that is not an intact bundle of a version this arena
 reads. ``arena replay --reproduce`` (``reproduce.py``) plays it.
 """
 
@@ -236,6 +236,12 @@ def bundle_of_match(store: ResultsStore, stored_match_id: int) -> Bundle:
     return _bundle(store, info, index)
 
 
+def bundle_json(store: ResultsStore, stored_match_id: int) -> bytes:
+    """The bundle file of a stored match, ready to serve (``application/json``);
+    ``BundleError`` says why there is none."""
+    return encode(bundle_of_match(store, stored_match_id))
+
+
 def _bundle(store: ResultsStore, info: TournamentInfo, index: int) -> Bundle:
     stored_id = match_id(info.id, index)
     result = store.match_result(stored_id)
@@ -316,6 +322,7 @@ __all__ = [
     "BUNDLE_VERSION",
     "Bundle",
     "BundleError",
+    "bundle_json",
     "bundle_of",
     "bundle_of_match",
     "check_record",

@@ -10,8 +10,8 @@ of a finished match tells its holder nothing about any other match, past or futu
 
 ``bundle_of`` (a tournament and a match index) and ``bundle_of_match`` (a stored match
 id, as the host's pages name matches) make one, ``bundle_json`` its file; ``load_bundle``
-reads one back and refuses, in one line, anything that is not an intact bundle of a version this arena
-reads. ``arena replay --reproduce`` (``reproduce.py``) plays it.
+reads one back and refuses, in one line, anything that is not an intact bundle of a
+version this arena reads. ``arena replay --reproduce`` (``reproduce.py``) plays it.
 """
 
 from __future__ import annotations

@@ -19,7 +19,8 @@ import msgspec
 import pytest
 
 from arena.referee.keys import MAX_SEQ, MatchKey, RecordedKey
-from arena.tournament.bundle import Bundle, encode, load_bundle
+from arena.tournament.bundle import Bundle, bundle_json, encode, load_bundle
+from arena.tournament.store import ResultsStore
 from tests.journey import PYTHON_BOT, Journey
 
 DIFFERS = re.compile(
@@ -118,6 +119,8 @@ def test_a_bundle_holds_the_match_s_derived_values_never_the_secret(played: Jour
     path = bundle(played, "rr", 1)
     data = path.read_bytes()
     recorded = load_bundle(data)
+    with ResultsStore(played.data, read_only=True) as store:  # as the host serves it
+        assert bundle_json(store, recorded.match_id) == data
     with sqlite3.connect(played.data / "results.sqlite") as db:
         (secret,) = db.execute("SELECT secret FROM tournament_keys").fetchone()
         (schedule_seed,) = db.execute("SELECT seed FROM schedule WHERE idx = 1").fetchone()

@@ -78,7 +78,10 @@ def test_a_form_from_another_origin_is_refused(host: HostProcess) -> None:
             == 303
         )
         stranger.post("/signout", headers={"Origin": own})
-    assert mallory.post("/me/tokens", {"label": "mine"}, headers={"Origin": own}).status_code == 200
+    made = mallory.post(
+        "/me/tokens", {"label": "mine", "scope": ["submit", "read"]}, headers={"Origin": own}
+    )
+    assert made.status_code == 200 and "new-token" in made.text, made.text
     # A request with neither header is no browser's cross-origin request: the command line
     # (a Bearer token, no Origin) uploads as before; a form still needs its CSRF token.
     token = mallory.token()

@@ -14,6 +14,7 @@ from typing import Any
 import uvicorn
 
 from arena.referee.process import ProcessLimits
+from arena.server.connections import guarded_protocol
 from arena.server.local import LocalSite
 
 
@@ -30,11 +31,17 @@ def listen(bind: str, port: int, family: int = socket.AF_INET) -> socket.socket:
     return sock
 
 
+PROXIES = "127.0.0.1,::1"  # where a reverse proxy in front of ``arena host`` may be
+
+
 def uvicorn_config(app: Any, behind_proxy: bool = False) -> uvicorn.Config:
-    """uvicorn's settings for both modes: quiet, bounded (connections, header sizes, idle
-    keep-alive), a short graceful stop."""
+    """uvicorn's settings for both modes: quiet, bounded (connections, and per address;
+    header sizes; the time a request head may take; idle keep-alive), a short graceful
+    stop."""
+    proxies = frozenset(PROXIES.split(",")) if behind_proxy else frozenset()
     return uvicorn.Config(
         app,
+        http=guarded_protocol(uncapped=proxies),  # heads in time, connections per address
         log_level="warning",
         access_log=False,
         lifespan="off",
@@ -44,7 +51,7 @@ def uvicorn_config(app: Any, behind_proxy: bool = False) -> uvicorn.Config:
         h11_max_incomplete_event_size=16 * 1024,
         server_header=False,
         proxy_headers=behind_proxy,  # X-Forwarded-For only from the proxy on loopback
-        forwarded_allow_ips="127.0.0.1,::1",
+        forwarded_allow_ips=PROXIES,
     )
 
 

@@ -316,8 +316,8 @@ def start_game(request: Request) -> Response:
         seed = parse_signed(str(given)) if given else uuid.uuid4().int % 10**6
         if seat is None or seed is None:
             raise ValueError(
-                f"the seat is a whole number from 0 to {MAX_SEAT}; the seed, a whole number"
-                f" of at most {len(str(MAX_ID))} digits"
+                f"the seat and the seed are whole numbers (the seat at most {MAX_SEAT}, the"
+                f" seed at most {len(str(MAX_ID))} digits)"
             )
         if not bots:
             raise ValueError("choose at least one bot to play against")

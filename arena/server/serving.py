@@ -14,7 +14,7 @@ from typing import Any
 import uvicorn
 
 from arena.referee.process import ProcessLimits
-from arena.server.connections import guarded_protocol
+from arena.server.connections import PER_ADDRESS, guarded_protocol
 from arena.server.local import LocalSite
 
 
@@ -34,14 +34,22 @@ def listen(bind: str, port: int, family: int = socket.AF_INET) -> socket.socket:
 PROXIES = "127.0.0.1,::1"  # where a reverse proxy in front of ``arena host`` may be
 
 
-def uvicorn_config(app: Any, behind_proxy: bool = False) -> uvicorn.Config:
+# The local mode's one address (the person's browser and scripts): more at once, such as
+# many play pages' long polls.
+LOCAL_PER_ADDRESS = 64
+
+
+def uvicorn_config(
+    app: Any, behind_proxy: bool = False, per_address: int = PER_ADDRESS
+) -> uvicorn.Config:
     """uvicorn's settings for both modes: quiet, bounded (connections, and per address;
     header sizes; the time a request head may take; idle keep-alive), a short graceful
     stop."""
     proxies = frozenset(PROXIES.split(",")) if behind_proxy else frozenset()
     return uvicorn.Config(
         app,
-        http=guarded_protocol(uncapped=proxies),  # heads in time, connections per address
+        # Request heads in time, connections per address (arena.server.connections).
+        http=guarded_protocol(per_address=per_address, uncapped=proxies),
         log_level="warning",
         access_log=False,
         lifespan="off",
@@ -89,7 +97,8 @@ class LocalServer:
             raise
         self.port = self.sock.getsockname()[1]
         self.app = create_local_app(self.local)
-        self.server = Server(uvicorn_config(self.app), self.local.stop)
+        config = uvicorn_config(self.app, per_address=LOCAL_PER_ADDRESS)
+        self.server = Server(config, self.local.stop)
         self.finished = threading.Event()
         self.running = False
 

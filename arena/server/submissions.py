@@ -42,7 +42,7 @@ def upload(request: Request, host: Host, user: User) -> Response:
             return JSONResponse({"error": str(error)}, status_code=400)
         return host.refuse(request, 400, f"refused: {error}")
     sid = host.accounts.add_submission(user, bot, where)
-    log.info("upload %d by %s: %s (%s)", sid, user.name, bot, file.filename)
+    log.info("upload %d by %s: %s (%r)", sid, user.name, bot, file.filename)
     if api:
         return JSONResponse({"id": sid, "status": "queued", "url": f"/api/submissions/{sid}"})
     return RedirectResponse(f"/submissions/{sid}", status_code=303)

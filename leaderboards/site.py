@@ -32,6 +32,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from arena.referee.matchlog import LogError, MatchLog, check_rules
+from arena.server.ids import parse_id
 from arena.tournament.forfeits import read_tail, reason
 from arena.tournament.store import ResultsStore
 from arena.variants import get_variant
@@ -472,9 +473,12 @@ class Site:
         ]
 
     def _match_file(self, parts: list[str]) -> bytes | None:
-        found = re.fullmatch(r"(\d+)\.(html|js|jsonl)", parts[0]) if len(parts) == 1 else None
-        if found:
-            match_id, kind = int(found.group(1)), found.group(2)
+        # Ids by parse_id only: ASCII digits in SQLite's range (a larger one would overflow
+        # the query; another script's digits would be another name for the same match).
+        found = re.fullmatch(r"([0-9]+)\.(html|js|jsonl)", parts[0]) if len(parts) == 1 else None
+        match_id = parse_id(found.group(1)) if found else None
+        if found and match_id is not None:
+            kind = found.group(2)
             if kind == "jsonl":
                 return self.store.match_log(match_id)
             log = self._log(match_id)
@@ -486,10 +490,11 @@ class Site:
                     data["bot_links"] = [f"../bots/{slug(b)}.html" for b in match.bots]
                 return f"window.MATCH = {safe_json(data)};\n".encode()
             return self._match_page(match_id, log)
-        if len(parts) == 2 and parts[0].isdigit():
-            seat_file = re.fullmatch(r"seat(\d+)-(stderr|stdout)\.txt", parts[1])
+        match_id = parse_id(parts[0]) if len(parts) == 2 else None
+        if match_id is not None:
+            seat_file = re.fullmatch(r"seat([0-9]{1,3})-(stderr|stdout)\.txt", parts[1])
             if seat_file:
-                seats = self._log(int(parts[0])).header.get("seats", [])
+                seats = self._log(match_id).header.get("seats", [])
                 seat, kind = int(seat_file.group(1)), seat_file.group(2)
                 if seat < len(seats):
                     path = seat_log_paths(seats[seat], self.store.data_dir).get(kind)

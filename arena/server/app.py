@@ -48,6 +48,7 @@ from arena.server.api import ApiRoute, check_routes
 from arena.server.competition import Competition
 from arena.server.health import healthz, readyz
 from arena.server.host import Host, server_secret
+from arena.server.ids import IdConvertor  # noqa: F401  (registers {name:id}: SQLite's range)
 from arena.server.local import (
     MAX_BODY,
     LocalSite,
@@ -97,11 +98,11 @@ __all__ = ["create_app", "create_local_app", "server_secret"]
 
 ROUTES = [
     Route("/", home),
-    Route("/boards/{variant}/{players:int}", board),
+    Route("/boards/{variant}/{players:id}", board),
     Route("/final", final),
     Route("/bots/{key}", bot_page),
-    Route("/matches/{match_id:int}", match_page),
-    Route("/matches/{match_id:int}/stderr/{seat:int}", match_stderr),
+    Route("/matches/{match_id:id}", match_page),
+    Route("/matches/{match_id:id}/stderr/{seat:id}", match_stderr),
     Route("/signup", signup_form, methods=["GET"]),
     Route("/signup", signup, methods=["POST"]),
     Route("/signin", signin_form, methods=["GET"]),
@@ -109,21 +110,21 @@ ROUTES = [
     Route("/signout", signout, methods=["POST"]),
     Route("/me", me),
     Route("/me/tokens", new_token, methods=["POST"]),
-    Route("/me/tokens/{token_id:int}/revoke", revoke_token, methods=["POST"]),
+    Route("/me/tokens/{token_id:id}/revoke", revoke_token, methods=["POST"]),
     Route("/upload", upload, methods=["POST"]),
-    Route("/submissions/{sid:int}", submission),
-    Route("/submissions/{sid:int}/code", submission_code),
-    Route("/submissions/{sid:int}/play", choose, methods=["POST"]),
+    Route("/submissions/{sid:id}", submission),
+    Route("/submissions/{sid:id}/code", submission_code),
+    Route("/submissions/{sid:id}/play", choose, methods=["POST"]),
     Route("/admin", admin),
-    Route("/admin/submissions/{sid:int}/disable", admin_disable_submission, methods=["POST"]),
-    Route("/admin/users/{user_id:int}/disable", admin_disable_user, methods=["POST"]),
-    Route("/admin/users/{user_id:int}/unthrottle", admin_unthrottle, methods=["POST"]),
-    Route("/admin/matches/{match_id:int}/void", admin_void, methods=["POST"]),
+    Route("/admin/submissions/{sid:id}/disable", admin_disable_submission, methods=["POST"]),
+    Route("/admin/users/{user_id:id}/disable", admin_disable_user, methods=["POST"]),
+    Route("/admin/users/{user_id:id}/unthrottle", admin_unthrottle, methods=["POST"]),
+    Route("/admin/matches/{match_id:id}/void", admin_void, methods=["POST"]),
     Route("/admin/export", admin_export),
     # The API: the only routes a token reaches, each with the scope it needs.
     ApiRoute("/api/submissions", upload, "submit", methods=["POST"]),
     ApiRoute("/api/submissions", submissions_api, "read", methods=["GET"]),
-    ApiRoute("/api/submissions/{sid:int}", submission_api, "read"),
+    ApiRoute("/api/submissions/{sid:id}", submission_api, "read"),
     ApiRoute("/api/admin/export", admin_export, "admin"),
     Route("/events", events),
     Route("/static/{name}", static),

@@ -47,6 +47,7 @@ from arena.human import HumanGame
 from arena.referee.keys import MatchKey
 from arena.referee.process import ProcessLimits
 from arena.server.host import signature
+from arena.server.ids import MAX_ID, parse_id, parse_signed
 from arena.tournament.bots import resolve
 from arena.tournament.names import check_name
 from arena.tournament.results import MatchResult
@@ -61,6 +62,7 @@ LONG_POLL_SECONDS = 20.0
 SETTLE_SECONDS = 10.0  # a click without JavaScript: how long its answer may wait for the bots
 MAX_BODY = 64 * 1024
 MAX_GAMES = 8  # games of people at once on one server
+MAX_SEAT = 63  # the seat a person may ask for (the game itself checks it fits its players)
 # Long polls wait in threads of their own: a few open play pages never starve the pages.
 LONG_POLLS = anyio.CapacityLimiter(32)
 
@@ -310,17 +312,20 @@ def start_game(request: Request) -> Response:
     bots = [str(b).strip() for b in bots if str(b).strip()]
     try:
         given = form.get("seed")
-        seat, seed = form.get("seat") or "0", given or uuid.uuid4().int % 10**6
-        if not str(seat).isdigit() or not str(seed).lstrip("-").isdigit():
-            raise ValueError("the seat and the seed are whole numbers")
+        seat = parse_id(str(form.get("seat") or "0"), high=MAX_SEAT)
+        seed = parse_signed(str(given)) if given else uuid.uuid4().int % 10**6
+        if seat is None or seed is None:
+            raise ValueError(
+                f"the seat and the seed are whole numbers (the seat at most {MAX_SEAT}, the"
+                f" seed at most {len(str(MAX_ID))} digits)"
+            )
         if not bots:
             raise ValueError("choose at least one bot to play against")
         # A seed given is the same game every time, the bots' play included (keyed from it).
-        key = MatchKey.for_seed("play", int(seed)) if given else None
+        key = MatchKey.for_seed("play", seed) if given else None
         game = local.new_game(
-            str(form.get("variant", "usa")), bots, int(seat), int(seed),
-            str(form.get("name") or "you"), key,
-        )  # fmt: skip
+            str(form.get("variant", "usa")), bots, seat, seed, str(form.get("name") or "you"), key
+        )
     except (ValueError, KeyError) as error:
         message = str(error.args[0]) if error.args else str(error)
         return _form(local, message, form)
@@ -391,7 +396,8 @@ async def play_state(request: Request) -> Response:
     if game is None:
         return not_found_page()
     given = request.query_params.get("version", "-1")
-    version = int(given) if given.lstrip("-").isdigit() else -1
+    version = parse_signed(given)
+    version = -1 if version is None else version
     state = await anyio.to_thread.run_sync(
         partial(game_state, game, version), limiter=LONG_POLLS, abandon_on_cancel=True
     )

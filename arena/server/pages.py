@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from typing import Any
 
@@ -33,6 +34,8 @@ from arena.server.host import (
     signature,
     signed_in,
 )
+from arena.server.ids import parse_id
+from arena.server.shown import bot_folder, forms, shown
 from arena.tournament.forfeits import read_tail
 
 
@@ -152,7 +155,9 @@ def match_page(request: Request) -> Response:
                 "score": result.scores[seat],
                 "rank": result.ranks[seat],
                 "fault": result.faults[seat],
-                "detail": result.fault_details[seat] if mine and result.fault_details else None,
+                "detail": shown_to_owner(host, bot, result.fault_details[seat])
+                if mine and result.fault_details
+                else None,
                 "mine": mine,
             }
         )
@@ -201,8 +206,22 @@ def match_stderr(request: Request, host: Host, user: User) -> Response:
     path = seats[seat].get("stderr") if seat < len(seats) else None
     file = (host.data_dir / path).resolve() if path else None
     inside = file is not None and host.data_dir.resolve() in file.parents  # never elsewhere
-    text = read_tail(file) if inside else ""
+    text = shown_to_owner(host, found[0].bots[seat], read_tail(file)) if inside else ""
     return PlainTextResponse(text or "(no stderr)")
+
+
+def shown_to_owner(host: Host, label: str, text: str | None) -> str | None:
+    """A seat's output as its owner sees it: paths relative to the bot's folder, none of
+    the server's (``arena.server.shown``)."""
+    if not text:
+        return text
+    key, _, given = label.rpartition("@")
+    version = parse_id(given)
+    record = host.store.bot(key, version) if version is not None and key else None
+    folders = []
+    if record is not None and record["kind"] == "file":
+        folders = [re.escape(f) for f in forms(bot_folder(host.data_dir, record["target"]))]
+    return shown(text, host.data_dir, folders)
 
 
 async def events(request: Request) -> Response:

@@ -14,6 +14,7 @@ from typing import Any
 import uvicorn
 
 from arena.referee.process import ProcessLimits
+from arena.server.connections import PER_ADDRESS, guarded_protocol
 from arena.server.local import LocalSite
 
 
@@ -30,11 +31,25 @@ def listen(bind: str, port: int, family: int = socket.AF_INET) -> socket.socket:
     return sock
 
 
-def uvicorn_config(app: Any, behind_proxy: bool = False) -> uvicorn.Config:
-    """uvicorn's settings for both modes: quiet, bounded (connections, header sizes, idle
-    keep-alive), a short graceful stop."""
+PROXIES = "127.0.0.1,::1"  # where a reverse proxy in front of ``arena host`` may be
+
+
+# The local mode's one address (the person's browser and scripts): more at once, such as
+# many play pages' long polls.
+LOCAL_PER_ADDRESS = 64
+
+
+def uvicorn_config(
+    app: Any, behind_proxy: bool = False, per_address: int = PER_ADDRESS
+) -> uvicorn.Config:
+    """uvicorn's settings for both modes: quiet, bounded (connections, and per address;
+    header sizes; the time a request head may take; idle keep-alive), a short graceful
+    stop."""
+    proxies = frozenset(PROXIES.split(",")) if behind_proxy else frozenset()
     return uvicorn.Config(
         app,
+        # Request heads in time, connections per address (arena.server.connections).
+        http=guarded_protocol(per_address=per_address, uncapped=proxies),
         log_level="warning",
         access_log=False,
         lifespan="off",
@@ -44,7 +59,7 @@ def uvicorn_config(app: Any, behind_proxy: bool = False) -> uvicorn.Config:
         h11_max_incomplete_event_size=16 * 1024,
         server_header=False,
         proxy_headers=behind_proxy,  # X-Forwarded-For only from the proxy on loopback
-        forwarded_allow_ips="127.0.0.1,::1",
+        forwarded_allow_ips=PROXIES,
     )
 
 
@@ -82,7 +97,8 @@ class LocalServer:
             raise
         self.port = self.sock.getsockname()[1]
         self.app = create_local_app(self.local)
-        self.server = Server(uvicorn_config(self.app), self.local.stop)
+        config = uvicorn_config(self.app, per_address=LOCAL_PER_ADDRESS)
+        self.server = Server(config, self.local.stop)
         self.finished = threading.Event()
         self.running = False
 

@@ -55,7 +55,7 @@ def upload(request: Request, host: Host, user: User) -> Response:
         if not is_full_error(error):
             raise
         return _disk_full(request, host, user, api)
-    log.info("upload %d by %s: %s (%s)", sid, user.name, bot, file.filename)
+    log.info("upload %d by %s: %s (%r)", sid, user.name, bot, file.filename)
     if api:
         return JSONResponse({"id": sid, "status": "queued", "url": f"/api/submissions/{sid}"})
     return RedirectResponse(f"/submissions/{sid}", status_code=303)

@@ -16,6 +16,7 @@ import gzip
 import shutil
 import stat
 import tarfile
+import unicodedata
 import zipfile
 from pathlib import Path, PurePosixPath
 from typing import IO
@@ -42,9 +43,18 @@ def kind_of(filename: str) -> str:
 
 
 def safe_member(name: str) -> PurePosixPath:
-    """The relative path an archive member unpacks to, or a refusal if it leaves the folder."""
+    """The relative path an archive member unpacks to, or a refusal if it leaves the folder
+    or is not a name every later step can write (UTF-8, no control characters)."""
     if "\\" in name or "\x00" in name:
         raise UploadRefused(f"archive member {name!r}: a backslash or NUL in a file name")
+    try:
+        name.encode("utf-8")  # tar gives bytes that are not UTF-8 as lone surrogates
+    except UnicodeEncodeError:
+        raise UploadRefused(
+            f"archive member {name!r}: its name is not UTF-8 (rename it and pack it again)"
+        ) from None
+    if any(unicodedata.category(char) == "Cc" for char in name):
+        raise UploadRefused(f"archive member {name!r}: a control character in a file name")
     path = PurePosixPath(name)
     if path.is_absolute() or ".." in path.parts or (path.parts and ":" in path.parts[0]):
         raise UploadRefused(f"archive member {name!r} points outside the bot's folder")
@@ -115,6 +125,10 @@ def _unzip(upload: Path, folder: Path, budget: Budget) -> None:
         archive = zipfile.ZipFile(upload)
     except (zipfile.BadZipFile, OSError) as error:
         raise UploadRefused(f"not a zip archive that opens ({error})") from None
+    except UnicodeDecodeError:  # a name flagged UTF-8 that is not
+        raise UploadRefused(
+            "a file name in the zip archive is not UTF-8 (rename it and pack it again)"
+        ) from None
     with archive:
         if len(archive.infolist()) > budget.limits.files * 2:
             raise UploadRefused(f"the archive holds more than {budget.limits.files} files")
@@ -133,6 +147,10 @@ def _unzip(upload: Path, folder: Path, budget: Budget) -> None:
                     _copy(source, folder / relative, budget)
             except FileExistsError:
                 raise UploadRefused(f"archive member {info.filename!r} is there twice") from None
+            except UnicodeDecodeError:  # its local header's name flagged UTF-8, and not
+                raise UploadRefused(
+                    f"archive member {info.filename!r}: its name is not UTF-8"
+                ) from None
             except (zipfile.BadZipFile, NotImplementedError, RuntimeError) as error:
                 raise UploadRefused(f"archive member {info.filename!r}: {error}") from None
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import re
 import signal
 import sys
 import threading
@@ -33,6 +34,7 @@ from arena.server.boards import LiveBoard
 from arena.server.competition import Competition
 from arena.server.diskspace import is_full_error, space
 from arena.server.ladder import BoardLadder, ladder_spec
+from arena.server.shown import bot_folder, forms, shown
 from arena.tournament.forfeits import read_tail
 from arena.tournament.runner import TournamentRunner
 from arena.tournament.spec import TournamentSpec
@@ -104,11 +106,17 @@ def validate(accounts: Accounts, competition: Competition, data_dir: Path, sid: 
         if error.log is not None:
             found = sorted(Path(error.log).glob("**/*.stderr")) if error.log.is_dir() else []
             stderr = read_tail(found[0]) if found else read_tail(error.log)
-        accounts.set_status(sid, "rejected", why, stderr)
+        folders = validated_folders(data_dir, record)
+        accounts.set_status(
+            sid, "rejected", shown(why, data_dir, folders), shown(stderr, data_dir, folders)
+        )
         log.info("submission %d of %s rejected: %s", sid, record["owner"], why)
         return
     except (ValueError, KeyError, StoreError) as error:
-        accounts.set_status(sid, "rejected", str(error).split("; its stderr:")[0])
+        why = str(error).split("; its stderr:")[0]
+        accounts.set_status(
+            sid, "rejected", shown(why, data_dir, validated_folders(data_dir, record))
+        )
         log.info("submission %d of %s refused: %s", sid, record["owner"], error)
         return
     finally:
@@ -133,6 +141,17 @@ def registered_before(
         return None
     claimed = {s["version"] for s in accounts.submissions() if s["key"] == record["key"]}
     return None if newest["version"] in claimed else newest["version"]
+
+
+def validated_folders(data_dir: Path, record: dict) -> list[str]:
+    """Where the submission's bot.py was while it was validated (patterns for ``shown``):
+    its stored copy, ``bots/KEY/HASH[/FOLDER]`` (the hash not known here), and its upload."""
+    upload = Path(record["upload"])
+    stored = [re.escape(str(f)) for f in forms(Path(data_dir) / "bots" / record["key"])]
+    tail = "" if upload.suffix == ".py" else "/" + re.escape(upload.name)
+    found = [f"{base}/[0-9a-f]{{16}}{tail}" for base in stored]
+    found += [re.escape(str(f)) for f in forms(bot_folder(data_dir, str(upload)))]
+    return found
 
 
 def validator(accounts: Accounts, competition: Competition, data_dir: Path, stop: threading.Event):

@@ -19,8 +19,10 @@ import jinja2
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
+from arena.referee.faults import FAULT_WORDS, FORFEIT_RANK_RULE
 from arena.server.accounts import Accounts, User
 from arena.server.boards import LiveBoard
+from arena.server.botstats import TallyCache
 from arena.server.competition import Competition
 from arena.tournament.store import ResultsStore
 
@@ -74,6 +76,7 @@ class Host:
         self.boards = {
             board: LiveBoard(competition.ladder_name(*board)) for board in competition.boards
         }
+        self.tallies = TallyCache()  # each bot's win and margin sums (its bot page)
         self.streams = 0
         self.cache: dict[tuple, tuple[str, Any]] = {}
         self.cache_lock = threading.Lock()
@@ -85,6 +88,7 @@ class Host:
             loader=jinja2.FileSystemLoader(str(TEMPLATES / "host")),
             autoescape=True,
         )
+        self.env.globals.update(fault_words=FAULT_WORDS, rank_rule=FORFEIT_RANK_RULE)
 
     def shared(self, key: tuple, make: Callable[[], tuple[T, bool]]) -> T:
         """What ``make`` gives, made once per state of the stores (their files' signature)

@@ -9,6 +9,7 @@ played, so the stored matches no longer change while the pages are read."""
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +18,9 @@ import pytest
 
 from arena.server.botstats import Sums, mean_interval, wilson
 from arena.tournament.store import ResultsStore
+from tests import test_browser
 from tests.host_helpers import PYTHON_BOT, HostProcess, Visitor, competition_text, wait_until
+from tests.test_browser import CHROMIUM
 
 pytestmark = pytest.mark.xdist_group("host-dashboard")
 ROOT = Path(__file__).resolve().parents[1]
@@ -248,3 +251,55 @@ def test_the_dashboard_shows_each_of_ones_bots(cup: Cup) -> None:
     other = cup.bob.get("/me").text
     assert '<section class="my-bot" data-bot="bob.greedy">' in other
     assert '<section class="my-bot" data-bot="alice.crashy">' not in other
+
+
+browser = test_browser.browser  # the same Chromium fixture as the site's tests
+SCREENSHOTS = ROOT / "docs" / "images"  # written with ARENA_SCREENSHOTS=1 (the README's)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
+def test_a_participant_finds_a_loss_from_the_dashboard_in_a_browser(cup: Cup, browser) -> None:
+    from playwright.sync_api import expect
+
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text) if csp(message.text) else None)
+    page.set_default_timeout(60_000)
+    try:
+        page.goto(cup.host.url + "signin")
+        page.fill("input[name=name]", "alice")
+        page.fill("input[name=password]", "correct horse battery")
+        page.click("#signin-button")
+        page.wait_for_url(re.compile(r"/me$"))
+        mine = page.locator('section.my-bot[data-bot="alice.crashy"]')
+        expect(mine.locator("table.bot-matches:not(.faults) tr[data-match]")).to_have_count(5)
+        expect(mine.locator(".faults")).to_contain_text("IndexError: list index out of range")
+        shoot(page, "host-dashboard.png")
+        mine.locator("a.losses").click()
+        page.wait_for_url(re.compile(r"/bots/alice\.crashy\?result=lost"))
+        rows = page.locator("table.bot-matches tr[data-match]")
+        expect(rows.first).to_be_visible()
+        assert set(rows.evaluate_all("rows => rows.map(r => r.dataset.result)")) == {"lost"}
+        expect(page.locator("svg.rating-chart")).to_be_visible()
+        shoot(page, "host-bot.png")
+        loss = rows.first.get_attribute("data-match")
+        rows.first.locator("a.match").click()
+        page.wait_for_url(re.compile(rf"/matches/{loss}$"))
+        seat = page.locator("table.seats tr", has_text="alice.crashy@1")
+        expect(seat).to_have_count(1)
+        assert seat.locator("td").nth(3).inner_text() != "1"  # a loss: not ranked first
+    finally:
+        context.close()
+    assert errors == []  # no script error, nothing the CSP refused
+
+
+def csp(text: str) -> bool:
+    """A console line saying the page broke the CSP (inline script or style refused)."""
+    return "Content Security Policy" in text
+
+
+def shoot(page, name: str) -> None:
+    if os.environ.get("ARENA_SCREENSHOTS") == "1":
+        page.screenshot(path=str(SCREENSHOTS / name), full_page=True)

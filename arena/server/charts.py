@@ -62,8 +62,9 @@ def rating_chart(history: list[tuple[float, float]], label: str) -> Markup:
         f"game {count}</text>"
         f'<polyline class="mu" points="{line(mus)}"/>'
         f'<polyline class="conservative" points="{line(ratings)}"/>'
-        f'<text class="key mu" x="{LEFT + 8}" y="{TOP + 12}">μ</text>'
-        f'<text class="key conservative" x="{LEFT + 30}" y="{TOP + 12}">μ − 3σ (rating)</text>'
+        f'<text class="key mu" x="{WIDTH / 2 - 70:.0f}" y="{HEIGHT - 8}">μ</text>'
+        f'<text class="key conservative" x="{WIDTH / 2 - 50:.0f}" y="{HEIGHT - 8}">'
+        "μ − 3σ (the rating)</text>"
         "</svg>"
     )
     return Markup(svg)

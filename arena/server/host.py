@@ -85,7 +85,13 @@ class Host:
         self.sweep_uploads()
         threading.Thread(target=self.warm, name="warm-boards", daemon=True).start()
         self.env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(str(TEMPLATES / "host")),
+            # The host's pages, then the layout they share with the static site.
+            loader=jinja2.ChoiceLoader(
+                [
+                    jinja2.FileSystemLoader(str(TEMPLATES / "host")),
+                    jinja2.FileSystemLoader(str(TEMPLATES)),
+                ]
+            ),
             autoescape=True,
         )
         self.env.globals.update(fault_words=FAULT_WORDS, rank_rule=FORFEIT_RANK_RULE)

@@ -339,9 +339,43 @@ def bot_run(
 
 @app.command(name="replay")
 def replay_command(
-    path: Annotated[Path, typer.Argument(help="a text game log or a JSON-lines match log")],
+    path: Annotated[
+        Path | None, typer.Argument(help="a text game log or a JSON-lines match log")
+    ] = None,
+    reproduce: Annotated[
+        Path | None,
+        typer.Option(
+            help="a match bundle (arena tournament bundle, a match page's download): play the "
+            "match again with its bots and compare it decision by decision",
+            show_default=False,
+        ),
+    ] = None,
+    bot: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="with --reproduce: NAME=PATH, your copy of a seat's bot (a .py file or a "
+            "folder with bot.py; or NAME=cmd:LINE), repeatable",
+            show_default=False,
+        ),
+    ] = None,
+    chart: Annotated[
+        Path | None,
+        typer.Option(help="with --reproduce: draw the faulting seat's clock into this PNG"),
+    ] = None,
+    data_dir: DataDir = DATA_DIR,
 ) -> None:
-    """Re-simulate a game log or match log and verify its recorded result."""
+    """Re-simulate a game log or match log and verify its recorded result; or, with
+    --reproduce, play a stored match again through the referee and compare."""
+    if reproduce is not None:
+        if path is not None:
+            raise fail("give a log to verify or --reproduce BUNDLE, not both")
+        from arena.commands.reproduce import reproduce as reproduce_bundle
+
+        raise typer.Exit(reproduce_bundle(reproduce, bot or [], chart, data_dir))
+    if path is None:
+        raise fail("give a game log or match log file, or --reproduce BUNDLE")
+    if bot or chart:
+        raise fail("--bot and --chart go with --reproduce BUNDLE")
     try:
         data = path.read_bytes()
     except OSError as error:  # missing, a folder, unreadable: the file named, the cause said
@@ -374,6 +408,7 @@ app.add_typer(tournament_app, name="tournament")
 tournament_app.command("list")(tournament_commands.list_tournaments)
 tournament_app.command("show")(tournament_commands.show_tournament)
 tournament_app.command("delete")(tournament_commands.delete_tournament)
+tournament_app.command("bundle")(tournament_commands.bundle_match)
 # Flags that describe a tournament: with a tournament file, the file describes it.
 SPEC_FLAGS = ("name", "variant", "players", "bot", "format", "games", "seed", "move_ms", "bank_ms")
 

@@ -130,8 +130,8 @@ class HostProcess:
         self.process.wait(30)
         self.process = None
 
-    def visitor(self) -> Visitor:
-        return Visitor(self.url)
+    def visitor(self, source: str | None = None) -> Visitor:
+        return Visitor(self.url, source)
 
     def arena(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
         return subprocess.run(
@@ -155,8 +155,12 @@ CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 class Visitor:
     """One browser: its own cookies, the CSRF token of the pages it was shown."""
 
-    def __init__(self, url: str) -> None:
-        self.client = httpx.Client(base_url=url, follow_redirects=False, timeout=60)
+    def __init__(self, url: str, source: str | None = None) -> None:
+        """``source``: the loopback address it connects from (127.0.0.2: another machine)."""
+        transport = httpx.HTTPTransport(local_address=source) if source else None
+        self.client = httpx.Client(
+            base_url=url, follow_redirects=False, timeout=60, transport=transport
+        )
         self.name = ""
 
     def get(self, path: str, **options: Any) -> httpx.Response:
@@ -211,3 +215,37 @@ def wait_until(condition, what: str, seconds: float = 300.0):
             return found
         time.sleep(0.5)
     raise AssertionError(f"never happened: {what}")
+
+
+WAIT = re.compile(r"try again in (\d+) seconds")
+
+
+def told_wait(answer: httpx.Response) -> int:
+    """The wait a sign-in answer names ("try again in N seconds"), 0 if none."""
+    found = WAIT.search(answer.text)
+    return int(found.group(1)) if found else 0
+
+
+def fail_signins(
+    visitor: Visitor, name: str, times: int, seconds: float = 120.0
+) -> list[tuple[int, int]]:
+    """``times`` failed sign-ins of ``name`` with a wrong password, each tried again while
+    the server answers 429 (a bounded loop: fails after ``seconds``). For each failure:
+    (the wait its 401 names, the wait the first 429 after it named, 0 if none came)."""
+    deadline = time.monotonic() + seconds
+    found: list[tuple[int, int]] = []
+    refused = 0
+    while len(found) < times:
+        assert time.monotonic() < deadline, f"sign-ins of {name} still refused: {found}"
+        answer = visitor.signin(name, "a wrong password")
+        if answer.status_code == 429:
+            assert answer.headers["retry-after"] == str(told_wait(answer))
+            if found and not refused:
+                refused = told_wait(answer)
+                found[-1] = (found[-1][0], refused)
+            time.sleep(0.05)
+            continue
+        assert answer.status_code == 401, answer.text
+        found.append((told_wait(answer), 0))
+        refused = 0
+    return found

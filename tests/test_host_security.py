@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from arena.server.accounts import Accounts
-from tests.host_helpers import HostProcess, Visitor
+from tests.host_helpers import HostProcess, Visitor, fail_signins
 
 SCRIPT = "<script>alert(1)</script>"
 CRASHING_BOT = f"import sys\nprint({SCRIPT!r}, file=sys.stderr)\nraise SystemExit({SCRIPT!r})\n"
@@ -26,7 +26,8 @@ GOOD_BOT = (Path(__file__).resolve().parents[1] / "examples" / "python-bot" / "b
 
 @pytest.fixture(scope="module")
 def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostProcess]:
-    server = HostProcess(tmp_path_factory.mktemp("host")).start()
+    folder = tmp_path_factory.mktemp("host")
+    server = HostProcess(folder, env={"ARENA_HOST_THROTTLE_SECOND": "0.2"}).start()
     yield server
     server.stop()
 
@@ -174,15 +175,29 @@ def test_session_fixation_and_forged_cookies(host: HostProcess) -> None:
     assert thief.get("/me").status_code == 303
 
 
-def test_sign_in_brute_force_is_throttled(host: HostProcess) -> None:
-    signed_up(host, "grace")
-    thief = host.visitor()
-    for _ in range(5):
-        assert thief.signin("grace", "wrong password!").status_code == 401
-    # Now even the right password is refused for a while: the guesses stopped counting.
-    answer = thief.signin("grace", "correct horse battery")
-    assert answer.status_code == 429 and "too many failed sign-ins" in answer.text
-    assert "set-cookie" not in {k.lower() for k in answer.headers if "session" in answer.headers[k]}
+def test_a_stranger_s_guesses_never_keep_the_owner_out(host: HostProcess) -> None:
+    """Failed sign-ins slow the guesser, never lock the account: the owner's browser (its
+    device cookie) is judged by its own failures only, even from the guesser's address, and
+    guesses from another address never slow the owner's."""
+    grace = signed_up(host, "grace")
+    assert grace.post("/signout").status_code == 303
+    thief = host.visitor()  # the same address as grace's (one school NAT)
+    waits = [wait for wait, _ in fail_signins(thief, "grace", 5)]
+    answer = grace.signin("grace")  # grace is not slowed, from the same address ...
+    assert answer.status_code == 303 and 'id="me">grace<' in grace.get("/me").text
+    assert waits[-1] > 0  # ... the thief is
+    # What told grace's browser apart: its device cookie, HttpOnly, for her name only.
+    device = [c for c in grace.client.cookies.jar if c.name == "arena_device_grace"]
+    assert device and device[0].has_nonstandard_attr("HttpOnly")
+    # Grace's sign-in forgave her own device, not the thief: his next guess waits longer.
+    assert fail_signins(thief, "grace", 1)[0][0] == 2 * waits[-1]
+    # Guesses from another address (127.0.0.2) never slow a browser here, device or not.
+    signed_up(host, "ivy").post("/signout")
+    fail_signins(host.visitor(source="127.0.0.2"), "ivy", 6)
+    assert host.visitor().signin("ivy").status_code == 303
+    log = (host.data / "server.log").read_text()
+    assert "sign-in delayed for 'grace' from 127.0.0.1" in log
+    assert "sign-in delayed for 'ivy' from 127.0.0.2" in log
 
 
 def test_script_in_every_string_a_participant_controls(host: HostProcess) -> None:

@@ -397,6 +397,24 @@ def test_serve_starts_nothing_for_a_post_without_its_own_pages_token(served, tmp
     )
 
 
+def test_serve_refuses_an_odd_token_in_one_line(served):
+    """A token that is no ASCII string (non-ASCII, a lone surrogate in JSON, invalid UTF-8,
+    in the form, the JSON body or the header) is refused like a wrong one (403), never a
+    500 (the fixture checks the server's stderr holds no traceback)."""
+    port, _, _ = served
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    json_headers = {"Content-Type": "application/json"}
+    attempts = [
+        (b"variant=usa&bot=&token=%C3%A9", form),
+        (b"variant=usa&bot=&token=\xed\xa0\x80", form),
+        (b'{"token": "\\ud800"}', json_headers),
+        (b'{"token": "\xc3\xa9"}', json_headers),
+        (b"{}", dict(json_headers, **{"X-Arena-Token": "\xe9\xff"})),
+    ]
+    for body, headers in attempts:
+        assert get(port, "/play", "POST", body, headers)[0] == 403, body
+
+
 def test_serve_says_change_when_a_match_lands(served):
     port, store, tid = served
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)

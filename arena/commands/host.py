@@ -1,10 +1,12 @@
 """``arena host COMPETITION.toml``: serve a competition (accounts, uploads, a continuous
 ladder) from a data folder; ``arena admin create NAME``: the first admin, on the host;
-``arena admin backup`` and ``restore``: the data folder, backed up while it runs."""
+``arena admin backup`` and ``restore``: the data folder, backed up while it runs;
+``arena admin unthrottle NAME``: clear an account's sign-in delays."""
 
 from __future__ import annotations
 
 import ipaddress
+import logging
 import os
 import signal
 import socket
@@ -186,4 +188,31 @@ def restore_command(
         f"restored {summary.describe()} to {summary.path}: serve it with "
         f"'arena host COMPETITION.toml --data-dir {summary.path}'",
         soft_wrap=True,
+    )
+
+
+@admin_app.command("unthrottle")
+def unthrottle(
+    name: Annotated[str, typer.Argument(help="the account whose sign-in delays to clear")],
+    data_dir: DataDir = DATA_DIR,
+) -> None:
+    """Forget an account's failed sign-ins (from every address and device): its next
+    sign-in is not delayed. Written to server.log; the running server sees it at once."""
+    from arena.server.accounts import FILE_NAME, Accounts
+    from arena.server.logs import setup_logging
+
+    if not (Path(data_dir) / FILE_NAME).exists():
+        raise fail(f"{data_dir} holds no competition's accounts: give --data-dir of arena host")
+    accounts = Accounts(data_dir)
+    user = accounts.user_named(name)
+    if user is None:
+        raise fail(f"no account named '{name}' in {data_dir}")
+    cleared = accounts.clear_signin_delays(user.name)
+    setup_logging(data_dir, echo=False)
+    log = logging.getLogger("arena.host")
+    log.info(
+        "admin (command line) cleared the sign-in delays of %s (%d failures)", user.name, cleared
+    )
+    console.print(
+        f"cleared the sign-in delays of {user.name} ({cleared} failed sign-ins forgotten)"
     )

@@ -1,6 +1,7 @@
-"""``arena tournament list``, ``show`` and ``delete``: what is stored, how far a tournament
-got (who runs it, which matches the arena could not play), and getting rid of a
-tournament (a broken test run) so the leaderboards forget it."""
+"""``arena tournament list``, ``show``, ``delete`` and ``bundle``: what is stored, how far a
+tournament got (who runs it, which matches the arena could not play), getting rid of a
+tournament (a broken test run) so the leaderboards forget it, and a match's bundle (to
+reproduce it: ``arena replay --reproduce``)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ from arena.commands.common import (
     existing_store,
     fail,
     fitted_table,
+    reading_store,
+    writable,
 )
 from arena.escape import escaped
 from arena.tournament.names import BadName, check_name
@@ -178,3 +181,31 @@ def show_tournament(
             f"  match {failure.idx} ({', '.join(failure.bots)}), {_when(failure.failed_at)}: "
             f"{failure.error}"
         )
+
+
+def bundle_match(
+    name: Annotated[
+        str, typer.Argument(help="the tournament's name (see 'arena tournament list')")
+    ],
+    index: Annotated[int, typer.Argument(help="the match's index in the tournament", min=0)],
+    out: Annotated[Path, typer.Option("--out", "-o", help="the bundle file to write")],
+    data_dir: DataDir = DATA_DIR,
+) -> None:
+    """Write a finished match's bundle: what 'arena replay --reproduce' needs to play it again
+    exactly (its seeds and keys for that match alone, never the tournament's secret)."""
+    from arena.tournament.bundle import BundleError, bundle_of, encode
+
+    writable(out, "--out")
+    store = reading_store(data_dir)
+    try:
+        bundle = bundle_of(store, name, index)
+    except BundleError as error:
+        raise fail(str(error)) from None
+    finally:
+        store.close()
+    out.write_bytes(encode(bundle))
+    console.print(
+        f"match {index} of '{name}' ({len(bundle.moves)} decisions) bundled in {out}; "
+        f"reproduce it with: arena replay --reproduce {out}",
+        soft_wrap=True,
+    )

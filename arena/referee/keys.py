@@ -116,3 +116,41 @@ def play_seed(key: MatchKey) -> int:
     """The game seed of an ``arena play`` run given none: keyed, so no bot can guess it (and
     ``ARENA_SECRET`` reproduces it); 62 bits, so that ``--games N`` counts up from it."""
     return key.game_seed(0) >> 1
+
+
+class RecordedKey(MatchKey):
+    """The derivations of one recorded game, answered from the record instead of a secret:
+    a match bundle (``arena/tournament/bundle.py``) carries its game's id, each seat's bot
+    seed and the request numbers up to the game's end, so that ``arena replay --reproduce``
+    tells the bots exactly what the server told them without the tournament's secret.
+
+    A request past the recorded ones (a changed bot that makes more, after the game has
+    already gone another way) gets a number from a key public to anyone holding the bundle:
+    it only needs to be unpredictable to the bot, as the recorded ones were."""
+
+    __slots__ = ("recorded_id", "seeds", "seqs")
+
+    def __init__(self, game_id: str, seeds: tuple[str, ...], seqs: tuple[int, ...]) -> None:
+        beyond = hmac.new(PUBLIC_SECRET.encode(), f"beyond:{game_id}".encode(), hashlib.sha256)
+        super().__init__(beyond.digest())
+        self.recorded_id = game_id
+        self.seeds = seeds
+        self.seqs = seqs
+
+    def game_seed(self, schedule_seed: int) -> int:
+        raise ValueError("a recorded key derives no game seed: the record holds its game's")
+
+    def game_id(self, game_seed: int, ordinal: int) -> str:
+        if ordinal != 1:
+            raise ValueError("a recorded key answers for the one game it recorded")
+        return self.recorded_id
+
+    def bot_seed(self, game_seed: int, seat: int, game_id: str) -> str:
+        if game_id != self.recorded_id:
+            raise ValueError(f"a recorded key answers for game {self.recorded_id}, not {game_id}")
+        return self.seeds[seat]
+
+    def seq(self, game_id: str, request: int) -> int:
+        if game_id == self.recorded_id and 1 <= request <= len(self.seqs):
+            return self.seqs[request - 1]
+        return super().seq(game_id, request)

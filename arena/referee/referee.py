@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from importlib.metadata import version as package_version
 
+from arena import ENGINE_BUILD
 from arena.engine.actions import Action, ClaimRoute, parse_action
 from arena.engine.errors import IllegalActionError, NotationError
 from arena.engine.game import GameState
@@ -153,6 +154,7 @@ class Referee:
             header={
                 "protocol": VERSION,
                 "engine": ENGINE_VERSION,
+                "build": ENGINE_BUILD,
                 "match_id": self.match_id,
                 "game_id": game_id,
                 "variant": variant.name,

@@ -27,13 +27,11 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from arena.server.schema import migrate
+from arena.server.throttle import Throttle, keys_for
 
 FILE_NAME = "accounts.sqlite"
 SESSION_SECONDS = 14 * 86400
 TOKEN_SECONDS = 90 * 86400
-FAILURE_WINDOW = 15 * 60  # sign-in failures counted over this many seconds
-MAX_FAILURES_ACCOUNT = 5  # then the account refuses sign-ins until the window passes
-MAX_FAILURES_ADDRESS = 20  # then the address is refused, whatever account it tries
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,31}")  # no '.': bots are stored as USER.BOT
 MIN_PASSWORD = 8
 MAX_PASSWORD = 256
@@ -111,6 +109,7 @@ class Accounts:
         self.local = threading.local()
         self.hasher = PasswordHasher()
         migrate(self.db, self.path)
+        self.throttle = Throttle(lambda: self.db, self.transaction)
         # A dummy hash: a sign-in for an unknown name costs what a known one does.
         self.dummy = self.hasher.hash(secrets.token_hex(16))
 
@@ -185,17 +184,21 @@ class Accounts:
 
     # ---------------------------------------------------------------- signing in
 
-    def throttled(self, name: str, address: str) -> bool:
-        """Whether sign-ins for this account or from this address are refused for now."""
-        since = time.time() - FAILURE_WINDOW
-        count = "SELECT COUNT(*) FROM failures WHERE key = ? AND at > ?"
-        account = self.db.execute(count, (f"account:{name.lower()}", since)).fetchone()[0]
-        by_address = self.db.execute(count, (f"address:{address}", since)).fetchone()[0]
-        return account >= MAX_FAILURES_ACCOUNT or by_address >= MAX_FAILURES_ADDRESS
+    def clear_signin_delays(self, name: str) -> int:
+        """An admin's word: forget ``name``'s failed sign-ins everywhere; how many."""
+        return self.throttle.clear_account(name)
 
-    def sign_in(self, name: str, password: str, address: str) -> User | None:
-        """The user if the password is right (and the account enabled), else None; a failure
-        is counted against the account and the address."""
+    def signin_wait(self, name: str, address: str, device: str | None) -> int:
+        """Seconds before a sign-in of ``name`` from ``address`` (and ``device``, the id of
+        the browser's valid device cookie for that name, if any) may be tried; 0: now."""
+        return self.throttle.wait(keys_for(name, address, device))
+
+    def sign_in(
+        self, name: str, password: str, address: str, device: str | None = None
+    ) -> User | None:
+        """The user if the password is right and the account enabled, else None; a failure
+        is counted against the device if the browser has one for this name, else against
+        the name from this address and against the address."""
         row = self.db.execute(
             "SELECT id, password, disabled FROM users WHERE name = ?", (name,)
         ).fetchone()
@@ -204,15 +207,11 @@ class Accounts:
             ok = self.hasher.verify(row[1] if row else self.dummy, password[:MAX_PASSWORD])
         except (VerificationError, InvalidHashError):
             ok = False
+        keys = keys_for(name, address, device)
         if row is None or not ok or row[2]:
-            now = time.time()
-            with self.transaction() as db:
-                db.executemany(
-                    "INSERT INTO failures (key, at) VALUES (?, ?)",
-                    [(f"account:{name.lower()[:64]}", now), (f"address:{address}", now)],
-                )
-                db.execute("DELETE FROM failures WHERE at < ?", (now - FAILURE_WINDOW,))
+            self.throttle.fail(keys)
             return None
+        self.throttle.clear(keys[:1])  # the name's own failures here; the address's stay
         return self.user(row[0])
 
     def new_session(self, user: User) -> str:

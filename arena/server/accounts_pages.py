@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
-import time
-
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from arena.server.accounts import (
-    FAILURE_WINDOW,
     MAX_LIVE_TOKENS,
     AccountError,
     User,
     checked_scopes,
 )
 from arena.server.botpages import dashboard
+from arena.server.devices import DEVICE_SECONDS, device_cookie_name, device_of, new_device
 from arena.server.host import Host, host_of, log, needs_user
-from arena.server.web import SESSION_COOKIE, client, cookie_header, form_of, session_cookie
+from arena.server.throttle import SIGNUP_WINDOW, keys_for, signup_key
+from arena.server.web import (
+    SESSION_COOKIE,
+    client,
+    cookie_header,
+    cookies,
+    form_of,
+    session_cookie,
+)
 
 
 def signup_form(request: Request) -> Response:
@@ -27,46 +33,53 @@ def signup(request: Request) -> Response:
     host = host_of(request)
     form = form_of(request)
     registration = host.competition.registration
-    if registration.mode == "closed":
-        return host.refuse(request, 403, "registration is closed")
     name, password = str(form.get("name", "")), str(form.get("password", ""))
-    if (
-        registration.mode == "invite"
-        and str(form.get("invite", "")) not in registration.invite_codes
-    ):
-        return host.page(request, "signup.html", status=400, error="that invite code is not valid")
     address = client(request.scope)
-    if (
-        host.accounts.throttled("", address)
-        or _signups(host, address) >= host.competition.limits.signups_per_address
-    ):
-        return host.refuse(request, 429, "too many sign-ups from this address: try again later")
+    if registration.mode == "closed":
+        log.info("sign-up refused for %r from %s: registration is closed", name[:64], address)
+        return host.refuse(request, 403, "registration is closed")
+    invite = str(form.get("invite", ""))
+    invited = invite in registration.invite_codes
+    if (invite or registration.mode == "invite") and not invited:
+        log.info("sign-up refused for %r from %s: invite code not valid", name[:64], address)
+        return host.page(request, "signup.html", status=400, error="that invite code is not valid")
+    capped = not (invited and registration.unlimited_invites)
+    limit = host.competition.limits.signups_per_address
+    if capped and host.accounts.throttle.count(signup_key(address), SIGNUP_WINDOW) >= limit:
+        log.info(
+            "sign-up refused for %r from %s: %d sign-ups from this address in 15 minutes"
+            " (limits.signups_per_address)", name[:64], address, limit,
+        )  # fmt: skip
+        return host.refuse(
+            request, 429, "too many sign-ups from this address: try again in 15 minutes, "
+            "or ask the organiser for an invite code",
+        )  # fmt: skip
     try:
         user = host.accounts.create_user(name, password)
     except AccountError as error:
         return host.page(request, "signup.html", status=400, error=str(error))
-    with host.accounts.transaction() as db:
-        db.execute(
-            "INSERT INTO failures (key, at) VALUES (?, ?)", (f"signup:{address}", time.time())
-        )
-    log.info("sign-up %s from %s", user.name, address)
+    if capped:
+        host.accounts.throttle.record(signup_key(address))
+    log.info("sign-up %s from %s%s", user.name, address, " (invited)" if invited else "")
     return _signed_in(host, request, user)
 
 
-def _signups(host: Host, address: str) -> int:
-    query = "SELECT COUNT(*) FROM failures WHERE key = ? AND at > ?"
-    since = time.time() - FAILURE_WINDOW
-    return int(host.accounts.db.execute(query, (f"signup:{address}", since)).fetchone()[0])
-
-
 def _signed_in(host: Host, request: Request, user: User) -> Response:
-    """A new session (never the one the browser came with: no fixation)."""
+    """A new session (never the one the browser came with: no fixation), and a new device
+    cookie for the account: this browser knew the password."""
     if request.state.session:
         host.accounts.end_session(request.state.session)
     session = host.accounts.new_session(user)
     response = RedirectResponse("/me", status_code=303)
     value = session_cookie(host.secret, session)
     response.raw_headers.append((b"set-cookie", cookie_header(SESSION_COOKIE, value, host.secure)))
+    _, device = new_device(host.secret, user.name)
+    response.raw_headers.append(
+        (
+            b"set-cookie",
+            cookie_header(device_cookie_name(user.name), device, host.secure, DEVICE_SECONDS),
+        )
+    )
     return response
 
 
@@ -75,18 +88,29 @@ def signin_form(request: Request) -> Response:
 
 
 def signin(request: Request) -> Response:
+    """A sign-in, unless this browser must wait (``arena.server.throttle``): answered at
+    once with 429 and the wait, never by holding the request."""
     host = host_of(request)
     form = form_of(request)
     name, password = str(form.get("name", ""))[:64], str(form.get("password", ""))
     address = client(request.scope)
-    if host.accounts.throttled(name, address):
-        log.info("sign-in throttled for %r from %s", name, address)
-        return host.refuse(request, 429, "too many failed sign-ins: try again in 15 minutes")
-    user = host.accounts.sign_in(name, password, address)
+    device = device_of(host.secret, name, cookies(request.scope)) if name else None
+    known = " (a known device)" if device else ""
+    wait = host.accounts.signin_wait(name, address, device)
+    if wait:
+        log.info("sign-in delayed for %r from %s%s: try again in %d s", name, address, known, wait)
+        refused = host.refuse(
+            request, 429, f"too many failed sign-ins: try again in {wait} seconds"
+        )
+        refused.headers["Retry-After"] = str(wait)
+        return refused
+    user = host.accounts.sign_in(name, password, address, device)
     if user is None:
-        log.info("sign-in failed for %r from %s", name, address)
-        return host.page(request, "signin.html", status=401, error="wrong name or password")
-    log.info("sign-in %s from %s", user.name, address)
+        wait = host.accounts.throttle.penalty(keys_for(name, address, device))
+        log.info("sign-in failed for %r from %s%s: next try in %d s", name, address, known, wait)
+        error = "wrong name or password" + (f": try again in {wait} seconds" if wait else "")
+        return host.page(request, "signin.html", status=401, error=error)
+    log.info("sign-in %s from %s%s", user.name, address, known)
     return _signed_in(host, request, user)
 
 

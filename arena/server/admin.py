@@ -1,4 +1,5 @@
-"""Admins: the server's state (worker, disk), disable a bot or an account, void a match,
+"""Admins: the server's state (worker, disk), disable a bot or an account, clear an
+account's sign-in delays, void a match,
 export every result."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ def admin(request: Request, host: Host, user: User) -> Response:
     return host.page(
         request, "admin.html", users=host.accounts.users(), submissions=host.accounts.submissions(),
         voided=sorted(host.accounts.voided()), server=status(host),
+        failed=host.accounts.throttle.failed_signins(),
     )  # fmt: skip
 
 
@@ -31,6 +33,20 @@ def admin_disable_submission(request: Request, host: Host, user: User) -> Respon
 def admin_disable_user(request: Request, host: Host, user: User) -> Response:
     host.accounts.disable_user(request.path_params["user_id"])
     log.info("admin %s disabled account %d", user.name, request.path_params["user_id"])
+    return RedirectResponse("/admin", status_code=303)
+
+
+@admin_only
+def admin_unthrottle(request: Request, host: Host, user: User) -> Response:
+    """Forget an account's failed sign-ins, from every address and device: its next
+    sign-in is not delayed (a participant slowed by someone else's guesses)."""
+    target = host.accounts.user(request.path_params["user_id"])
+    if target is None:
+        return host.refuse(request, 404, "no such account")
+    cleared = host.accounts.clear_signin_delays(target.name)
+    log.info(
+        "admin %s cleared the sign-in delays of %s (%d failures)", user.name, target.name, cleared
+    )
     return RedirectResponse("/admin", status_code=303)
 
 

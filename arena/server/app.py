@@ -41,6 +41,7 @@ from arena.server.admin import (
     admin_disable_submission,
     admin_disable_user,
     admin_export,
+    admin_unthrottle,
     admin_void,
 )
 from arena.server.api import ApiRoute, check_routes
@@ -82,7 +83,15 @@ from arena.server.submissions import (
     upload,
 )
 from arena.server.supervisor import Supervisor
-from arena.server.web import CsrfForms, ErrorPages, Identify, Limits, LoopbackOnly, PageToken
+from arena.server.web import (
+    CsrfForms,
+    ErrorPages,
+    Identify,
+    Limits,
+    LoopbackOnly,
+    PageToken,
+    SameOrigin,
+)
 
 __all__ = ["create_app", "create_local_app", "server_secret"]
 
@@ -108,6 +117,7 @@ ROUTES = [
     Route("/admin", admin),
     Route("/admin/submissions/{sid:int}/disable", admin_disable_submission, methods=["POST"]),
     Route("/admin/users/{user_id:int}/disable", admin_disable_user, methods=["POST"]),
+    Route("/admin/users/{user_id:int}/unthrottle", admin_unthrottle, methods=["POST"]),
     Route("/admin/matches/{match_id:int}/void", admin_void, methods=["POST"]),
     Route("/admin/export", admin_export),
     # The API: the only routes a token reaches, each with the scope it needs.
@@ -167,12 +177,15 @@ def create_app(
     secure: bool = False,
     worker: Supervisor | None = None,
 ) -> Starlette:
-    """The competition's application (``worker``: the supervisor of its worker process)."""
+    """The competition's application (``worker``: the supervisor of its worker process): a
+    state-changing request from another origin is refused first, then who is asking is
+    known, then forms need their CSRF token."""
     host = Host(competition, data_dir, secret, secure, worker)
     host.metrics = Metrics(host)
     limit = competition.limits.upload_bytes + 64 * 1024  # the file plus the form around it
     who = [
         Middleware(RequestTimer, metrics=host.metrics),
+        Middleware(SameOrigin),
         Middleware(Identify, accounts=host.accounts, secret=secret, secure=secure),
         Middleware(CsrfForms, max_upload=limit),
     ]

@@ -13,6 +13,8 @@ file (``arena.tournament.spec``), so a wrong key or value is one line naming its
     upload_bytes = 5_000_000
     [registration]
     mode = "open"                   # open | invite | closed
+    invite_codes = ["class-7b"]     # asked for in invite mode; optional in open mode
+    unlimited_invites = true        # a sign-up with a code skips limits.signups_per_address
     [visibility]
     replays = "public"              # public | participants | owners
     [final]
@@ -67,8 +69,13 @@ class LimitsTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
 
 
 class RegistrationTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """Who may make an account. Invite codes are asked for in invite mode, and may be given
+    in open mode; with ``unlimited_invites`` a sign-up with a valid code is not counted
+    against ``limits.signups_per_address`` (a class behind one school address)."""
+
     mode: Literal["open", "invite", "closed"] = "open"
-    invite_codes: list[str] = []
+    invite_codes: list[Annotated[str, msgspec.Meta(min_length=1)]] = []
+    unlimited_invites: bool = False
 
 
 class VisibilityTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -151,6 +158,10 @@ class Competition:
         registration = typed.registration
         if registration.mode == "invite" and not registration.invite_codes:
             raise CompetitionError("registration.invite_codes: invite mode needs at least one code")
+        if registration.unlimited_invites and not registration.invite_codes:
+            raise CompetitionError(
+                "registration.unlimited_invites: give invite_codes (the codes that lift the cap)"
+            )
         deadline = typed.final.deadline
         if deadline is not None and deadline.tzinfo is None:
             raise CompetitionError(

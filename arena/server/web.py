@@ -8,10 +8,15 @@ Each is a plain ASGI middleware, so no handler has to remember them:
 - ``Limits``: a body larger than allowed is refused (413) by its Content-Length or
   as soon as it grows past it; a body that trickles is cut off (408) after
   ``BODY_SECONDS``, so a slow client holds a connection for a bounded time.
+- ``SameOrigin``: a state-changing request whose ``Origin`` (or, without one, ``Referer``)
+  is not this server's own origin (``Host`` with the scheme, the proxy's
+  ``X-Forwarded-Proto`` behind ``--behind-proxy``) is refused (403) before anything reads
+  it: a page of another site cannot post a form here, whatever cookies it planted.
 - ``Identify``: the user of a Bearer token (the command line: cookies are then
   ignored), on ``/api/`` only: a token on any other route is refused (403), never taken
   as a session; or of a signed session cookie. Visitors without a session get a CSRF
-  seed cookie, from which their forms' token is derived (sign-up, sign-in).
+  seed cookie, from which their forms' token is derived (sign-up, sign-in), bound to
+  the visitor's address. Cookies are ``__Host-`` prefixed when ``Secure``.
 - ``CsrfForms``: every unsafe request made with cookies must carry the form field
   ``csrf`` matching the session's (or seed's) token; the parsed form is handed on.
 
@@ -36,7 +41,7 @@ import secrets
 import time
 from http.cookies import SimpleCookie
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 from starlette.datastructures import FormData
 from starlette.formparsers import MultiPartException
@@ -57,7 +62,8 @@ SAFE = ("GET", "HEAD", "OPTIONS")
 HEADERS = [
     (
         b"content-security-policy",
-        b"default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+        b"default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; "
+        b"base-uri 'none'; form-action 'self'; object-src 'none'",
     ),
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
@@ -67,7 +73,16 @@ HEADERS = [
 
 
 def sign(secret: bytes, value: str) -> str:
-    return hmac.new(secret, value.encode(), hashlib.sha256).hexdigest()[:32]
+    return hmac.new(secret, value.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()[:32]
+
+
+def same(given: str, expected: str) -> bool:
+    """Whether a token a client sent is the expected one, in constant time. Compared as
+    bytes: ``compare_digest`` on two ``str`` refuses non-ASCII with a TypeError, and a
+    JSON string may hold a lone surrogate (``surrogatepass`` encodes it)."""
+    return hmac.compare_digest(
+        given.encode("utf-8", "surrogatepass"), expected.encode("utf-8", "surrogatepass")
+    )
 
 
 def session_cookie(secret: bytes, session: str) -> str:
@@ -77,13 +92,22 @@ def session_cookie(secret: bytes, session: str) -> str:
 def unsigned(secret: bytes, cookie: str) -> str | None:
     """The session id of a cookie value whose signature holds, else None."""
     session, _, mac = cookie.rpartition(".")
-    if session and hmac.compare_digest(mac, sign(secret, "session:" + session)):
+    if session and same(mac, sign(secret, "session:" + session)):
         return session
     return None
 
 
+def cookie_name(name: str, secure: bool) -> str:
+    """A ``Secure`` cookie's name takes the ``__Host-`` prefix: a browser then accepts it
+    only from this host over HTTPS, with ``Path=/`` and no ``Domain``, so a sibling
+    subdomain cannot plant one (plain HTTP has no such prefix)."""
+    return f"__Host-{name}" if secure else name
+
+
 def cookie_header(name: str, value: str, secure: bool, max_age: int | None = None) -> bytes:
-    parts = [f"{name}={value}", "Path=/", "HttpOnly", "SameSite=Lax"]
+    """A ``Set-Cookie`` value: HttpOnly, SameSite=Lax, Path=/ and no Domain; with
+    ``secure``, Secure and the ``__Host-`` prefix on ``name``."""
+    parts = [f"{cookie_name(name, secure)}={value}", "Path=/", "HttpOnly", "SameSite=Lax"]
     if secure:
         parts.append("Secure")
     if max_age is not None:
@@ -92,14 +116,24 @@ def cookie_header(name: str, value: str, secure: bool, max_age: int | None = Non
 
 
 def cookies(scope: Scope) -> dict[str, str]:
-    jar: SimpleCookie = SimpleCookie()
+    """The request's cookies; a name sent twice is dropped (one of the two was planted
+    with a narrower path or a parent domain: neither is trusted)."""
+    found: dict[str, str] = {}
+    twice: set[str] = set()
     for key, value in scope.get("headers", []):
-        if key == b"cookie":
+        if key != b"cookie":
+            continue
+        for piece in value.decode("latin-1").split(";"):
+            jar: SimpleCookie = SimpleCookie()
             try:
-                jar.load(value.decode("latin-1"))
+                jar.load(piece)
             except Exception:
                 continue
-    return {key: morsel.value for key, morsel in jar.items()}
+            for name, morsel in jar.items():
+                if name in found:
+                    twice.add(name)
+                found[name] = morsel.value
+    return {name: value for name, value in found.items() if name not in twice}
 
 
 async def plain(send: Send, status: int, text: str, headers: list | None = None) -> None:
@@ -142,7 +176,7 @@ class ErrorPages:
                 return
             error_id = secrets.token_hex(6)
             self.log.exception(
-                "error %s on %s %s", error_id, scope.get("method"), scope.get("path")
+                "error %s on %s %r", error_id, scope.get("method"), scope.get("path")
             )
             if not started:
                 await plain(send, 500, f"Something went wrong on our side (error id {error_id}).")
@@ -241,16 +275,16 @@ class Identify:
             state.update(user=grant.user, via="token", grant=grant)
         else:
             jar = cookies(scope)
-            session = unsigned(self.secret, jar.get(SESSION_COOKIE, ""))
+            session = unsigned(self.secret, jar.get(cookie_name(SESSION_COOKIE, self.secure), ""))
             found = await asyncio.to_thread(self.accounts.session, session) if session else None
             if found is not None:
                 state.update(user=found[0], csrf=found[1], via="session", session=session)
             else:
-                seed = jar.get(SEED_COOKIE, "")
-                if len(seed) < 16 or not seed.isalnum():
+                seed = jar.get(cookie_name(SEED_COOKIE, self.secure), "")
+                if len(seed) != 32 or not seed.isascii() or not seed.isalnum():
                     seed = secrets.token_hex(16)
                     extra.append((b"set-cookie", cookie_header(SEED_COOKIE, seed, self.secure)))
-                state.update(csrf=sign(self.secret, "csrf:" + seed))
+                state.update(csrf=presession_token(self.secret, seed, client(scope)))
 
         async def with_cookie(message: Message) -> None:
             if message["type"] == "http.response.start" and extra:
@@ -258,6 +292,64 @@ class Identify:
             await send(message)
 
         await self.app(scope, receive, with_cookie)
+
+
+def presession_token(secret: bytes, seed: str, address: str) -> str:
+    """The CSRF token of a visitor without a session (the sign-up and sign-in forms):
+    bound to their seed cookie and to their address, so a seed and token fetched from
+    elsewhere and planted in a victim's browser are refused from the victim's address."""
+    return sign(secret, f"csrf:{seed}:{address}")
+
+
+def origin_of(url: str) -> str | None:
+    """``scheme://host[:port]`` of a URL (an ``Origin`` or a ``Referer``), lower-cased and
+    without its scheme's default port; None if it has none (``null``, garbage)."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    host = parts.hostname
+    if parts.scheme not in ("http", "https") or not host:
+        return None
+    if ":" in host:
+        host = f"[{host}]"
+    shown = "" if port is None or port == {"http": 80, "https": 443}[parts.scheme] else f":{port}"
+    return f"{parts.scheme}://{host}{shown}"
+
+
+class SameOrigin:
+    """Refuse a state-changing request that a page of another origin made the browser
+    send. The server's own origin is the request's ``Host`` with its scheme (behind
+    ``--behind-proxy``, the scheme the trusted proxy gives in ``X-Forwarded-Proto``:
+    uvicorn sets it), compared with ``Origin``, else with ``Referer``. A request with
+    neither is not a browser's cross-origin request (browsers send ``Origin`` on every
+    cross-origin POST, ``null`` when they hide it): it goes on to the token checks (a
+    form's CSRF token, the API's Bearer token)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] in SAFE:
+            await self.app(scope, receive, send)
+            return
+        origin = header(scope, b"origin")
+        source = origin if origin is not None else header(scope, b"referer")
+        if source is None:
+            await self.app(scope, receive, send)
+            return
+        own = origin_of(f"{scope.get('scheme', 'http')}://{header(scope, b'host') or ''}")
+        if own is None or origin_of(source) != own:
+            log.info(
+                "cross-origin %s %r refused: %s %r, this server is %r, from %s",
+                scope["method"], scope["path"][:200], "Origin" if origin is not None
+                else "Referer", source[:200], own, client(scope),
+            )  # fmt: skip
+            await plain(send, 403, "refused: this form was sent from another site; "
+                        "open the page on this server and send it again")  # fmt: skip
+            return
+        await self.app(scope, receive, send)
 
 
 class CsrfForms:
@@ -283,11 +375,12 @@ class CsrfForms:
         try:
             if state["via"] != "token":
                 given = form.get("csrf")
-                if not isinstance(given, str) or not hmac.compare_digest(
-                    given, state["csrf"] or ""
-                ):
-                    log.info("csrf refused on %s from %s", scope["path"], client(scope))
-                    await plain(send, 403, "refused: the form's CSRF token is missing or wrong")
+                if not isinstance(given, str) or not same(given, state["csrf"] or ""):
+                    log.info("csrf refused on %r from %s", scope["path"][:2000], client(scope))
+                    await plain(
+                        send, 403, "refused: the form's CSRF token is missing or wrong "
+                        "(reload the page and send the form again)",
+                    )  # fmt: skip
                     return
             state["form"] = form
             await self.app(scope, receive, send)
@@ -358,10 +451,8 @@ class PageToken:
         raw = await request.body()
         form = parsed(raw, header(scope, b"content-type") or "")
         given = header(scope, TOKEN_HEADER.lower().encode()) or (form or {}).get(TOKEN_FIELD)
-        if not isinstance(given, str) or not hmac.compare_digest(
-            given.encode(), self.token.encode()
-        ):
-            log.info("a POST to %s without this server's token refused", scope["path"])
+        if not isinstance(given, str) or not same(given, self.token):
+            log.info("a POST to %r without this server's token refused", scope["path"])
             await plain(send, 403, "Forbidden: open the page from this server.")
             return
         scope.setdefault("state", {})["form"] = form

@@ -37,7 +37,7 @@ from arena.tournament.forfeits import read_tail
 from arena.tournament.runner import TournamentRunner
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.store import ResultsStore, StoreError, StoreFull
-from arena.tournament.submit import SubmissionRejected, content_hash, submit
+from arena.tournament.submit import SubmissionRejected, code_hash, submit
 
 log = logging.getLogger("arena.host")
 POLL_SECONDS = 0.5
@@ -129,7 +129,7 @@ def registered_before(
     snapshots fell between them): the bot's newest version, of this upload's very content,
     that no submission claims. None otherwise (validate it)."""
     newest = store.bot(record["key"])
-    if newest is None or not path.exists() or newest["content_hash"] != content_hash(path):
+    if newest is None or not path.exists() or newest["content_hash"] != code_hash(path.resolve()):
         return None
     claimed = {s["version"] for s in accounts.submissions() if s["key"] == record["key"]}
     return None if newest["version"] in claimed else newest["version"]

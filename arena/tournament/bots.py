@@ -49,10 +49,16 @@ def entry_for_record(record: dict[str, Any], data_dir: Path) -> BotEntry:
         code = (Path(data_dir) / target).resolve()  # an absolute target stays as it is
         if not code.exists() and Path(target).exists():
             code = Path(target).resolve()  # registered before targets were data-relative
-        own = str(code.parent)  # data/bots/NAME/HASH: this version's copy alone
-        command = (PYTHON, "-P", "-m", "bots.filebot", str(code))  # -P: never the cwd's bots/
-        return BotEntry(label, command, version=version, labelled=True, own_files=(own,))
+        return file_entry(label, code, version)
     return BotEntry(label, tuple(shlex.split(target)), version=version, labelled=True)
+
+
+def file_entry(label: str, code: Path, version: str = "1") -> BotEntry:
+    """The bot of a Python file or folder (``bot.py``), run as a submitted one runs: by
+    ``bots.filebot``, its own folder granted to its sandbox (for a stored copy,
+    data/bots/NAME/HASH: that version's copy alone)."""
+    command = (PYTHON, "-P", "-m", "bots.filebot", str(code))  # -P: never the cwd's bots/
+    return BotEntry(label, command, version=version, labelled=True, own_files=(str(code.parent),))
 
 
 def resolve(text: str, store: ResultsStore | None) -> BotEntry:

@@ -785,6 +785,15 @@ class ResultsStore:
         return [MatchSpec(idx, seed, tuple(json.loads(bots))) for idx, seed, bots in rows]
 
     @_translated
+    def planned_match(self, tournament_id: int, idx: int) -> MatchSpec | None:
+        """Match ``idx`` of the stored plan, or None."""
+        row = self.db.execute(
+            "SELECT seed, bots FROM schedule WHERE tournament_id = ? AND idx = ?",
+            (tournament_id, idx),
+        ).fetchone()
+        return MatchSpec(idx, row[0], tuple(json.loads(row[1]))) if row else None
+
+    @_translated
     def done_indices(self, tournament_id: int) -> set[int]:
         rows = self.db.execute("SELECT idx FROM matches WHERE tournament_id = ?", (tournament_id,))
         return {int(r[0]) for r in rows}
@@ -1159,6 +1168,13 @@ class ResultsStore:
                 )
                 row = db.execute(query, (tournament_id,)).fetchone()
         return bytes(row[0])
+
+    @_translated
+    def kept_secret(self, tournament_id: int) -> bytes | None:
+        """The tournament's secret if the store keeps one; never writes (a reader's call)."""
+        query = "SELECT secret FROM tournament_keys WHERE tournament_id = ?"
+        row = self.db.execute(query, (tournament_id,)).fetchone()
+        return bytes(row[0]) if row else None
 
     # ---------------------------------------------------------------- managing what is stored
 

@@ -28,7 +28,7 @@ from arena.tournament.names import check_name
 from arena.tournament.store import ResultsStore
 from arena.variants import all_variants, get_variant
 from bots import all_bots, get_bot
-from bots.sdk import plays
+from bots.sdk import BotSpec, plays
 
 
 class SubmissionRejected(RuntimeError):
@@ -104,18 +104,21 @@ def _folder_files(root: Path) -> list[Path]:
     return sorted(files)
 
 
-def content_hash(root: Path) -> str:
-    """What a file or folder bot's registration records as its content (``content_hash``)."""
-    return _hash_files(Path(root).resolve())
-
-
-def _hash_files(root: Path) -> str:
+def code_hash(root: Path) -> str:
+    """The content hash a bot is registered with: its file's (or folder's files') names and
+    bytes. A match bundle carries it, so a participant's local copy can be checked against
+    what the server ran."""
     digest = hashlib.sha256()
     files = [root] if root.is_file() else _folder_files(root)
     for path in files:
         digest.update(str(path.relative_to(root.parent if root.is_file() else root)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+def plugin_code_hash(spec: BotSpec) -> str:
+    """The content hash of an installed plugin: the source file of its bot's class."""
+    return code_hash(Path(inspect.getfile(type(spec.factory(0)))))
 
 
 def _chosen_variants(
@@ -172,7 +175,7 @@ def submit(
     if plugin is not None:
         spec = get_bot(plugin)
         kind, target = "plugin", plugin
-        content_hash = _hash_files(Path(inspect.getfile(type(spec.factory(0)))))
+        content_hash = plugin_code_hash(spec)
         claimed = spec.supports  # '*': every board variant, 'any': every variant
     elif path is not None:
         path = Path(path).resolve()
@@ -185,7 +188,7 @@ def submit(
             raise ValueError(f"{path} has no bot.py: a folder bot starts from its bot.py")
         if path.is_file() and path.suffix != ".py":
             raise ValueError(f"{path} is not a Python file (.py); for other programs use --cmd")
-        content_hash = _hash_files(path)
+        content_hash = code_hash(path)
         # Kept relative to the data folder, so the folder can be moved as a whole.
         target = str(Path("bots") / name / content_hash[:16] / path.name)
         stored = data_dir / target

@@ -21,6 +21,28 @@ FLOOD = "flood"  # more messages, bytes or connections in one decision than the 
 DISK = "disk"
 FAULT_CODES = (CRASH, NO_SHOW, TIMEOUT, MALFORMED, OVERSIZE, VERSION, ILLEGAL, FLOOD, DISK)
 
+# Each code in words, for people: one sentence that says what the bot did (the host's bot and
+# match pages show them).
+FAULT_WORDS = {
+    CRASH: "The bot's process exited, or the bot raised an error, before the game was over.",
+    NO_SHOW: "The bot never connected and said hello within the time allowed to start.",
+    TIMEOUT: "The bot did not answer a decision within the move time plus what was left of its "
+    "time bank.",
+    MALFORMED: "The bot sent something that is not JSON or not a valid protocol message.",
+    OVERSIZE: "The bot sent a message larger than the size limit.",
+    VERSION: "The bot asked for a protocol version the referee does not speak.",
+    ILLEGAL: "The bot kept choosing actions that are not legal, until every retry was used.",
+    FLOOD: "The bot sent more messages, bytes or connections in one decision than its budget "
+    "allows.",
+    DISK: "The bot's scratch folder was over its quota after a game.",
+}
+# How forfeits rank (``ranks_with_forfeits``), in words.
+FORFEIT_RANK_RULE = (
+    "A seat that forfeits ranks last, whatever its score: below every seat that finished the "
+    "game (forfeiting seats tie among themselves); the others keep the game's order (by score, "
+    "then the rules' tie-breaks)."
+)
+
 # How many matches a warm bot process plays before a fresh one replaces it (``pool.py``);
 # here, beside the time control, so that reading a tournament file needs no ZeroMQ.
 DEFAULT_MATCHES_PER_PROCESS = 100

@@ -36,3 +36,17 @@ def plays_in(user: User | None, owners: list[str | None]) -> bool:
 
 def sees_bot_pages(user: User | None, competition: Competition) -> bool:
     return competition.visibility.bot_pages == "public" or user is not None
+
+
+def sees_match(user: User | None, competition: Competition, owners: list[str | None]) -> bool:
+    """A match's page (and a link to it): as ``replays`` allows; ``owners``, the owner of
+    each seat (None: not a participant's), decide it when only owners see replays."""
+    if not sees_replays(user, competition):
+        return False
+    return competition.visibility.replays != "owners" or plays_in(user, owners)
+
+
+def sees_fault_reason(user: User | None, owner: str | None) -> bool:
+    """The error line a forfeiting seat's stderr names (read from its log): the bot's owner's
+    and admins' only, as its stderr is; others see the fault code and the referee's words."""
+    return owns(user, owner or "")

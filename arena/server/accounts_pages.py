@@ -11,6 +11,7 @@ from arena.server.accounts import (
     User,
     checked_scopes,
 )
+from arena.server.botpages import dashboard
 from arena.server.devices import DEVICE_SECONDS, device_cookie_name, device_of, new_device
 from arena.server.host import Host, host_of, log, needs_user
 from arena.server.throttle import SIGNUP_WINDOW, keys_for, signup_key
@@ -123,10 +124,11 @@ def signout(request: Request) -> Response:
 
 
 def own_page(request: Request, host: Host, user: User, token: str | None = None) -> Response:
-    """The participant's page: uploads, submissions and versions, API tokens (a new one
-    shown once)."""
+    """The participant's page: their bots at a glance, uploads, submissions and versions, API
+    tokens (a new one shown once)."""
     return host.page(
-        request, "me.html", submissions=host.accounts.submissions(user)[::-1],
+        request, "me.html", bots=dashboard(host, user),
+        submissions=host.accounts.submissions(user)[::-1],
         tokens=host.accounts.tokens(user), new_token=token, max_tokens=MAX_LIVE_TOKENS,
     )  # fmt: skip
 

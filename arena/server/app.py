@@ -45,6 +45,7 @@ from arena.server.admin import (
     admin_void,
 )
 from arena.server.api import ApiRoute, check_routes
+from arena.server.botpages import bot_page
 from arena.server.competition import Competition
 from arena.server.health import healthz, readyz
 from arena.server.host import Host, server_secret
@@ -66,7 +67,6 @@ from arena.server.local import not_found as local_not_found
 from arena.server.metrics import Metrics, RequestTimer, metrics
 from arena.server.pages import (
     board,
-    bot_page,
     events,
     final,
     home,

@@ -11,6 +11,7 @@ of a full recompute without the voided match). The final's table is rated with
 from __future__ import annotations
 
 import threading
+from array import array
 from typing import Any
 
 import trueskill
@@ -35,6 +36,9 @@ class LiveBoard:
         self.matches = 0
         self.shown: list[dict[str, Any]] = []
         self.complete = False  # whether ``shown`` holds every stored match (not mid-fold)
+        # Each bot's (μ, σ) after each of its rated matches, in rating order: its rating over
+        # time (float32 pairs: a few bytes a game, also on a long ladder).
+        self.history: dict[str, array] = {}
 
     def update(self, store: ResultsStore, voided: set[int]) -> Board:
         """The board with every stored match not in ``voided``."""
@@ -44,11 +48,16 @@ class LiveBoard:
     def _update(self, store: ResultsStore, voided: set[int]) -> Board:
         if not voided >= self.voided or any(v <= self.position for v in voided - self.voided):
             self.board, self.position, self.matches = Board(), 0, 0  # a void: recompute
+            self.history = {}
         self.voided = frozenset(voided)
         for match in store.tournament_results_after(self.tournament, self.position):
             if match.match_id not in voided:
                 self.board.add(match)
                 self.matches += 1
+                for bot in set(match.bots):
+                    rating = self.board.ratings.get(bot)
+                    if rating is not None:
+                        self.history.setdefault(bot, array("f")).extend((rating.mu, rating.sigma))
             self.position = match.match_id
         return self.board
 
@@ -64,6 +73,13 @@ class LiveBoard:
         finally:
             self.lock.release()
         return self.shown
+
+    def rating_history(self, bot: str) -> list[tuple[float, float]]:
+        """``bot``'s (μ, σ) after each of its rated matches on this board, oldest first (as
+        of the last fold; read without waiting for a fold: copying the array is atomic)."""
+        found = self.history.get(bot)
+        values = list(found) if found is not None else []
+        return list(zip(values[::2], values[1::2], strict=True))
 
 
 def final_rows(matches: list[MatchResult], voided: set[int]) -> list[dict[str, Any]]:

@@ -19,8 +19,10 @@ import jinja2
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
+from arena.referee.faults import FAULT_WORDS, FORFEIT_RANK_RULE
 from arena.server.accounts import Accounts, User
 from arena.server.boards import LiveBoard
+from arena.server.botstats import TallyCache
 from arena.server.competition import Competition
 from arena.tournament.store import ResultsStore
 
@@ -74,6 +76,7 @@ class Host:
         self.boards = {
             board: LiveBoard(competition.ladder_name(*board)) for board in competition.boards
         }
+        self.tallies = TallyCache()  # each bot's win and margin sums (its bot page)
         self.streams = 0
         self.cache: dict[tuple, tuple[str, Any]] = {}
         self.cache_lock = threading.Lock()
@@ -82,9 +85,16 @@ class Host:
         self.sweep_uploads()
         threading.Thread(target=self.warm, name="warm-boards", daemon=True).start()
         self.env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(str(TEMPLATES / "host")),
+            # The host's pages, then the layout they share with the static site.
+            loader=jinja2.ChoiceLoader(
+                [
+                    jinja2.FileSystemLoader(str(TEMPLATES / "host")),
+                    jinja2.FileSystemLoader(str(TEMPLATES)),
+                ]
+            ),
             autoescape=True,
         )
+        self.env.globals.update(fault_words=FAULT_WORDS, rank_rule=FORFEIT_RANK_RULE)
 
     def shared(self, key: tuple, make: Callable[[], tuple[T, bool]]) -> T:
         """What ``make`` gives, made once per state of the stores (their files' signature)

@@ -1,5 +1,5 @@
-"""Pages for everyone: the boards, the final, bot and match pages (a seat's stderr for its
-owner), and the live pages' event stream."""
+"""Pages for everyone: the boards, the final, match pages (a seat's stderr for its owner),
+and the live pages' event stream (bot pages: ``arena.server.botpages``)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ from arena.server.host import (
 )
 from arena.server.ids import parse_id
 from arena.server.shown import bot_folder, forms, shown
-from arena.tournament.forfeits import read_tail
+from arena.tournament.forfeits import read_tail, reason
 
 
 def home(request: Request) -> Response:
@@ -109,28 +109,6 @@ def final(request: Request) -> Response:
     return host.page(request, "final.html", finals=_finals(host), live=True)
 
 
-def bot_page(request: Request) -> Response:
-    host = host_of(request)
-    user = signed_in(request)
-    if not access.sees_bot_pages(user, host.competition):
-        return host.refuse(request, 404, "no such bot")
-    key = request.path_params["key"]
-    versions = [s for s in host.accounts.submissions() if s["key"] == key and s["version"]]
-    if not versions:
-        return host.refuse(request, 404, "no such bot")
-    labels = {s["label"] for s in versions}
-    voided = host.accounts.voided()
-    ratings = []
-    for (variant, players), live in host.boards.items():
-        for row in live.rows(host.store, voided):
-            if row["bot"] in labels:
-                ratings.append({"variant": variant, "players": players, **row})
-    return host.page(
-        request, "bot.html", key=key, owner=versions[0]["owner"], versions=versions,
-        ratings=ratings, live=True,
-    )  # fmt: skip
-
-
 def match_page(request: Request) -> Response:
     host = host_of(request)
     user = signed_in(request)
@@ -138,15 +116,17 @@ def match_page(request: Request) -> Response:
     if found is None:
         return host.refuse(request, 404, "no such match")
     result, owners = found
-    if not access.sees_replays(user, host.competition) or (
-        host.competition.visibility.replays == "owners" and not access.plays_in(user, owners)
-    ):
+    if not access.sees_match(user, host.competition, owners):
         return host.refuse(request, 404, "no such match")
     log_lines = _log(host, result.match_id)
     actions = [line for line in log_lines if line.get("type") == "action"]
     seats = []
     for seat, bot in enumerate(result.bots):
         mine = access.owns(user, owners[seat] or "")
+        detail = None
+        if result.faults[seat] and access.sees_fault_reason(user, owners[seat]):
+            said = result.fault_details[seat] if result.fault_details else None
+            detail = fault_reason(host, result.match_id, seat, result.faults[seat], said)
         seats.append(
             {
                 "seat": seat,
@@ -155,9 +135,7 @@ def match_page(request: Request) -> Response:
                 "score": result.scores[seat],
                 "rank": result.ranks[seat],
                 "fault": result.faults[seat],
-                "detail": shown_to_owner(host, bot, result.fault_details[seat])
-                if mine and result.fault_details
-                else None,
+                "detail": shown_to_owner(host, bot, detail),
                 "mine": mine,
             }
         )
@@ -199,15 +177,25 @@ def match_stderr(request: Request, host: Host, user: User) -> Response:
         or not access.owns(user, found[1][seat] or "")
     ):
         return host.refuse(request, 404, "no such log")
-    header = next(
-        (line for line in _log(host, found[0].match_id) if line.get("type") == "header"), {}
-    )
+    text = shown_to_owner(host, found[0].bots[seat], seat_stderr(host, found[0].match_id, seat))
+    return PlainTextResponse(text or "(no stderr)")
+
+
+def seat_stderr(host: Host, match_id: int, seat: int) -> str:
+    """The end of one seat's stderr log in a match ('' if none): for its owner's eyes only."""
+    header = next((line for line in _log(host, match_id) if line.get("type") == "header"), {})
     seats = header.get("seats", [])
     path = seats[seat].get("stderr") if seat < len(seats) else None
     file = (host.data_dir / path).resolve() if path else None
     inside = file is not None and host.data_dir.resolve() in file.parents  # never elsewhere
-    text = shown_to_owner(host, found[0].bots[seat], read_tail(file)) if inside else ""
-    return PlainTextResponse(text or "(no stderr)")
+    return read_tail(file) if inside else ""
+
+
+def fault_reason(host: Host, match_id: int, seat: int, code: str, detail: str | None) -> str:
+    """A forfeit in one line for its owner: the code and the error its stderr names (a
+    crash's exception line), else the referee's words."""
+    stderr = seat_stderr(host, match_id, seat) if code in ("crash", "no-show") else ""
+    return reason(code, detail or "", stderr)
 
 
 def shown_to_owner(host: Host, label: str, text: str | None) -> str | None:

@@ -34,5 +34,13 @@ def plays_in(user: User | None, owners: list[str | None]) -> bool:
     return user is not None and (user.admin or user.name in owners)
 
 
+def sees_match(user: User | None, competition: Competition, owners: list[str | None]) -> bool:
+    """A match's page, replay and log (each filtered to what ``user`` may see of it:
+    ``arena.server.replays``), as ``[visibility] replays`` allows."""
+    if not sees_replays(user, competition):
+        return False
+    return competition.visibility.replays != "owners" or plays_in(user, owners)
+
+
 def sees_bot_pages(user: User | None, competition: Competition) -> bool:
     return competition.visibility.bot_pages == "public" or user is not None

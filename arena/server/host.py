@@ -22,6 +22,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from arena.server.accounts import Accounts, User
 from arena.server.boards import LiveBoard
 from arena.server.competition import Competition
+from arena.server.replays import Replays
 from arena.tournament.store import ResultsStore
 
 if TYPE_CHECKING:
@@ -78,11 +79,13 @@ class Host:
         self.cache: dict[tuple, tuple[str, Any]] = {}
         self.cache_lock = threading.Lock()
         self.making: set[tuple] = set()  # keys a thread is making anew (one at a time)
+        self.replays = Replays()  # the viewer's data of the matches last asked for
         self.stopping = asyncio.Event()
         self.sweep_uploads()
         threading.Thread(target=self.warm, name="warm-boards", daemon=True).start()
         self.env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(str(TEMPLATES / "host")),
+            # The host's pages, then the static site's parts they share (the viewer's game.html).
+            loader=jinja2.FileSystemLoader([str(TEMPLATES / "host"), str(TEMPLATES)]),
             autoescape=True,
         )
 

@@ -125,7 +125,7 @@ def test_an_owner_sees_their_seats_hand_and_stderr_and_no_other(cup: Cup) -> Non
     assert all("hand" in obs[mine] and "tickets" in obs[mine] for _, obs, _ in steps)
     assert sum(sum(obs[mine]["hand"].values()) for _, obs, _ in steps) > 0
     own = [step for step, _, _ in steps if step.get("seat") == mine and step.get("by") == "bot"]
-    assert own and all("alice-secret plan" == step.get("note") for step in own)
+    assert own and all(step.get("note") == "alice-secret plan" for step in own)
     assert any("alice-secret hand" in line for step in own for line in step.get("stderr", []))
     assert "tickets_open" in steps[-2][2]["score"][mine]  # with its tickets, for its owner
     assert data["final"]["tickets"][mine]  # its tickets completed and failed, at the end

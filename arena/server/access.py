@@ -34,9 +34,14 @@ def plays_in(user: User | None, owners: list[str | None]) -> bool:
     return user is not None and (user.admin or user.name in owners)
 
 
-def sees_match(user: User | None, competition: Competition, owners: list[str | None]) -> bool:
+def sees_match(
+    user: User | None, competition: Competition, owners: list[str | None], practice: bool = False
+) -> bool:
     """A match's page, replay and log (each filtered to what ``user`` may see of it:
-    ``arena.server.replays``), as ``[visibility] replays`` allows."""
+    ``arena.server.replays``), as ``[visibility] replays`` allows; a person's game
+    against bots (``practice``: ``/play``) is its player's and the admins' only."""
+    if practice:
+        return plays_in(user, owners)
     if not sees_replays(user, competition):
         return False
     return competition.visibility.replays != "owners" or plays_in(user, owners)

@@ -75,6 +75,12 @@ from arena.server.pages import (
     not_found,
     static,
 )
+from arena.server.play_pages import play_action as host_play_action
+from arena.server.play_pages import play_form as host_play_form
+from arena.server.play_pages import play_page as host_play_page
+from arena.server.play_pages import play_resign as host_play_resign
+from arena.server.play_pages import play_state as host_play_state
+from arena.server.play_pages import start_play
 from arena.server.submissions import (
     choose,
     submission,
@@ -106,6 +112,12 @@ ROUTES = [
     Route("/me/tokens", new_token, methods=["POST"]),
     Route("/me/tokens/{token_id:int}/revoke", revoke_token, methods=["POST"]),
     Route("/upload", upload, methods=["POST"]),
+    Route("/play", host_play_form, methods=["GET"]),
+    Route("/play", start_play, methods=["POST"]),
+    Route("/play/{game_id}", host_play_page),
+    Route("/play/{game_id}/state", host_play_state),
+    Route("/play/{game_id}/action", host_play_action, methods=["POST"]),
+    Route("/play/{game_id}/resign", host_play_resign, methods=["POST"]),
     Route("/submissions/{sid:int}", submission),
     Route("/submissions/{sid:int}/code", submission_code),
     Route("/submissions/{sid:int}/play", choose, methods=["POST"]),

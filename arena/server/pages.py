@@ -37,6 +37,8 @@ from arena.server.host import (
     signature,
     signed_in,
 )
+from arena.server.play import play_tournament
+from arena.server.play_pages import desk_of
 from arena.tournament.forfeits import read_tail
 from arena.variants import all_variants
 from leaderboards.replay import board_drawing
@@ -210,7 +212,10 @@ def _visible_match(
 ) -> tuple[Any, list[str | None]] | None:
     """The match of the URL and its seats' owners, if ``user`` may see it."""
     found = competition_match(host, request.path_params["match_id"])
-    if found is None or not access.sees_match(user, host.competition, found[1]):
+    if found is None:
+        return None
+    practice = found[0].tournament == play_tournament(host.competition)
+    if not access.sees_match(user, host.competition, found[1], practice):
         return None
     return found
 
@@ -235,10 +240,17 @@ def competition_match(host: Host, match_id: int) -> tuple[Any, list[str | None]]
     result = host.store.match_result(match_id)
     names = {host.competition.ladder_name(*b) for b in host.competition.boards}
     names |= {host.competition.final_name(*b) for b in host.competition.boards}
+    names.add(play_tournament(host.competition))
     if result is None or result.tournament not in names:
         return None
     owners = host.accounts.owners()
-    return result, [owners.get(bot) for bot in result.bots]
+    seats: list[str | None] = [owners.get(bot) for bot in result.bots]
+    if result.tournament == play_tournament(host.competition):
+        game = desk_of(host).games.by_match(match_id)  # the person's seat is theirs
+        if game is None:
+            return None
+        seats[game.seat] = game.user
+    return result, seats
 
 
 def _log(host: Host, match_id: int) -> list[dict[str, Any]]:

@@ -25,13 +25,14 @@ import sqlite3
 import threading
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from arena.human import person_entry
 from arena.referee.hub import Hub, ProcessWatch, Reply
 from arena.referee.launch import BotEntry, ProcessMatch
+from arena.referee.referee import GameOutcome
 from arena.referee.seats import RemoteSeat
 from arena.server.competition import Competition
 from arena.tournament.bots import bot_limits, entry_for_record
@@ -256,11 +257,27 @@ class PersonSeat(RemoteSeat):
 
 
 class PersonMatch(ProcessMatch):
-    """A ``ProcessMatch`` whose seat ``person_seat`` is the web process's bridge."""
+    """A ``ProcessMatch`` whose seat ``game.seat`` is the web process's bridge."""
 
     def __init__(self, *args: Any, game: Game, games: Games, abandon: float, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self.game, self.games, self.abandon = game, games, abandon
+        self.person: PersonSeat | None = None
+
+    def resigned(self, outcome: GameOutcome) -> GameOutcome:
+        """The outcome with the person's absence said as what it is: the hub charges a seat
+        gone between its turns as a ``crash``, a person who left resigned."""
+        why = self.person.why if self.person is not None else None
+        seat = self.game.seat
+        if why is None:
+            return outcome
+        outcome.faults = [
+            replace(f, code="resigned", detail=why) if f.seat == seat else f for f in outcome.faults
+        ]
+        for line in outcome.log.faults:
+            if line.get("seat") == seat:
+                line.update(code="resigned", detail=why)
+        return outcome
 
     def _seat(self, hub: Hub, s: int, entry: BotEntry, folder: Path) -> RemoteSeat:
         if s != self.game.seat:
@@ -269,6 +286,7 @@ class PersonMatch(ProcessMatch):
         seat = PersonSeat(hub, s, entry.name, self.games, self.game.id, self.abandon)
         hub.watch(s, ProcessWatch(None, seat.alive, lambda: seat.why or "left the game"))
         self.games.ready(self.game.id, endpoint, token)
+        self.person = seat
         return seat
 
 
@@ -304,6 +322,7 @@ def play_one(competition: Competition, data_dir: Path, games: Games, game: Game)
         )  # fmt: skip
         with match as referee:
             outcome = referee.play(secrets.randbelow(2**31), game_id=f"play-{game.id}")
+        outcome = match.resigned(outcome)
         name = play_tournament(competition)
         with STORING:
             tid = store.tournament(name, name, {"kind": "person vs bot", "unranked": True})

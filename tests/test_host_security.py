@@ -82,6 +82,9 @@ FORMS = [
     ("/admin/submissions/1/disable", {}),
     ("/admin/users/1/disable", {}),
     ("/admin/matches/1/void", {}),
+    ("/play", {"board": "usa-2", "bot": "random", "seat": "0"}),
+    ("/play/0123456789ab/action", {"action": "draw deck"}),
+    ("/play/0123456789ab/resign", {}),
 ]
 
 
@@ -104,7 +107,7 @@ def test_csrf_on_every_form(host: HostProcess, path: str, data: dict) -> None:
 
 
 PAGES = ["/me", "/submissions/1", "/submissions/1/code", "/admin", "/admin/export",
-         "/matches/1/stderr/0"]  # fmt: skip
+         "/matches/1/stderr/0", "/play", "/play/0123456789ab"]  # fmt: skip
 
 
 def test_every_endpoint_without_a_session(host: HostProcess) -> None:

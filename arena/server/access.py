@@ -34,16 +34,21 @@ def plays_in(user: User | None, owners: list[str | None]) -> bool:
     return user is not None and (user.admin or user.name in owners)
 
 
-def sees_bot_pages(user: User | None, competition: Competition) -> bool:
-    return competition.visibility.bot_pages == "public" or user is not None
-
-
-def sees_match(user: User | None, competition: Competition, owners: list[str | None]) -> bool:
-    """A match's page (and a link to it): as ``replays`` allows; ``owners``, the owner of
-    each seat (None: not a participant's), decide it when only owners see replays."""
+def sees_match(
+    user: User | None, competition: Competition, owners: list[str | None], practice: bool = False
+) -> bool:
+    """A match's page, replay and log (each filtered to what ``user`` may see of it:
+    ``arena.server.replays``), as ``[visibility] replays`` allows; a person's game
+    against bots (``practice``: ``/play``) is its player's and the admins' only."""
+    if practice:
+        return plays_in(user, owners)
     if not sees_replays(user, competition):
         return False
     return competition.visibility.replays != "owners" or plays_in(user, owners)
+
+
+def sees_bot_pages(user: User | None, competition: Competition) -> bool:
+    return competition.visibility.bot_pages == "public" or user is not None
 
 
 def sees_fault_reason(user: User | None, owner: str | None) -> bool:

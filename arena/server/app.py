@@ -70,11 +70,19 @@ from arena.server.pages import (
     events,
     final,
     home,
+    match_log,
     match_page,
+    match_replay,
     match_stderr,
     not_found,
     static,
 )
+from arena.server.play_pages import play_action as host_play_action
+from arena.server.play_pages import play_form as host_play_form
+from arena.server.play_pages import play_page as host_play_page
+from arena.server.play_pages import play_resign as host_play_resign
+from arena.server.play_pages import play_state as host_play_state
+from arena.server.play_pages import start_play
 from arena.server.submissions import (
     choose,
     submission,
@@ -103,6 +111,8 @@ ROUTES = [
     Route("/bots/{key}", bot_page),
     Route("/matches/{match_id:id}", match_page),
     Route("/matches/{match_id:id}/stderr/{seat:id}", match_stderr),
+    Route("/matches/{match_id:id}/replay.json", match_replay),
+    Route("/matches/{match_id:id}/log.jsonl", match_log),
     Route("/signup", signup_form, methods=["GET"]),
     Route("/signup", signup, methods=["POST"]),
     Route("/signin", signin_form, methods=["GET"]),
@@ -112,6 +122,12 @@ ROUTES = [
     Route("/me/tokens", new_token, methods=["POST"]),
     Route("/me/tokens/{token_id:id}/revoke", revoke_token, methods=["POST"]),
     Route("/upload", upload, methods=["POST"]),
+    Route("/play", host_play_form, methods=["GET"]),
+    Route("/play", start_play, methods=["POST"]),
+    Route("/play/{game_id}", host_play_page),
+    Route("/play/{game_id}/state", host_play_state),
+    Route("/play/{game_id}/action", host_play_action, methods=["POST"]),
+    Route("/play/{game_id}/resign", host_play_resign, methods=["POST"]),
     Route("/submissions/{sid:id}", submission),
     Route("/submissions/{sid:id}/code", submission_code),
     Route("/submissions/{sid:id}/play", choose, methods=["POST"]),

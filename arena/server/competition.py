@@ -20,6 +20,9 @@ file (``arena.tournament.spec``), so a wrong key or value is one line naming its
     [final]
     deadline = 2026-12-01T00:00:00Z
     top = 8
+    [play]                          # people against bots in the browser, unranked
+    games = 2                       # at once on the server (one per participant); 0: none
+    abandon_minutes = 10            # a game left alone this long is resigned
 """
 
 from __future__ import annotations
@@ -85,6 +88,13 @@ class VisibilityTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     bot_pages: Literal["public", "participants"] = "public"
 
 
+class PlayTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """People's games in the browser (``/play``): a participant against a bot, unranked."""
+
+    games: Annotated[int, msgspec.Meta(ge=0)] = 2  # at once on the server; 0: no /play
+    abandon_minutes: Annotated[float, msgspec.Meta(gt=0)] = 10  # no sign of the person: resigned
+
+
 class FinalTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """At the deadline submissions close and the top bots of each board play it out."""
 
@@ -104,6 +114,7 @@ class CompetitionFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     registration: RegistrationTable = RegistrationTable()
     visibility: VisibilityTable = VisibilityTable()
     final: FinalTable = FinalTable()
+    play: PlayTable = PlayTable()
 
 
 @dataclass(frozen=True)
@@ -119,6 +130,7 @@ class Competition:
     registration: RegistrationTable
     visibility: VisibilityTable
     final: FinalTable
+    play: PlayTable
 
     def ladder_name(self, variant: str, players: int) -> str:
         return f"{self.name}-{variant}-{players}p"
@@ -177,6 +189,7 @@ class Competition:
             registration,
             typed.visibility,
             typed.final,
+            typed.play,
         )
 
     @classmethod

@@ -24,6 +24,7 @@ from arena.server.accounts import Accounts, User
 from arena.server.boards import LiveBoard
 from arena.server.botstats import TallyCache
 from arena.server.competition import Competition
+from arena.server.replays import Replays
 from arena.tournament.store import ResultsStore
 
 if TYPE_CHECKING:
@@ -81,6 +82,7 @@ class Host:
         self.cache: dict[tuple, tuple[str, Any]] = {}
         self.cache_lock = threading.Lock()
         self.making: set[tuple] = set()  # keys a thread is making anew (one at a time)
+        self.replays = Replays()  # the viewer's data of the matches last asked for
         self.stopping = asyncio.Event()
         self.sweep_uploads()
         threading.Thread(target=self.warm, name="warm-boards", daemon=True).start()

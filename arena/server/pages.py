@@ -4,6 +4,7 @@ and the live pages' event stream (bot pages: ``arena.server.botpages``)."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import re
 import time
@@ -14,12 +15,14 @@ from starlette.requests import Request
 from starlette.responses import (
     FileResponse,
     HTMLResponse,
+    JSONResponse,
     PlainTextResponse,
     Response,
     StreamingResponse,
 )
 
-from arena.server import access
+from arena.referee.matchlog import LogError, MatchLog, check_rules
+from arena.server import access, replays
 from arena.server.accounts import User
 from arena.server.boards import final_rows
 from arena.server.host import (
@@ -37,6 +40,12 @@ from arena.server.host import (
 from arena.server.ids import parse_id
 from arena.server.shown import bot_folder, forms, shown
 from arena.tournament.forfeits import read_tail, reason
+from arena.server.play import play_tournament
+from arena.server.play_pages import desk_of
+from arena.tournament.forfeits import read_tail
+from arena.variants import all_variants
+from leaderboards.replay import board_drawing
+from leaderboards.site import safe_json
 
 
 def home(request: Request) -> Response:
@@ -110,16 +119,15 @@ def final(request: Request) -> Response:
 
 
 def match_page(request: Request) -> Response:
+    """The seat table and the match played on the map (the static site's viewer), its data
+    embedded as JSON filtered to what this visitor may see (``arena.server.replays``)."""
     host = host_of(request)
     user = signed_in(request)
-    found = competition_match(host, request.path_params["match_id"])
+    found = _visible_match(request, host, user)
     if found is None:
         return host.refuse(request, 404, "no such match")
     result, owners = found
-    if not access.sees_match(user, host.competition, owners):
-        return host.refuse(request, 404, "no such match")
-    log_lines = _log(host, result.match_id)
-    actions = [line for line in log_lines if line.get("type") == "action"]
+    sight = replays.sight_of(user, owners)
     seats = []
     for seat, bot in enumerate(result.bots):
         mine = access.owns(user, owners[seat] or "")
@@ -140,9 +148,76 @@ def match_page(request: Request) -> Response:
             }
         )
     voided = result.match_id in host.accounts.voided()
+    try:
+        data, refused = _replay(host, result, owners, sight), None
+    except LogError as error:  # recorded under rules this engine no longer plays
+        data, refused = None, str(error)
     return host.page(
-        request, "match.html", result=result, seats=seats, actions=actions, voided=voided
+        request, "match.html", result=result, seats=seats, voided=voided, sight=sight,
+        refused=refused, replay=Markup(replays.embedded_json(data)) if data else None,
+    )  # fmt: skip
+
+
+def match_replay(request: Request) -> Response:
+    """The viewer's data of a match as JSON: what the page embeds, for scripts."""
+    host = host_of(request)
+    user = signed_in(request)
+    found = _visible_match(request, host, user)
+    if found is None:
+        return JSONResponse({"error": "no such match"}, status_code=404)
+    result, owners = found
+    try:
+        data = _replay(host, result, owners, replays.sight_of(user, owners))
+    except LogError as error:
+        return JSONResponse({"error": f"no replay: {error}"}, status_code=409)
+    return JSONResponse(data)
+
+
+def match_log(request: Request) -> Response:
+    """The match log (JSON lines) as this visitor may read it: the organiser's exactly as
+    stored, anyone else's without the seed and without the other seats' hidden lines."""
+    host = host_of(request)
+    user = signed_in(request)
+    found = _visible_match(request, host, user)
+    if found is None:
+        return host.refuse(request, 404, "no such match")
+    result, owners = found
+    raw = host.store.match_log(result.match_id)
+    body = replays.visible_log(raw, replays.sight_of(user, owners))
+    name = f"match-{result.match_id}.jsonl"
+    return Response(
+        body,
+        media_type="application/jsonl",
+        headers={"content-disposition": f'attachment; filename="{name}"'},
     )
+
+
+def _visible_match(
+    request: Request, host: Host, user: User | None
+) -> tuple[Any, list[str | None]] | None:
+    """The match of the URL and its seats' owners, if ``user`` may see it."""
+    found = competition_match(host, request.path_params["match_id"])
+    if found is None:
+        return None
+    practice = found[0].tournament == play_tournament(host.competition)
+    if not access.sees_match(user, host.competition, found[1], practice):
+        return None
+    return found
+
+
+def _replay(
+    host: Host, result: Any, owners: list[str | None], sight: replays.Sight
+) -> dict[str, Any]:
+    raw = host.store.match_log(result.match_id)
+    check_rules(MatchLog.from_jsonl(raw.split(b"\n", 1)[0]).header)
+    data = replays.visible_replay(host.replays.full(result.match_id, raw), sight)
+    data = dict(data, download=f"/matches/{result.match_id}/log.jsonl")
+    data["bot_links"] = [f"/bots/{bot.rpartition('@')[0]}" for bot in result.bots]
+    data["seat_logs"] = [
+        {"stderr": f"/matches/{result.match_id}/stderr/{seat}"} if sight.sees(seat) else {}
+        for seat in range(len(result.bots))
+    ]
+    return data
 
 
 def competition_match(host: Host, match_id: int) -> tuple[Any, list[str | None]] | None:
@@ -150,10 +225,17 @@ def competition_match(host: Host, match_id: int) -> tuple[Any, list[str | None]]
     result = host.store.match_result(match_id)
     names = {host.competition.ladder_name(*b) for b in host.competition.boards}
     names |= {host.competition.final_name(*b) for b in host.competition.boards}
+    names.add(play_tournament(host.competition))
     if result is None or result.tournament not in names:
         return None
     owners = host.accounts.owners()
-    return result, [owners.get(bot) for bot in result.bots]
+    seats: list[str | None] = [owners.get(bot) for bot in result.bots]
+    if result.tournament == play_tournament(host.competition):
+        game = desk_of(host).games.by_match(match_id)  # the person's seat is theirs
+        if game is None:
+            return None
+        seats[game.seat] = game.user
+    return result, seats
 
 
 def _log(host: Host, match_id: int) -> list[dict[str, Any]]:
@@ -243,11 +325,30 @@ async def events(request: Request) -> Response:
     return StreamingResponse(stream(), headers={"content-type": "text/event-stream"})
 
 
+# The static site's files the host's pages use (the viewer's and the play page's scripts).
+STATIC_FILES = ("style.css", "live.js", "host.css", "board.js", "replay.js", "play.js", "data.js")
+BOARD_SCRIPT = re.compile(r"board-([a-z0-9-]+)\.js")
+
+
 def static(request: Request) -> Response:
     name = request.path_params["name"]
-    if name not in ("style.css", "live.js", "host.css"):
+    board = BOARD_SCRIPT.fullmatch(name)
+    if board is not None:  # a variant's map, drawn once (the static site's board-VARIANT.js)
+        return _board_script(board.group(1))
+    if name not in STATIC_FILES:
         return PlainTextResponse("not found", status_code=404)
     return FileResponse(STATIC / name)
+
+
+@functools.lru_cache(maxsize=16)
+def _board_drawing_script(variant: str) -> bytes:
+    return f"window.BOARD = {safe_json(board_drawing(variant))};\n".encode()
+
+
+def _board_script(variant: str) -> Response:
+    if variant not in all_variants():
+        return PlainTextResponse("not found", status_code=404)
+    return Response(_board_drawing_script(variant), media_type="text/javascript")
 
 
 async def not_found(request: Request, exc: Exception) -> Response:

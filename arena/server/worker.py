@@ -4,6 +4,8 @@ The web process never starts a bot: it records uploads in ``accounts.sqlite`` an
 reads the results store. This process (started by ``arena host``, dying with it)
 does the playing, in its own main thread, as ``arena tournament run`` does:
 
+- a thread plays people's games (``arena.server.play``): a participant in the browser
+  against bots, each bot sandboxed as in validation;
 - a validator thread takes each queued submission (also those a kill interrupted)
   through ``arena.tournament.submit.submit``: the same sandbox and games as
   ``arena submit``; a pass registers ``USER.BOT@N`` and makes it play;
@@ -35,6 +37,7 @@ from arena.server.competition import Competition
 from arena.server.diskspace import is_full_error, space
 from arena.server.ladder import BoardLadder, ladder_spec
 from arena.server.shown import bot_folder, forms, shown
+from arena.server.play import serve_games
 from arena.tournament.forfeits import read_tail
 from arena.tournament.runner import TournamentRunner
 from arena.tournament.spec import TournamentSpec
@@ -191,6 +194,13 @@ class Worker:
             daemon=True,
         )
         checker.start()
+        if self.competition.play.games:  # people's games in the browser (arena.server.play)
+            threading.Thread(
+                target=serve_games,
+                args=(self.competition, self.data_dir, self.stop),
+                name="people's games",
+                daemon=True,
+            ).start()
         store = ResultsStore(self.data_dir)
         executor = make_executor(self.ray, self.workers, self.data_dir)
         try:

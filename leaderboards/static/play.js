@@ -6,8 +6,14 @@
   const { Board, viewOf, renderTable, renderPlayers, h } = window.TTR;
   const game = window.GAME, board = window.BOARD;
   const base = `/play/${game.game}`;
-  // Every click posted carries the server's token: only its own pages hold it.
-  const posting = { "Content-Type": "application/json", "X-Arena-Token": game.token };
+  // Every click posted carries the server's token (arena serve: only its own pages hold
+  // it), or on a hosted competition the session's CSRF token, as a form field.
+  const post = (path, fields) => fetch(`${base}/${path}`, game.csrf
+    ? { method: "POST", headers: { Accept: "application/json" },
+        body: new URLSearchParams(Object.assign({ csrf: game.csrf }, fields)) }
+    : { method: "POST", headers: { "Content-Type": "application/json", "X-Arena-Token": game.token },
+        body: JSON.stringify(fields) });
+  const replayUrl = (id) => game.replay ? `${game.replay}${id}` : `/matches/${id}.html`;
   const $ = (id) => document.getElementById(id);
   let state = { status: "connecting", legal: [] }, version = -1, offered = new Set();
 
@@ -56,8 +62,7 @@
     state.status = "sending";  // no second click until the referee has answered
     $("status").dataset.status = "sending";
     $("status").textContent = `sent: ${action}`;
-    const response = await fetch(`${base}/action`, { method: "POST",
-      headers: posting, body: JSON.stringify({ action }) });
+    const response = await post("action", { action });
     if (!response.ok) {
       state.status = "to-move";
       $("status").dataset.status = "to-move";
@@ -183,7 +188,7 @@
       h("td", { class: "num" }, String(final.ranks[seat]))));
     $("final").replaceChildren(h("h2", {}, "Result"),
       h("table", { id: "result" }, h("tr", {}, h("th", {}, "seat"), h("th", { class: "num" }, "score"), h("th", { class: "num" }, "rank")), rows),
-      state.match_id ? h("p", {}, h("a", { id: "replay-link", href: `/matches/${state.match_id}.html` }, "Watch the replay"),
+      state.match_id ? h("p", {}, h("a", { id: "replay-link", href: replayUrl(state.match_id) }, "Watch the replay"),
         " · stored with the other results.") : h("p", { class: "muted" }, state.error || "storing the result…"));
   }
 
@@ -207,7 +212,7 @@
 
   $("resign").addEventListener("click", async () => {
     if (!confirm("Resign? The bots finish the game.")) return;
-    await fetch(`${base}/resign`, { method: "POST", headers: posting, body: "{}" });
+    await post("resign", {});
   });
   document.addEventListener("keydown", (e) => {
     if (e.target.tagName === "INPUT") return;

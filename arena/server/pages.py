@@ -38,11 +38,10 @@ from arena.server.host import (
     signed_in,
 )
 from arena.server.ids import parse_id
-from arena.server.shown import bot_folder, forms, shown
-from arena.tournament.forfeits import read_tail, reason
 from arena.server.play import play_tournament
 from arena.server.play_pages import desk_of
-from arena.tournament.forfeits import read_tail
+from arena.server.shown import bot_folder, forms, shown
+from arena.tournament.forfeits import read_tail, reason
 from arena.variants import all_variants
 from leaderboards.replay import board_drawing
 from leaderboards.site import safe_json

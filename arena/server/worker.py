@@ -36,8 +36,8 @@ from arena.server.boards import LiveBoard
 from arena.server.competition import Competition
 from arena.server.diskspace import is_full_error, space
 from arena.server.ladder import BoardLadder, ladder_spec
-from arena.server.shown import bot_folder, forms, shown
 from arena.server.play import serve_games
+from arena.server.shown import bot_folder, forms, shown
 from arena.tournament.forfeits import read_tail
 from arena.tournament.runner import TournamentRunner
 from arena.tournament.spec import TournamentSpec

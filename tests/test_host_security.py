@@ -27,7 +27,7 @@ GOOD_BOT = (Path(__file__).resolve().parents[1] / "examples" / "python-bot" / "b
 @pytest.fixture(scope="module")
 def host(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostProcess]:
     folder = tmp_path_factory.mktemp("host")
-    server = HostProcess(folder, env={"ARENA_HOST_THROTTLE_SECOND": "0.2"}).start()
+    server = HostProcess(folder, env={"ARENA_HOST_THROTTLE_SECOND": "1"}).start()
     yield server
     server.stop()
 

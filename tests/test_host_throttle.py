@@ -2,8 +2,9 @@
 at each failure and is told so at once (429), a class of 30 behind one address signs up
 and in, an invite code lifts the cap, an admin clears a delay, every refusal is logged.
 
-The server's second of delay is shortened for the tests (ARENA_HOST_THROTTLE_SECOND): the
-waits it names stay 1, 2, 4 ... seconds; nothing here measures how long anything took."""
+The waits are real seconds here (ARENA_HOST_THROTTLE_SECOND can shorten them): a try made
+right after a failure meets its wait, however busy the machine; nothing here measures how
+long anything took."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import pytest
 from arena.server.accounts import Accounts
 from tests.host_helpers import HostProcess, competition_text, fail_signins, told_wait
 
-SECOND = "0.2"
+SECOND = "1"  # a whole second: a busy machine still asks again within the waits
 
 
 @pytest.fixture(scope="module")
@@ -39,9 +40,9 @@ def test_a_guesser_waits_longer_at_each_failure_and_is_told_at_once(host: HostPr
     # Three free, then 1, 2, 4, 8, 16 seconds: each failure's answer names its wait.
     assert [wait for wait, _ in found] == [0, 0, 0, 1, 2, 4, 8, 16]
     # A try within the wait is answered at once with 429 and what is left of it (the first
-    # such answer after a 4, 8 and 16 second wait: at most that, at least half of it).
+    # such answer after a 4 and an 8 second wait: some of it, at most all of it).
     for wait, refused in found[5:7]:
-        assert wait / 2 <= refused <= wait, found
+        assert 0 < refused <= wait, found
     answer = guesser.signin("victim", "correct horse battery")  # right, but within the wait
     assert answer.status_code == 429 and 8 <= told_wait(answer) <= 16
     assert answer.headers["retry-after"] == str(told_wait(answer))

@@ -1,7 +1,8 @@
 """Who sees what, decided here and nowhere else.
 
 A participant sees their own submissions (code, validation reason and stderr,
-versions) and their own bots' per-match stderr logs; everyone sees names,
+versions) and their own bots' per-match stderr logs, and the challenges they made or
+whose opponents include one of their bots; everyone sees names,
 ratings and what the competition file makes public (replays, bot pages); an
 admin sees everything. A page refused for privacy answers 404, as if the thing
 did not exist, so ids cannot be probed.
@@ -36,3 +37,13 @@ def plays_in(user: User | None, owners: list[str | None]) -> bool:
 
 def sees_bot_pages(user: User | None, competition: Competition) -> bool:
     return competition.visibility.bot_pages == "public" or user is not None
+
+
+def sees_challenge(user: User | None, challenge: dict[str, Any]) -> bool:
+    """A challenge's page: its challenger's, the owners' of the bots it challenged, and
+    admins'. Nobody else's: a challenge is a participant's practice (they may try a new
+    bot against a chosen rival before ranking it), and its games move no rating, so the
+    boards lose nothing by it staying private."""
+    return user is not None and (
+        user.admin or user.name == challenge["owner"] or user.name in challenge["owners"]
+    )

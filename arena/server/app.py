@@ -44,6 +44,7 @@ from arena.server.admin import (
     admin_void,
 )
 from arena.server.api import ApiRoute, check_routes
+from arena.server.challenge_pages import challenge_new, challenge_page
 from arena.server.competition import Competition
 from arena.server.health import healthz, readyz
 from arena.server.host import Host, server_secret
@@ -105,6 +106,8 @@ ROUTES = [
     Route("/submissions/{sid:int}", submission),
     Route("/submissions/{sid:int}/code", submission_code),
     Route("/submissions/{sid:int}/play", choose, methods=["POST"]),
+    Route("/challenges", challenge_new, methods=["POST"]),
+    Route("/challenges/{challenge_id:int}", challenge_page),
     Route("/admin", admin),
     Route("/admin/submissions/{sid:int}/disable", admin_disable_submission, methods=["POST"]),
     Route("/admin/users/{user_id:int}/disable", admin_disable_user, methods=["POST"]),

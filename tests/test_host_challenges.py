@@ -172,7 +172,7 @@ def test_the_quota_refuses_the_next_challenge_with_when(cup: Cup) -> None:
     assert re.search(
         r"allowed at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(in \d+ minutes\)", answer.text
     )
-    assert 3000 < int(answer.headers["Retry-After"]) <= 3600
+    assert 0 < int(answer.headers["Retry-After"]) <= 3600  # when the first leaves the hour
     # A smaller one still fits the hour (8 + 4 <= 12): the quota counts games.
     small = bob.post(
         "/challenges", {"board": "usa-2p", "bot": "bob.g@1", "opponent": "random",

@@ -1,7 +1,8 @@
 """Who sees what, decided here and nowhere else.
 
 A participant sees their own submissions (code, validation reason and stderr,
-versions) and their own bots' per-match stderr logs; everyone sees names,
+versions) and their own bots' per-match stderr logs, and the challenges they made or
+whose opponents include one of their bots; everyone sees names,
 ratings and what the competition file makes public (replays, bot pages); an
 admin sees everything. A page refused for privacy answers 404, as if the thing
 did not exist, so ids cannot be probed.
@@ -55,3 +56,13 @@ def sees_fault_reason(user: User | None, owner: str | None) -> bool:
     """The error line a forfeiting seat's stderr names (read from its log): the bot's owner's
     and admins' only, as its stderr is; others see the fault code and the referee's words."""
     return owns(user, owner or "")
+
+
+def sees_challenge(user: User | None, challenge: dict[str, Any]) -> bool:
+    """A challenge's page: its challenger's, the owners' of the bots it challenged, and
+    admins'. Nobody else's: a challenge is a participant's practice (they may try a new
+    bot against a chosen rival before ranking it), and its games move no rating, so the
+    boards lose nothing by it staying private."""
+    return user is not None and (
+        user.admin or user.name == challenge["owner"] or user.name in challenge["owners"]
+    )

@@ -411,13 +411,102 @@ class Accounts:
                 "UPDATE submissions SET disabled = 1, active = 0 WHERE id = ?", (submission_id,)
             )
 
-    def playing(self) -> dict[str, str]:
-        """The versions that play (``USER.BOT@N``), each with its owner's name."""
+    def playing(self, board: str | None = None) -> dict[str, str]:
+        """The versions that play (``USER.BOT@N``), each with its owner's name; with a
+        ``board`` (VARIANT-PLAYERSp), those that did not fail its validation."""
+        failed = (
+            " AND NOT EXISTS (SELECT 1 FROM board_results b WHERE b.submission_id = s.id"
+            " AND b.board = ? AND b.passed = 0)"
+        )
         rows = self.db.execute(
             "SELECT u.name, s.bot, s.version FROM submissions s JOIN users u ON u.id = s.user_id"
             " WHERE s.active = 1 AND s.disabled = 0 AND s.status = 'ok' AND u.disabled = 0"
+            + (failed if board is not None else ""),
+            (board,) if board is not None else (),
         )
         return {f"{bot_key(user, bot)}@{version}": user for user, bot, version in rows}
+
+    # ---------------------------------------------------------------- validation per board
+
+    def set_board_results(self, submission_id: int, results: list[dict[str, Any]]) -> None:
+        """A submission's validation on each board: ``board``, ``passed``, ``reason``,
+        ``stderr`` (what its owner is told of a failure)."""
+        with self.transaction() as db:
+            db.execute("DELETE FROM board_results WHERE submission_id = ?", (submission_id,))
+            db.executemany(
+                "INSERT INTO board_results (submission_id, board, passed, reason, stderr)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [
+                    (submission_id, r["board"], int(r["passed"]), r["reason"][:2000],
+                     r["stderr"][-65536:])
+                    for r in results
+                ],
+            )  # fmt: skip
+
+    def board_results(self, submission_id: int) -> list[dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT board, passed, reason, stderr FROM board_results WHERE submission_id = ?"
+            " ORDER BY rowid",
+            (submission_id,),
+        )
+        return [{"board": b, "passed": bool(p), "reason": r, "stderr": e} for b, p, r, e in rows]
+
+    # ---------------------------------------------------------------- challenges
+
+    def add_challenge(
+        self,
+        user: User,
+        board: str,
+        bots: list[str],
+        owners: list[str],
+        games: int,
+        elo1: float | None,
+    ) -> int:
+        with self.transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO challenges (user_id, board, bots, owners, games, elo1, status,"
+                " created_at) VALUES (?, ?, ?, ?, ?, ?, 'queued', ?)",
+                (user.id, board, json.dumps(bots), json.dumps(owners), games, elo1, time.time()),
+            )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def challenge(self, challenge_id: int) -> dict[str, Any] | None:
+        found = self._challenges("WHERE c.id = ?", (challenge_id,))
+        return found[0] if found else None
+
+    def challenges(self, user: User | None = None, since: float = 0.0) -> list[dict[str, Any]]:
+        """Challenges made since ``since``; with a ``user``, those they made or whose
+        opponents include one of their bots."""
+        found = self._challenges("WHERE c.created_at > ?", (since,))
+        if user is None:
+            return found
+        return [c for c in found if c["owner"] == user.name or user.name in c["owners"]]
+
+    def open_challenges(self) -> list[dict[str, Any]]:
+        return self._challenges("WHERE c.status = 'queued'", ())
+
+    def _challenges(self, where: str, args: tuple) -> list[dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT c.id, u.name, c.board, c.bots, c.owners, c.games, c.elo1, c.status,"
+            " c.reason, c.created_at, c.finished_at FROM challenges c"
+            f" JOIN users u ON u.id = c.user_id {where} ORDER BY c.id",
+            args,
+        )
+        keys: tuple[str, ...] = ("id", "owner", "board", "bots", "owners", "games", "elo1")
+        keys += ("status", "reason")
+        keys += ("created_at", "finished_at")
+        found = [dict(zip(keys, row, strict=True)) for row in rows]
+        for row in found:
+            row["bots"], row["owners"] = json.loads(row["bots"]), json.loads(row["owners"])
+        return found
+
+    def finish_challenge(self, challenge_id: int, reason: str = "") -> None:
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE challenges SET status = 'done', reason = ?, finished_at = ? WHERE id = ?",
+                (reason[:2000], time.time(), challenge_id),
+            )
 
     def eligible(self) -> set[str]:
         """Validated versions an admin did not disable, of enabled accounts (the final's

@@ -130,6 +130,7 @@ def own_page(request: Request, host: Host, user: User, token: str | None = None)
         request, "me.html", bots=dashboard(host, user),
         submissions=host.accounts.submissions(user)[::-1],
         tokens=host.accounts.tokens(user), new_token=token, max_tokens=MAX_LIVE_TOKENS,
+        challenges=host.accounts.challenges(user)[::-1],
     )  # fmt: skip
 
 

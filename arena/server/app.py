@@ -46,6 +46,7 @@ from arena.server.admin import (
 )
 from arena.server.api import ApiRoute, check_routes
 from arena.server.botpages import bot_page
+from arena.server.challenge_pages import challenge_new, challenge_page
 from arena.server.competition import Competition
 from arena.server.health import healthz, readyz
 from arena.server.host import Host, server_secret
@@ -131,6 +132,8 @@ ROUTES = [
     Route("/submissions/{sid:id}", submission),
     Route("/submissions/{sid:id}/code", submission_code),
     Route("/submissions/{sid:id}/play", choose, methods=["POST"]),
+    Route("/challenges", challenge_new, methods=["POST"]),
+    Route("/challenges/{challenge_id:id}", challenge_page),
     Route("/admin", admin),
     Route("/admin/submissions/{sid:id}/disable", admin_disable_submission, methods=["POST"]),
     Route("/admin/users/{user_id:id}/disable", admin_disable_user, methods=["POST"]),

@@ -23,12 +23,17 @@ file (``arena.tournament.spec``), so a wrong key or value is one line naming its
     [play]                          # people against bots in the browser, unranked
     games = 2                       # at once on the server (one per participant); 0: none
     abandon_minutes = 10            # a game left alone this long is resigned
+    [challenges]                    # games against chosen opponents, never on the boards
+    games_per_hour = 40             # per participant
+    pair_games_per_day = 200        # per two participants (or one and a built-in bot)
+    max_games = 40                  # per challenge
+    share = 0.2                     # at most this part of the matches the worker plays
 """
 
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -104,6 +109,18 @@ class FinalTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     games: Count = 2
 
 
+class ChallengesTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """Challenges: a participant's games against opponents they choose on a board, played
+    by the ladder's worker and never rated on the boards; what one participant may ask."""
+
+    games_per_hour: Count = 40  # games a participant may ask for over the last hour
+    pair_games_per_day: Count = 200  # between two participants (or one and a built-in bot)
+    max_games: Count = 40  # in one challenge
+    share: Annotated[float, msgspec.Meta(gt=0, lt=1)] = 0.2  # of the matches the worker plays
+    builtin: list[str] = msgspec.field(default_factory=lambda: ["random"])  # bots anyone meets
+    ranked: bool = False
+
+
 class CompetitionFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     name: str
     title: str
@@ -115,6 +132,7 @@ class CompetitionFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     visibility: VisibilityTable = VisibilityTable()
     final: FinalTable = FinalTable()
     play: PlayTable = PlayTable()
+    challenges: ChallengesTable = ChallengesTable()
 
 
 @dataclass(frozen=True)
@@ -131,12 +149,16 @@ class Competition:
     visibility: VisibilityTable
     final: FinalTable
     play: PlayTable
+    challenges: ChallengesTable = field(default_factory=ChallengesTable)
 
     def ladder_name(self, variant: str, players: int) -> str:
         return f"{self.name}-{variant}-{players}p"
 
     def final_name(self, variant: str, players: int) -> str:
         return f"{self.name}-final-{variant}-{players}p"
+
+    def challenge_name(self, challenge_id: int) -> str:
+        return f"{self.name}-challenge-{challenge_id}"
 
     def closed(self, now: datetime.datetime | None = None) -> bool:
         """Whether the deadline has passed: no more submissions, the final plays."""
@@ -179,6 +201,7 @@ class Competition:
             raise CompetitionError(
                 "final.deadline: give a time zone (2026-12-01T00:00:00Z), not a local time"
             )
+        _check_challenges(typed.challenges, boards)
         return cls(
             typed.name,
             typed.title,
@@ -190,6 +213,7 @@ class Competition:
             typed.visibility,
             typed.final,
             typed.play,
+            typed.challenges,
         )
 
     @classmethod
@@ -226,3 +250,27 @@ def _boards(ranked: list[RankedTable]) -> tuple[tuple[str, int], ...]:
                 raise CompetitionError(f"{where}: {table.variant} with {count} players twice")
             boards.append((table.variant, count))
     return tuple(boards)
+
+
+def _check_challenges(table: ChallengesTable, boards: tuple[tuple[str, int], ...]) -> None:
+    """Built-in bots that exist and play every board's variant; unranked games only."""
+    from bots import all_bots
+
+    if table.ranked:
+        raise CompetitionError(
+            "challenges.ranked: this arena plays challenges unranked only (their games never "
+            "move a board's ratings): remove the key or set it to false"
+        )
+    if table.max_games > table.games_per_hour:
+        raise CompetitionError("challenges.max_games: must be at most challenges.games_per_hour")
+    installed = all_bots()
+    for name in table.builtin:
+        if name not in installed:
+            raise CompetitionError(
+                f"challenges.builtin: no bot plugin '{name}' (installed: {', '.join(installed)})"
+            )
+        for variant, _ in boards:
+            if not installed[name].supports(variant):
+                raise CompetitionError(
+                    f"challenges.builtin: '{name}' does not play variant '{variant}'"
+                )

@@ -123,6 +123,15 @@ class BoardLadder(TournamentRunner):
     def play_wave(self) -> bool:
         """Play what is planned and missing (a resumed wave first), else plan and play a new
         wave; False when no table can be filled (too few participants' bots play)."""
+        tasks = self.wave_tasks()
+        if tasks:
+            self.executor.run(tasks, self)
+        return bool(tasks)
+
+    def wave_tasks(self) -> list:
+        """The next wave's match tasks (planned if needed), for the caller to play with
+        this ladder as their sink (the worker adds challenge matches to the same run);
+        [] when no table can be filled."""
         if set(self.voided()) != self.known_voids:
             self._rerate()
         pool = self.pool()
@@ -135,10 +144,7 @@ class BoardLadder(TournamentRunner):
         todo = [m for m in todo if m not in gone]
         if not todo:
             todo = self._plan(pool, max({m.index for m in planned} | done, default=-1) + 1)
-            if not todo:
-                return False
-        self.executor.run([self._task(m) for m in todo], self)
-        return True
+        return [self._task(m) for m in todo]
 
     def _plan(self, pool: dict[str, str], start: int) -> list[MatchSpec]:
         players = self.spec.players[0]

@@ -25,6 +25,7 @@ from arena.referee.matchlog import LogError, MatchLog, check_rules
 from arena.server import access, replays
 from arena.server.accounts import User
 from arena.server.boards import final_rows
+from arena.server.challenge_pages import choices
 from arena.server.host import (
     EVENT_SECONDS,
     MAX_STREAMS,
@@ -53,7 +54,10 @@ def home(request: Request) -> Response:
     tables = []
     for (variant, players), live in host.boards.items():
         rows = live.rows(host.store, voided)
-        tables.append({"variant": variant, "players": players, "rows": rows[:10]})
+        tables.append(
+            {"variant": variant, "players": players, "rows": rows[:10],
+             "so_far": participants(host, variant, players)}
+        )  # fmt: skip
     return host.page(request, "home.html", tables=tables, live=True, finals=_finals(host))
 
 
@@ -71,7 +75,7 @@ def board(request: Request) -> Response:
         recent = host.store.latest_results(live.tournament, 20)
         html = host.env.get_template("_board_body.html").render(
             variant=variant, players=players, rows=rows, recent=recent, voided=voided,
-            rated=live.matches,
+            rated=live.matches, so_far=participants(host, variant, players),
         )  # fmt: skip
         return Markup(html), live.complete
 
@@ -82,12 +86,21 @@ def board(request: Request) -> Response:
         )
         return bytes(made.body), whole
 
-    if signed_in(request) is None:  # every visitor's page is the same: made once per change
+    user = signed_in(request)
+    if user is None:  # every visitor's page is the same: made once per change
         return HTMLResponse(host.shared(("board-page", variant, players), page))
     body = host.shared(("board", variant, players), content)
+    offer = None if host.competition.closed() else choices(host, user, variant, players)
     return host.page(
-        request, "board.html", variant=variant, players=players, content=body, live=True
-    )
+        request, "board.html", variant=variant, players=players, content=body, live=True,
+        offer=offer,
+    )  # fmt: skip
+
+
+def participants(host: Host, variant: str, players: int) -> int:
+    """Participants with a version that plays the board (passed its validation): its
+    ladder starts once there are ``players`` of them."""
+    return len(set(host.accounts.playing(f"{variant}-{players}p").values()))
 
 
 def _finals(host: Host) -> list[dict[str, Any]]:

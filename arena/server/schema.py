@@ -79,10 +79,41 @@ TOKEN_SCOPES = """
 ALTER TABLE tokens ADD COLUMN scopes TEXT NOT NULL DEFAULT 'submit,read';
 """
 
+# Validation per ranked board: each submission's outcome on each board (variant and
+# player count) it was validated on; a version plays only the boards it passed. A
+# submission with no rows (validated before boards were) plays every board, as it did.
+# Challenges: a participant's games against chosen opponents on a board, played as a
+# tournament of their own (never on the boards).
+BOARDS_AND_CHALLENGES = """
+CREATE TABLE board_results (
+    submission_id INTEGER NOT NULL REFERENCES submissions(id),
+    board TEXT NOT NULL,            -- VARIANT-PLAYERSp
+    passed INTEGER NOT NULL,
+    reason TEXT NOT NULL DEFAULT '',
+    stderr TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (submission_id, board)
+);
+CREATE TABLE challenges (
+    id INTEGER PRIMARY KEY,
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    board TEXT NOT NULL,            -- VARIANT-PLAYERSp
+    bots TEXT NOT NULL,             -- JSON list: the challenger's bot, then its opponents
+    owners TEXT NOT NULL,           -- JSON list: each bot's owner ('' for a built-in bot)
+    games INTEGER NOT NULL,
+    elo1 REAL,                      -- a sequential verdict (H0 0 Elo, H1 elo1), or NULL
+    status TEXT NOT NULL,           -- queued | done
+    reason TEXT NOT NULL DEFAULT '',
+    created_at REAL NOT NULL,
+    finished_at REAL
+);
+CREATE INDEX challenges_user ON challenges(user_id, created_at);
+"""
+
 # Step N brings a store from version N-1 to N. Append only.
 STEPS: dict[int, str] = {
     1: VERSION_1,
     2: TOKEN_SCOPES,
+    3: BOARDS_AND_CHALLENGES,
 }
 VERSION = max(STEPS)
 

@@ -112,8 +112,9 @@ def submission(request: Request) -> Response:
         return found
     host, _, record = found
     return host.page(
-        request, "submission.html", s=record, live=record["status"] in ("queued", "validating")
-    )
+        request, "submission.html", s=record, validation=host.accounts.board_results(record["id"]),
+        live=record["status"] in ("queued", "validating"),
+    )  # fmt: skip
 
 
 API_KEYS = ("id", "bot", "status", "reason", "label", "active")  # what the API tells of one
@@ -123,8 +124,12 @@ def submission_api(request: Request) -> Response:
     found = _own_submission(request)
     if isinstance(found, Response):
         return found
-    _, _, record = found
-    return JSONResponse({key: record[key] for key in API_KEYS})
+    host, _, record = found
+    boards = [
+        {key: board[key] for key in ("board", "passed", "reason")}
+        for board in host.accounts.board_results(record["id"])
+    ]  # each ranked board's validation: a version plays only the boards it passed
+    return JSONResponse({**{key: record[key] for key in API_KEYS}, "boards": boards})
 
 
 @needs_user

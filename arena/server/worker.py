@@ -12,6 +12,8 @@ does the playing, in its own main thread, as ``arena tournament run`` does:
 - the main thread plays one wave of each board in turn on one executor (local
   workers or Ray), until the deadline; then each board's final, whose players are
   fixed once (a restart plays the same final) and which resumes like any tournament.
+  Challenges' matches join the waves' runs, at most the competition file's share of
+  the matches played (``arena.server.challenge_runs``).
 
 A full disk pauses both (``arena.server.diskspace``): before each wave and each
 validation the free space is checked, and a write that meets the disk's end
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import logging
 import re
 import signal
@@ -33,6 +36,7 @@ from typing import Any
 
 from arena.server.accounts import Accounts
 from arena.server.boards import LiveBoard
+from arena.server.challenge_runs import ChallengeQueue, Share, Together
 from arena.server.competition import Competition
 from arena.server.diskspace import is_full_error, space
 from arena.server.ladder import BoardLadder, ladder_spec
@@ -42,7 +46,7 @@ from arena.tournament.forfeits import read_tail
 from arena.tournament.runner import TournamentRunner
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.store import ResultsStore, StoreError, StoreFull
-from arena.tournament.submit import SubmissionRejected, code_hash, submit
+from arena.tournament.submit import BoardOutcomes, SubmissionRejected, code_hash, submit
 
 log = logging.getLogger("arena.host")
 POLL_SECONDS = 0.5
@@ -78,13 +82,31 @@ def wait_for_space(data_dir: Path, stop: threading.Event, what: str) -> None:
 
 
 def validate(accounts: Accounts, competition: Competition, data_dir: Path, sid: int) -> None:
-    """Validate one submission and record what came of it."""
+    """Validate one submission on every ranked board and record what came of it: the
+    outcome of each board (a version plays only the boards it passed), and the
+    submission's status (rejected only when it failed every board)."""
     record = accounts.submission(sid)
     if record is None:
         return
     accounts.set_status(sid, "validating")
-    variants = sorted({variant for variant, _ in competition.boards})
     store = ResultsStore(data_dir)
+
+    folders = validated_folders(data_dir, record)
+
+    def told(text: str) -> str:  # what its owner reads: paths relative to the bot's folder
+        return shown(text, data_dir, folders) or ""
+
+    def checked(outcomes: BoardOutcomes) -> None:  # kept before the version is registered
+        accounts.set_board_results(
+            sid,
+            [
+                {"board": f"{variant}-{players}p", "passed": why is None,
+                 "reason": told(_why(why)) if why else "",
+                 "stderr": told(_stderr(why)) if why else ""}
+                for (variant, players), why in outcomes.items()
+            ],
+        )  # fmt: skip
+
     try:
         version = registered_before(store, accounts, record, data_dir / record["upload"])
         if version is not None:
@@ -95,7 +117,8 @@ def validate(accounts: Accounts, competition: Competition, data_dir: Path, sid: 
             store,
             record["key"],
             path=data_dir / record["upload"],
-            variants=variants,
+            boards=list(competition.boards),
+            checked=checked,
             games=competition.limits.validation_games,
             time_control=competition.time_control,
         )
@@ -104,16 +127,8 @@ def validate(accounts: Accounts, competition: Competition, data_dir: Path, sid: 
     except SubmissionRejected as error:
         if _disk_is_full(data_dir):  # its games failed for lack of space: not its fault
             raise StoreFull(f"the disk holding {data_dir} is full") from error
-        why = str(error).split("; its stderr:")[0]
-        stderr = ""
-        if error.log is not None:
-            found = sorted(Path(error.log).glob("**/*.stderr")) if error.log.is_dir() else []
-            stderr = read_tail(found[0]) if found else read_tail(error.log)
-        folders = validated_folders(data_dir, record)
-        accounts.set_status(
-            sid, "rejected", shown(why, data_dir, folders), shown(stderr, data_dir, folders)
-        )
-        log.info("submission %d of %s rejected: %s", sid, record["owner"], why)
+        accounts.set_status(sid, "rejected", told(_why(error)), told(_stderr(error)))
+        log.info("submission %d of %s rejected: %s", sid, record["owner"], _why(error))
         return
     except (ValueError, KeyError, StoreError) as error:
         why = str(error).split("; its stderr:")[0]
@@ -125,7 +140,26 @@ def validate(accounts: Accounts, competition: Competition, data_dir: Path, sid: 
     finally:
         store.close()
     accounts.passed(sid, done.version, competition.limits.active_bots)
-    log.info("submission %d of %s passed as %s@%d", sid, record["owner"], done.name, done.version)
+    failed = ", ".join(f"{v} {p}p" for v, p in done.failed_boards)
+    log.info(
+        "submission %d of %s passed as %s@%d%s", sid, record["owner"], done.name, done.version,
+        f" (failed: {failed}, not played there)" if failed else "",
+    )  # fmt: skip
+
+
+def _why(error: SubmissionRejected) -> str:
+    """A rejection's one line, without the server's path to its stderr."""
+    return str(error).split("; its stderr:")[0]
+
+
+def _stderr(error: SubmissionRejected) -> str:
+    """The end of the stderr of the game that rejected it (its owner sees it)."""
+    if error.stderr is not None:
+        return read_tail(error.stderr)
+    if error.log is None:
+        return ""
+    found = sorted(Path(error.log).glob("**/*.stderr")) if error.log.is_dir() else []
+    return read_tail(found[0]) if found else read_tail(error.log)
 
 
 def _disk_is_full(data_dir: Path) -> bool:
@@ -184,6 +218,8 @@ class Worker:
         self.workers = workers
         self.ray = ray
         self.ladders: dict[tuple[str, int], BoardLadder] = {}
+        self.challenges: ChallengeQueue | None = None
+        self.share = Share(competition.challenges.share, idle=max(2, 2 * workers))
 
     def run(self) -> None:
         from arena.tournament.drive import make_executor
@@ -203,6 +239,9 @@ class Worker:
             ).start()
         store = ResultsStore(self.data_dir)
         executor = make_executor(self.ray, self.workers, self.data_dir)
+        self.challenges = ChallengeQueue(
+            self.accounts, self.competition, store, executor, self.data_dir, self.stop.is_set
+        )
         try:
             while not self.stop.is_set():
                 if self.competition.closed():
@@ -233,24 +272,51 @@ class Worker:
             for ladder in self.ladders.values():
                 with contextlib.suppress(StoreError):  # a full disk: the lease dies with us
                     ladder.release()
+            with contextlib.suppress(StoreError):
+                self.challenges.release()
             executor.close()
             store.close()
             checker.join(5)
 
     def play_waves(self, store: ResultsStore, executor) -> bool:
-        """One wave of each board whose ladder can play; False if none could."""
+        """One wave of each board whose ladder can play, each with the challenge matches
+        the share allows in the same run; when no ladder can play, challenges alone.
+        False if nothing was played."""
+        assert self.challenges is not None  # made by run
         played = False
         for variant, players in self.competition.boards:
             ladder = self.ladder(store, executor, variant, players)
-            if ladder is not None and ladder.play_wave():
+            tasks = ladder.wave_tasks() if ladder is not None else []
+            if ladder is None or not tasks:
+                continue
+            self.share.ladder_played(len(tasks))
+            extra = self.challenges.tasks(self.share.allowed())
+            self.share.challenges_played(len(extra))
+            self.play_together(executor, [ladder], tasks + extra)
+            played = True
+        if not played:  # the ladder is idle: challenges have the workers
+            extra = self.challenges.tasks(self.share.idle)
+            if extra:
+                self.play_together(executor, [], extra)
                 played = True
+        self.challenges.refresh()  # the challenges played out are finished at once
         return played
+
+    def play_together(self, executor, ladders: list[BoardLadder], tasks: list) -> None:
+        """One executor run of a wave and challenge matches, each result to its runner."""
+        assert self.challenges is not None  # made by run
+        runners: list = list(ladders)
+        for name in {task.tournament for task in tasks} - {ladder.spec.name for ladder in ladders}:
+            run = self.challenges.sink(name)
+            if run is not None:
+                runners.append(run)
+        executor.run(tasks, Together(runners, self.stop.is_set))
 
     def ladder(self, store, executor, variant: str, players: int) -> BoardLadder | None:
         """The board's ladder, made once enough participants have bots that play."""
         if (variant, players) in self.ladders:
             return self.ladders[variant, players]
-        pool = self.accounts.playing
+        pool = functools.partial(self.accounts.playing, f"{variant}-{players}p")
         if len(set(pool().values())) < players:
             return None
         spec = ladder_spec(self.competition, variant, players)
@@ -267,6 +333,8 @@ class Worker:
         for ladder in self.ladders.values():
             ladder.release()
         self.ladders.clear()
+        if self.challenges is not None:
+            self.challenges.close("the deadline passed before it was played out")
         final = self.competition.final
         for variant, players in self.competition.boards:
             board = f"{variant}-{players}p"

@@ -139,7 +139,7 @@ class LocalExecutor:
         """Play every task (retrying a match whose worker died); returns early if
         ``sink.tick()`` says stop. Anything raised by the sink stops the pool first."""
         queue = deque(tasks)
-        failures: Counter[int] = Counter()  # per match index: deaths and arena errors
+        failures: Counter[tuple[str, int]] = Counter()  # per match: deaths and arena errors
         try:
             while queue or any(w.task is not None for w in self.pool):
                 self._dispatch(queue)
@@ -169,7 +169,9 @@ class LocalExecutor:
     def _busy(self) -> int:
         return sum(w.task is not None for w in self.pool)
 
-    def _collect(self, worker: _Worker, queue, failures: Counter[int], sink: Sink) -> None:
+    def _collect(
+        self, worker: _Worker, queue, failures: Counter[tuple[str, int]], sink: Sink
+    ) -> None:
         task = worker.task
         assert task is not None
         worker.task = None
@@ -179,7 +181,11 @@ class LocalExecutor:
             kind, payload = "died", None
         if kind == "ok":
             assert payload is not None  # a finished match sends its result
-            sink.result(msgspec.structs.replace(payload, attempts=failures[task.match.index] + 1))
+            sink.result(
+                msgspec.structs.replace(
+                    payload, attempts=failures[task.tournament, task.match.index] + 1
+                )
+            )
             return
         if kind == "died":
             worker.process.join(5)
@@ -187,8 +193,8 @@ class LocalExecutor:
             reason = f"its worker process died (exit status {worker.process.exitcode})"
         else:
             reason = f"the arena failed while playing it ({payload})"
-        failures[task.match.index] += 1
-        attempts = failures[task.match.index]
+        failures[task.tournament, task.match.index] += 1
+        attempts = failures[task.tournament, task.match.index]
         if attempts < MAX_ATTEMPTS:
             queue.appendleft(task)
         else:

@@ -8,6 +8,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import msgspec
+
 from arena import chaos
 from arena.referee.faults import TimeControl
 from arena.referee.keys import MatchKey, RoleKey
@@ -91,4 +93,7 @@ def play_match(task: MatchTask, pool: BotPool | None = None) -> MatchResult:
             chaos.stall_in_match(task.match.index)
             chaos.kill_in_match(task.match.index)
             outcome = referee.play(seed)
-    return MatchResult.from_outcome(outcome, task.match.index, task.variant, task.labels)
+    result = MatchResult.from_outcome(outcome, task.match.index, task.variant, task.labels)
+    # Named with its tournament: a driver that plays several in one run (the competition's
+    # worker, a wave and challenges) hands each result to its own.
+    return msgspec.structs.replace(result, tournament=task.tournament)

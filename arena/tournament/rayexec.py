@@ -536,7 +536,7 @@ class RayExecutor:
         """Play every task on the warm actors (retrying a match whose actor died, or whose
         play failed, up to MAX_ATTEMPTS times); returns early if ``sink.tick()`` says stop."""
         queue = deque(tasks)
-        failures: Counter[int] = Counter()  # per match index: deaths and arena errors
+        failures: Counter[tuple[str, int]] = Counter()  # per match: deaths and arena errors
         try:
             while queue or self.players.busy():
                 self.players.start(len(queue))
@@ -552,7 +552,7 @@ class RayExecutor:
                 self.players.stop_busy()
 
     def _collect(
-        self, slot: Slot, queue: deque[MatchTask], failures: Counter[int], sink: Sink
+        self, slot: Slot, queue: deque[MatchTask], failures: Counter[tuple[str, int]], sink: Sink
     ) -> None:
         """What an actor's ended call says: it is ready, or a match's result or failure."""
         task, ref = slot.task, slot.ref
@@ -566,8 +566,8 @@ class RayExecutor:
             if task is None:
                 self._start_failed(error)
                 return
-            failures[task.match.index] += 1
-            attempts = failures[task.match.index]
+            failures[task.tournament, task.match.index] += 1
+            attempts = failures[task.tournament, task.match.index]
             if attempts < MAX_ATTEMPTS:
                 queue.appendleft(task)
             else:
@@ -578,7 +578,9 @@ class RayExecutor:
             slot.ready, slot.where = True, value
             self.start_failures = 0
             return
-        sink.result(msgspec.structs.replace(value, attempts=failures[task.match.index] + 1))
+        sink.result(
+            msgspec.structs.replace(value, attempts=failures[task.tournament, task.match.index] + 1)
+        )
 
     def _start_failed(self, error: Exception) -> None:
         """An actor died before it could play (its node lost, or it cannot start there):

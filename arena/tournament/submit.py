@@ -32,11 +32,19 @@ from bots.sdk import BotSpec, plays
 
 
 class SubmissionRejected(RuntimeError):
-    """The bot faulted in a validation game; ``log`` is where its output was kept."""
+    """The bot faulted in a validation game; ``log`` is where its output was kept,
+    ``stderr`` the bot's own stderr file in it (when the game wrote one)."""
 
-    def __init__(self, message: str, log: Path | None = None) -> None:
+    def __init__(self, message: str, log: Path | None = None, stderr: Path | None = None):
         super().__init__(message)
         self.log = log
+        self.stderr = stderr
+
+
+# A board: a variant at a player count (a competition ranks each on a ladder of its own).
+Board = tuple[str, int]
+# What validation found on each board: None (passed) or why the bot failed it.
+BoardOutcomes = dict[Board, SubmissionRejected | None]
 
 
 @dataclass(frozen=True)
@@ -48,6 +56,7 @@ class Submission:
     variants: tuple[str, ...]
     content_hash: str
     validation_games: int
+    failed_boards: tuple[Board, ...] = ()  # boards validated and failed (the others passed)
 
 
 # What a submitted folder may hold: the bot, its data and models, not a home folder.
@@ -157,11 +166,19 @@ def submit(
     variants: list[str] | None = None,
     games: int = 2,
     time_control: TimeControl | None = None,
+    boards: list[Board] | None = None,
+    checked: Callable[[BoardOutcomes], None] | None = None,
 ) -> Submission:
     """Validate and register a bot. Exactly one of ``plugin``, ``path``, ``command``.
 
+    With ``boards`` (a competition's), validation plays each board (variant and player
+    count) against the random bot in the other seats, and the bot is registered if it
+    passes at least one: ``checked`` is told each board's outcome before anything is
+    registered, and the variants registered are those of the boards it passed.
+
     Raises ``ValueError``/``KeyError`` for input that cannot be used (checked before
-    anything is written) and ``SubmissionRejected`` when the bot faults in a game."""
+    anything is written) and ``SubmissionRejected`` when the bot faults in a game (with
+    ``boards``: in a game of every board)."""
     if sum(x is not None for x in (plugin, path, command)) != 1:
         raise ValueError("give exactly one of --plugin, --file or --cmd")
     check_name(name)
@@ -213,8 +230,21 @@ def submit(
         entry = entry_for_record(record | {"kind": kind, "target": target}, data_dir)
         if problem := cannot_start(entry):
             raise ValueError(f"the bot cannot be started: {problem}")
-        chosen = _chosen_variants(variants, claimed)
-        played = _validate(store, name, entry, chosen, games, time_control)
+        failed: tuple[Board, ...] = ()
+        if boards is not None:
+            _chosen_variants(sorted({v for v, _ in boards}), claimed)  # each one playable
+            outcomes = _validate_boards(store, name, entry, boards, games, time_control)
+            if checked is not None:
+                checked(outcomes)
+            passed = [board for board, why in outcomes.items() if why is None]
+            if not passed:
+                raise next(why for why in outcomes.values() if why is not None)
+            chosen = sorted({variant for variant, _ in passed})
+            failed = tuple(board for board, why in outcomes.items() if why is not None)
+            played = games * len(boards)
+        else:
+            chosen = _chosen_variants(variants, claimed)
+            played = _validate(store, name, entry, chosen, games, time_control)
     except BaseException:
         if copied is not None:  # nothing half-written: the copy goes with the rejection
             shutil.rmtree(copied, ignore_errors=True)
@@ -223,7 +253,7 @@ def submit(
         raise
     version = store.register_bot(name, kind, target, list(chosen), content_hash)
     where = str(stored.resolve()) if kind == "file" else target
-    return Submission(name, version, kind, where, tuple(chosen), content_hash, played)
+    return Submission(name, version, kind, where, tuple(chosen), content_hash, played, failed)
 
 
 def _validate(store, name, entry, chosen, games, time_control) -> int:
@@ -247,16 +277,48 @@ def _validate(store, name, entry, chosen, games, time_control) -> int:
     return played
 
 
-def _rejection(data_dir: Path, name, variant_name, game, fault, outcome) -> SubmissionRejected:
+def _validate_boards(store, name, entry, boards, games, time_control) -> BoardOutcomes:
+    """Play ``games`` games of each board with the bot in one seat (turning with each game)
+    and the random bot in the others; a board's first fault of the bot fails that board."""
+    tc = time_control or TimeControl(move_ms=2000, bank_ms=20000)
+    limits = bot_limits(store.data_dir)
+    log_dir = store.data_dir / "submissions" / name
+    opponent = BotEntry.for_plugin(get_bot("random"))
+    outcomes: BoardOutcomes = {}
+    for variant_name, players in boards:
+        variant = get_variant(variant_name)
+        outcomes[variant_name, players] = None
+        for game in range(games):
+            seat = game % players
+            entries = [opponent] * players
+            entries[seat] = entry
+            with ProcessMatch(
+                variant, entries, tc, limits, log_dir, logs_relative_to=store.data_dir
+            ) as referee:
+                outcome = referee.play(seed=game)
+            fault = next((f for f in outcome.faults if f.seat == seat), None)
+            if fault is not None:
+                where = f"{variant_name} with {players} players"
+                outcomes[variant_name, players] = _rejection(
+                    store.data_dir, name, where, game, fault, outcome, seat
+                )
+                break
+    return outcomes
+
+
+def _rejection(
+    data_dir: Path, name, variant_name, game, fault, outcome, seat: int = 0
+) -> SubmissionRejected:
     """Why the bot was rejected, in one line naming its stderr log (``log``: that game's
     log folder)."""
-    stderr = outcome.log.header["seats"][0].get("stderr")
+    stderr = outcome.log.header["seats"][seat].get("stderr")
     path = data_dir / stderr if stderr else None
     why = reason(fault.code, fault.detail, read_tail(path))
     where = f"; its stderr: {path}" if path else ""
     return SubmissionRejected(
         f"'{name}' forfeited a validation game of {variant_name} (seed {game}): {why}{where}",
         log=path.parent if path else data_dir / "submissions" / name,
+        stderr=path,
     )
 
 

@@ -17,6 +17,11 @@
       const fresh = doc.getElementById("main"), nav = doc.querySelector("nav");
       if (!fresh) return;
       if (nav) document.querySelector("nav").replaceWith(nav);  // a new variant's link
+      // A form being filled in (data-keep) stays as the person left it.
+      document.querySelectorAll("[data-keep][id]").forEach((kept) => {
+        const twin = fresh.querySelector("#" + kept.id);
+        if (twin) twin.replaceWith(kept);
+      });
       fresh.querySelectorAll("img").forEach((img) => { img.src = img.src.split("?")[0] + "?t=" + Date.now(); });
       document.getElementById("main").replaceWith(fresh);
       fresh.querySelectorAll("[data-match]").forEach((row) => {

@@ -131,6 +131,7 @@ def own_page(request: Request, host: Host, user: User, token: str | None = None)
         submissions=host.accounts.submissions(user)[::-1],
         tokens=host.accounts.tokens(user), new_token=token, max_tokens=MAX_LIVE_TOKENS,
         challenges=host.accounts.challenges(user)[::-1],
+        flags=host.faults.flags_of(host, user.name),
     )  # fmt: skip
 
 

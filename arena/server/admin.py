@@ -7,6 +7,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
+from arena.server import announcements, ladderfaults
 from arena.server.accounts import User
 from arena.server.health import status
 from arena.server.host import Host, admin_only, log
@@ -19,6 +20,9 @@ def admin(request: Request, host: Host, user: User) -> Response:
         request, "admin.html", users=host.accounts.users(), submissions=host.accounts.submissions(),
         voided=sorted(host.accounts.voided()), server=status(host),
         failed=host.accounts.throttle.failed_signins(),
+        announcements=announcements.newest(host.accounts), faults=host.faults.report(host),
+        fault_recent=ladderfaults.RECENT, fault_window=ladderfaults.WINDOW,
+        fault_at_least=ladderfaults.AT_LEAST,
     )  # fmt: skip
 
 

@@ -44,6 +44,7 @@ from arena.server.admin import (
     admin_unthrottle,
     admin_void,
 )
+from arena.server.announcements import admin_announce, admin_unannounce
 from arena.server.api import ApiRoute, check_routes
 from arena.server.botpages import bot_page
 from arena.server.challenge_pages import challenge_new, challenge_page
@@ -84,6 +85,7 @@ from arena.server.play_pages import play_page as host_play_page
 from arena.server.play_pages import play_resign as host_play_resign
 from arena.server.play_pages import play_state as host_play_state
 from arena.server.play_pages import start_play
+from arena.server.rules import rules
 from arena.server.submissions import (
     choose,
     submission,
@@ -109,6 +111,7 @@ ROUTES = [
     Route("/", home),
     Route("/boards/{variant}/{players:id}", board),
     Route("/final", final),
+    Route("/rules", rules),
     Route("/bots/{key}", bot_page),
     Route("/matches/{match_id:id}", match_page),
     Route("/matches/{match_id:id}/stderr/{seat:id}", match_stderr),
@@ -140,6 +143,8 @@ ROUTES = [
     Route("/admin/users/{user_id:id}/unthrottle", admin_unthrottle, methods=["POST"]),
     Route("/admin/matches/{match_id:id}/void", admin_void, methods=["POST"]),
     Route("/admin/export", admin_export),
+    Route("/admin/announcements", admin_announce, methods=["POST"]),
+    Route("/admin/announcements/{announcement_id:id}/delete", admin_unannounce, methods=["POST"]),
     # The API: the only routes a token reaches, each with the scope it needs.
     ApiRoute("/api/submissions", upload, "submit", methods=["POST"]),
     ApiRoute("/api/submissions", submissions_api, "read", methods=["GET"]),

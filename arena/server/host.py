@@ -24,6 +24,7 @@ from arena.server.accounts import Accounts, User
 from arena.server.boards import LiveBoard
 from arena.server.botstats import TallyCache
 from arena.server.competition import Competition
+from arena.server.ladderfaults import FaultWatch
 from arena.server.replays import Replays
 from arena.tournament.store import ResultsStore
 
@@ -86,6 +87,10 @@ class Host:
         self.stopping = asyncio.Event()
         self.sweep_uploads()
         threading.Thread(target=self.warm, name="warm-boards", daemon=True).start()
+        self.faults = FaultWatch()  # bots forfeiting most of their games (``ladderfaults``)
+        threading.Thread(
+            target=self.faults.watch, args=(self,), name="ladder-faults", daemon=True
+        ).start()
         self.env = jinja2.Environment(
             # The host's pages, then the layout they share with the static site.
             loader=jinja2.ChoiceLoader(

@@ -22,7 +22,7 @@ from starlette.responses import (
 )
 
 from arena.referee.matchlog import LogError, MatchLog, check_rules
-from arena.server import access, replays
+from arena.server import access, announcements, replays
 from arena.server.accounts import User
 from arena.server.boards import final_rows
 from arena.server.challenge_pages import choices
@@ -58,7 +58,10 @@ def home(request: Request) -> Response:
             {"variant": variant, "players": players, "rows": rows[:10],
              "so_far": participants(host, variant, players)}
         )  # fmt: skip
-    return host.page(request, "home.html", tables=tables, live=True, finals=_finals(host))
+    return host.page(
+        request, "home.html", tables=tables, live=True, finals=_finals(host),
+        announcements=announcements.newest(host.accounts),
+    )  # fmt: skip
 
 
 def board(request: Request) -> Response:

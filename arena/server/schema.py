@@ -109,11 +109,23 @@ CREATE TABLE challenges (
 CREATE INDEX challenges_user ON challenges(user_id, created_at);
 """
 
+# Announcements: what the organisers tell everyone on the home page (plain text).
+ANNOUNCEMENTS = """
+CREATE TABLE announcements (
+    id INTEGER PRIMARY KEY,
+    user_id INTEGER NOT NULL REFERENCES users(id),  -- the admin who posted it
+    title TEXT NOT NULL,
+    body TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+"""
+
 # Step N brings a store from version N-1 to N. Append only.
 STEPS: dict[int, str] = {
     1: VERSION_1,
     2: TOKEN_SCOPES,
     3: BOARDS_AND_CHALLENGES,
+    4: ANNOUNCEMENTS,
 }
 VERSION = max(STEPS)
 

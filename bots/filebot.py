@@ -59,7 +59,7 @@ def main() -> int:
         # Run by hand: no referee told it where to connect. Say how it is meant to run.
         print(
             "bots.filebot plays for a referee, which starts it and sets ARENA_CONNECT and "
-            f"ARENA_TOKEN: to play it, run: arena play --bot \"cmd:{sys.executable} -m "
+            f'ARENA_TOKEN: to play it, run: arena play --bot "cmd:{sys.executable} -m '
             f'bots.filebot {sys.argv[1]}" --bot random',
             file=sys.stderr,
         )

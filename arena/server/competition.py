@@ -18,6 +18,13 @@ file (``arena.tournament.spec``), so a wrong key or value is one line naming its
     [final]
     deadline = 2026-12-01T00:00:00Z
     top = 8
+    [ladder]
+    matches_per_hour = 300          # per board: what the disk fills with grows with it
+    [retention]                     # the bots' stdout/stderr files of each match
+    log_days = 2                    # kept this long, and the newest logs_per_bot of each bot;
+    logs_per_bot = 20
+    faulted_days = 14               # a match with a fault: this long
+    budget_bytes = 1_073_741_824    # the data folder: warn at 80 %, prune old logs above
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ from arena.tournament.spec import (
 )
 
 Count = Annotated[int, msgspec.Meta(ge=1)]
+Days = Annotated[float, msgspec.Meta(ge=0)]
 
 
 class CompetitionError(ValueError):
@@ -87,6 +95,24 @@ class FinalTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     games: Count = 2
 
 
+class LadderTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """How fast each board's ladder plays. The disk a competition fills grows with it: at
+    the default, 30 bots on two boards store well under 1 GB a week (README: Running it
+    for weeks)."""
+
+    matches_per_hour: Count = 300  # per board
+
+
+class RetentionTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """How long the bots' per-match stdout and stderr files are kept (results and match
+    logs, which replays need, are kept for good), and the data folder's budget."""
+
+    log_days: Days = 2.0  # every match's bot logs, this long
+    logs_per_bot: Annotated[int, msgspec.Meta(ge=0)] = 20  # and each bot's newest this many
+    faulted_days: Days = 14.0  # a match where a bot faulted: this long
+    budget_bytes: Count = 2**30  # the data folder: a warning at 80 %, old logs pruned above
+
+
 class CompetitionFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     name: str
     title: str
@@ -97,6 +123,8 @@ class CompetitionFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     registration: RegistrationTable = RegistrationTable()
     visibility: VisibilityTable = VisibilityTable()
     final: FinalTable = FinalTable()
+    ladder: LadderTable = LadderTable()
+    retention: RetentionTable = RetentionTable()
 
 
 @dataclass(frozen=True)
@@ -112,6 +140,8 @@ class Competition:
     registration: RegistrationTable
     visibility: VisibilityTable
     final: FinalTable
+    ladder: LadderTable
+    retention: RetentionTable
 
     def ladder_name(self, variant: str, players: int) -> str:
         return f"{self.name}-{variant}-{players}p"
@@ -166,6 +196,8 @@ class Competition:
             registration,
             typed.visibility,
             typed.final,
+            typed.ladder,
+            typed.retention,
         )
 
     @classmethod

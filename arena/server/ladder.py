@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -21,6 +22,7 @@ from pathlib import Path
 import trueskill
 
 from arena.server.competition import Competition
+from arena.server.pacing import Pacer
 from arena.tournament.ladder import FLOOR, SPREAD
 from arena.tournament.ratings import ENV, rate
 from arena.tournament.results import MatchResult
@@ -92,6 +94,8 @@ class BoardLadder(TournamentRunner):
         voided: Callable[[], set[int]],
         should_stop: Callable[[], bool],
         wave: int = WAVE,
+        matches_per_hour: int | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.pool = pool
         self.wave = wave  # tables planned together: enough to keep the workers busy
@@ -101,6 +105,10 @@ class BoardLadder(TournamentRunner):
             spec, store, executor, data_dir, show_progress=False, should_stop=should_stop
         )
         self.holder = store.take_lease(self.tournament_id, spec.name)
+        self.pacer = None
+        if matches_per_hour is not None:  # the last hour's stored matches count against it
+            recent = store.latest_finishes(self.tournament_id, matches_per_hour)
+            self.pacer = Pacer(matches_per_hour, clock, recent)
         self.ratings: dict[str, trueskill.Rating] = {}
         self.games: Counter[str] = Counter()
         self.skipped: set[int] = set()
@@ -122,7 +130,8 @@ class BoardLadder(TournamentRunner):
 
     def play_wave(self) -> bool:
         """Play what is planned and missing (a resumed wave first), else plan and play a new
-        wave; False when no table can be filled (too few participants' bots play)."""
+        wave; False when no table can be filled (too few participants' bots play) or the
+        board's pace allows none now."""
         if set(self.voided()) != self.known_voids:
             self._rerate()
         pool = self.pool()
@@ -134,18 +143,24 @@ class BoardLadder(TournamentRunner):
         self.skipped.update(m.index for m in gone)
         todo = [m for m in todo if m not in gone]
         if not todo:
-            todo = self._plan(pool, max({m.index for m in planned} | done, default=-1) + 1)
+            allowed = self.wave if self.pacer is None else min(self.wave, self.pacer.allowance())
+            if allowed == 0:
+                return False
+            start = max({m.index for m in planned} | done, default=-1) + 1
+            todo = self._plan(pool, start, allowed)
             if not todo:
                 return False
+            if self.pacer is not None:
+                self.pacer.spend(len(todo))
         self.executor.run([self._task(m) for m in todo], self)
         return True
 
-    def _plan(self, pool: dict[str, str], start: int) -> list[MatchSpec]:
+    def _plan(self, pool: dict[str, str], start: int, count: int) -> list[MatchSpec]:
         players = self.spec.players[0]
         rng = random.Random(derive_seed(self.spec.seed, "competition-wave", start))
         games = Counter(self.games)
         wave = []
-        for index in range(start, start + self.wave):
+        for index in range(start, start + count):
             seats = next_table(pool, players, self.ratings, games, rng, index)
             if seats is None:
                 break

@@ -21,6 +21,7 @@ import sys
 import threading
 from pathlib import Path
 
+from arena.server import retention
 from arena.server.accounts import Accounts
 from arena.server.boards import LiveBoard
 from arena.server.competition import Competition
@@ -103,6 +104,12 @@ class Worker:
             daemon=True,
         )
         checker.start()
+        threading.Thread(
+            target=retention.keep,
+            args=(self.data_dir, self.competition.retention, self.stop),
+            name="retention",
+            daemon=True,
+        ).start()  # bot logs pruned by the competition's [retention], the budget watched
         store = ResultsStore(self.data_dir)
         executor = make_executor(self.ray, self.workers, self.data_dir)
         try:
@@ -137,6 +144,7 @@ class Worker:
         ladder = BoardLadder(
             spec, store, executor, self.data_dir, pool, self.accounts.voided, self.stop.is_set,
             wave=max(2, 2 * self.workers),
+            matches_per_hour=self.competition.ladder.matches_per_hour,
         )  # fmt: skip
         self.ladders[variant, players] = ladder
         log.info("ladder %s started", spec.name)

@@ -4,9 +4,10 @@ Tables: ``bots`` (registered submissions), ``tournaments``, ``schedule`` (every
 planned match, stored before it is played: a resumed tournament replays the
 same plan), ``matches`` (one row per finished game; its id is a function of
 tournament and schedule index), ``seats`` (per-seat results), ``logs`` (the
-JSON-lines match logs), ``failures`` (matches the arena could not play) and
-``leases`` (which driver is running a tournament), ``rating_checkpoints`` (the
-leaderboards' state after a prefix of a variant's matches, ``leaderboards.checkpoints``).
+JSON-lines match logs, zlib-compressed: ``arena.tournament.compact``), ``failures``
+(matches the arena could not play) and ``leases`` (which driver is running a
+tournament), ``rating_checkpoints`` (the leaderboards' state after a prefix of a
+variant's matches, ``leaderboards.checkpoints``).
 
 Durability: WAL journal, ``synchronous=FULL``, one transaction per finished
 match, so a kill at any moment (or a power cut) leaves either the whole match
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from arena import chaos
+from arena.tournament.compact import pack_log, unpack_log
 from arena.tournament.lease import Holder
 from arena.tournament.results import MATCH_ID_STRIDE, MatchResult, match_id
 from arena.tournament.schedule import MatchSpec
@@ -829,11 +831,41 @@ class ResultsStore:
                 for seat, bot in enumerate(result.bots)
             ],
         )
-        db.execute("INSERT INTO logs (match_id, jsonl) VALUES (?, ?)", (key, result.log))
+        db.execute(
+            "INSERT INTO logs (match_id, jsonl) VALUES (?, ?)", (key, pack_log(result.log))
+        )
         db.execute(
             "DELETE FROM failures WHERE tournament_id = ? AND idx = ?", (tournament_id, result.idx)
         )
         return True
+
+    @_translated
+    def latest_finishes(self, tournament_id: int, count: int) -> list[float]:
+        """When a tournament's ``count`` newest matches (by schedule index) finished: what a
+        paced ladder counts against its last hour after a restart."""
+        rows = self.db.execute(
+            "SELECT finished_at FROM matches WHERE tournament_id = ? ORDER BY idx DESC LIMIT ?",
+            (tournament_id, count),
+        )
+        return [float(row[0]) for row in rows]
+
+    @_translated
+    def match_facts(self, ids: Sequence[int]) -> dict[int, tuple[float, tuple[str, ...], bool]]:
+        """For each of the stored matches ``ids``: when it was stored, its bots by seat and
+        whether one faulted (what keeping its bots' log files depends on)."""
+        facts: dict[int, tuple[float, tuple[str, ...], bool]] = {}
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            rows = self.db.execute(
+                "SELECT m.id, m.finished_at, s.bot, s.fault FROM matches m JOIN seats s"
+                f" ON s.match_id = m.id WHERE m.id IN ({', '.join('?' * len(chunk))})"
+                " ORDER BY m.id, s.seat",
+                chunk,
+            )
+            for key, finished, bot, fault in rows:
+                _, bots, faulted = facts.get(key, (finished, (), False))
+                facts[key] = (float(finished), (*bots, bot), faulted or fault is not None)
+        return facts
 
     @_translated
     def record_failure(self, tournament_id: int, idx: int, attempts: int, error: str) -> None:
@@ -1049,7 +1081,10 @@ class ResultsStore:
         row = self.db.execute("SELECT jsonl FROM logs WHERE match_id = ?", (match_id,)).fetchone()
         if row is None:
             raise KeyError(f"no match {match_id}")
-        return bytes(row[0])
+        try:
+            return unpack_log(bytes(row[0]))  # compressed, or plain as older releases stored it
+        except ValueError as error:
+            raise StoreDamaged(f"{self.path}: match {match_id}: {error}: {CHECK_HINT}") from None
 
     # ---------------------------------------------------------------- bots
 

@@ -36,9 +36,8 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     data = tmp_path_factory.mktemp("played")
     out = arena(
         "tournament", "run", "--name", "cup", "--variant", "usa", "--players", "2",
-        "--bot", TALKER, "--bot", CRASHER, "--bot", "random", "--bot", "greedy-claims", "--games", "1",
-        "--seed", "4",
-        "--workers", "2", data_dir=data,
+        "--bot", TALKER, "--bot", CRASHER, "--bot", "random", "--bot", "greedy-claims",
+        "--games", "1", "--seed", "4", "--workers", "2", data_dir=data,
     )  # fmt: skip
     assert out.code == 0, out.text
     return data

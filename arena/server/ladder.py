@@ -21,6 +21,7 @@ from pathlib import Path
 
 import trueskill
 
+from arena.server import boardstate
 from arena.server.competition import Competition
 from arena.server.pacing import Pacer
 from arena.tournament.ladder import FLOOR, SPREAD
@@ -30,6 +31,7 @@ from arena.tournament.runner import TournamentRunner
 from arena.tournament.schedule import MatchSpec, derive_seed
 from arena.tournament.spec import OPEN_POOL, TournamentSpec
 from arena.tournament.store import ResultsStore
+from leaderboards.standings import GAMES
 
 ENDLESS = 10**9 - 1  # a ladder's "games": it stops at the deadline, not at a count
 
@@ -118,15 +120,12 @@ class BoardLadder(TournamentRunner):
         return sorted(self.pool())
 
     def _rerate(self) -> None:
-        """Ratings from every stored match but the voided ones, in rating order."""
+        """Ratings from every stored match but the voided ones, in rating order: the board's
+        newest stored checkpoint (``arena.server.boardstate``) and the matches after it."""
         self.known_voids = set(self.voided())
-        results = [
-            r
-            for r in self.store.results(self.tournament_id, details=False)
-            if r.match_id not in self.known_voids
-        ]
-        self.ratings = rate((r.bots, r.ranks) for r in results)
-        self.games = Counter(bot for r in results for bot in r.bots)
+        folded, _ = boardstate.resume(self.store, self.tournament_id, self.known_voids)
+        self.ratings = dict(folded.board.ratings)
+        self.games = Counter({bot: t[GAMES] for bot, t in folded.board.tallies.items()})
 
     def play_wave(self) -> bool:
         """Play what is planned and missing (a resumed wave first), else plan and play a new

@@ -105,7 +105,7 @@ def test_a_void_refolds_from_the_checkpoint_before_it_and_its_undoing_back(tmp_p
 
 
 def test_a_damaged_checkpoint_is_skipped(tmp_path: Path) -> None:
-    store, tid = stored(tmp_path, range(500))
+    store, _ = stored(tmp_path, range(500))
     LiveBoard(NAME).rows(store, set())
     db = sqlite3.connect(tmp_path / "results.sqlite")
     with db:

@@ -21,9 +21,9 @@ file (``arena.tournament.spec``), so a wrong key or value is one line naming its
     [ladder]
     matches_per_hour = 300          # per board: what the disk fills with grows with it
     [retention]                     # the bots' stdout/stderr files of each match
-    log_days = 2                    # kept this long, and the newest logs_per_bot of each bot;
+    log_days = 1                    # kept this long, and the newest logs_per_bot of each bot;
     logs_per_bot = 20
-    faulted_days = 14               # a match with a fault: this long
+    faulted_days = 7                # a match with a fault: this long
     budget_bytes = 1_073_741_824    # the data folder: warn at 80 %, prune old logs above
 """
 
@@ -107,9 +107,9 @@ class RetentionTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """How long the bots' per-match stdout and stderr files are kept (results and match
     logs, which replays need, are kept for good), and the data folder's budget."""
 
-    log_days: Days = 2.0  # every match's bot logs, this long
+    log_days: Days = 1.0  # every match's bot logs, this long
     logs_per_bot: Annotated[int, msgspec.Meta(ge=0)] = 20  # and each bot's newest this many
-    faulted_days: Days = 14.0  # a match where a bot faulted: this long
+    faulted_days: Days = 7.0  # a match where a bot faulted: this long
     budget_bytes: Count = 2**30  # the data folder: a warning at 80 %, old logs pruned above
 
 

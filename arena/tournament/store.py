@@ -423,13 +423,21 @@ def create_store_file(path: Path) -> None:
     try:
         db = sqlite3.connect(temporary, isolation_level=None)
         try:
-            db.execute("PRAGMA journal_mode=WAL")
+            # Built with a rollback journal (a new file's is nearly empty), then switched to
+            # WAL: the schema's pages are written once, into the file itself, so a disk with
+            # room for the store has room to make it, and nothing of it can be left in a
+            # -wal file removed below.
             versions = " ".join(MIGRATIONS[v] for v in sorted(MIGRATIONS))
             db.executescript(f"BEGIN; {SCHEMA} {versions} COMMIT;")
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            if db.execute("PRAGMA journal_mode=WAL").fetchone()[0] != "wal":
+                raise sqlite3.OperationalError("database or disk is full")
         finally:
             db.close()
+        wal = Path(f"{temporary}-wal")
+        if wal.exists() and wal.stat().st_size:
+            raise sqlite3.OperationalError("database or disk is full")
         with suppress(FileExistsError):
             os.link(temporary, path)
     finally:

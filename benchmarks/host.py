@@ -284,13 +284,17 @@ def server_cpu(host: HostProcess) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+READER_NICE = 10  # --reader-nice
+
+
 def remote_readers(url: str, clients: int, seconds: float) -> dict:
-    """``read_for`` in a process of its own at the lowest CPU priority (nice 19): the
-    readers stand for visitors on other machines, so what the ladder loses is the web
-    server's work, not the benchmark's HTTP clients' (2-3 times the server's per request)."""
+    """``read_for`` in a process of its own at a lower CPU priority (``--reader-nice``):
+    the readers stand for visitors on other machines, so what the ladder loses should be
+    the web server's work, not the benchmark's HTTP clients' (2-3 times the server's per
+    request); 0 runs them at the ladder's priority."""
     done = subprocess.run(
         [sys.executable, __file__, "--read", url, str(clients), str(seconds)],
-        capture_output=True, text=True, check=True, preexec_fn=lambda: os.nice(19),
+        capture_output=True, text=True, check=True, preexec_fn=lambda: os.nice(READER_NICE),
     )  # fmt: skip
     return json.loads(done.stdout)
 
@@ -395,8 +399,11 @@ def main() -> None:
     parser.add_argument("--skip-throughput", action="store_true")
     parser.add_argument("--skip-latency", action="store_true")
     parser.add_argument("--window", type=float, default=40)
+    parser.add_argument("--reader-nice", type=int, default=READER_NICE)
     parser.add_argument("--startup", default="10000,100000,1000000")
     args = parser.parse_args()
+    global READER_NICE
+    READER_NICE = args.reader_nice
     print(f"benchmarks/host.py {' '.join(sys.argv[1:])}; {load()}", flush=True)
     folder = Path(tempfile.mkdtemp(prefix="arena-host-bench-"))
     try:

@@ -16,7 +16,7 @@ import typer
 
 from arena.commands.common import DATA_DIR, DataDir, console, fail, warn
 
-admin_app = typer.Typer(help="Manage a hosted competition's accounts (on the host).")
+admin_app = typer.Typer(help="Manage a hosted competition's accounts and disk (on the host).")
 
 
 def host(

@@ -68,12 +68,13 @@ class LiveBoard:
             return self.state.board
         with store.read_snapshot():
             total = store.tournament_count(tid)
+            if not self.started:  # a start: from the newest stored checkpoint
+                self.state = self._fallback(store, tid, total, voided)
+                self.started = True
             new = store.tournament_results_after_id(tid, self.state.position)
-            moved = total - len(new) != self.state.seen or not self.state.holds(voided)
-            if moved or not self.started:  # (a start: from the newest stored checkpoint)
+            if total - len(new) != self.state.seen or not self.state.holds(voided):
                 self.state = self._fallback(store, tid, total, voided)
                 new = store.tournament_results_after_id(tid, self.state.position)
-                self.started = True
         for match in new:
             self.state.add(match, voided)
             self.folds += 1

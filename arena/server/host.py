@@ -123,12 +123,12 @@ class Host:
         while not self.stopping.is_set():
             now = signature(self.data_dir)
             if now != seen:
+                seen = now
                 try:
                     voided = self.accounts.voided()
                     for live in self.boards.values():
                         live.update(self.store, voided)
-                    seen = now
-                except Exception:  # a busy or full disk: the next change tries again
+                except Exception:  # once per change: the next change tries again
                     log.exception("folding the boards failed")
             time.sleep(KEEP_SECONDS)
 

@@ -131,7 +131,6 @@ def test_prune_keeps_every_result_and_removes_logs_no_rule_keeps(played: Path, t
         assert [r.match_id for r in store.results("cup")] == [r.match_id for r in results]
         for result in results:
             verify(MatchLog.from_jsonl(store.match_log(result.match_id)))
-    # The pages of a pruned seat say there is nothing, not an error.
     again = arena("admin", "prune", str(tmp_path / "cup.toml"), data_dir=data)
     assert again.code == 0 and again.text.startswith("pruned 0 match log folders"), again.text
 

@@ -60,6 +60,7 @@ from arena.referee.gamelog import GameLog, LogError, replay
 from arena.referee.keys import MatchKey, play_seed
 from arena.referee.matchlog import MatchLog
 from arena.referee.matchlog import verify as verify_match
+from arena.tournament.compact import unpack_log
 from arena.tournament.names import BadName, check_name
 from arena.tournament.ratings import check_model
 from arena.tournament.spec import SpecError, TournamentSpec
@@ -382,6 +383,7 @@ def replay_command(
         why = f"{path}: cannot be read ({error.strerror}): give a game or match log file"
         raise fail(why) from None
     try:
+        data = unpack_log(data)  # a log as the results store keeps it (compressed) reads too
         if data.lstrip().startswith(b"{"):
             match = MatchLog.from_jsonl(data)
             state = verify_match(match)
@@ -394,7 +396,7 @@ def replay_command(
             names, count, ranks = game_log.seats, len(game_log.actions), None
             if game_log.scores is None:
                 raise LogError("the log has no result line to verify")
-    except (OSError, LogError, KeyError, UnicodeDecodeError) as error:
+    except (OSError, ValueError, KeyError, UnicodeDecodeError) as error:
         raise fail(str(error)) from None
     if not state.is_over:
         raise fail(f"the log replays {count} actions but the game is not over")

@@ -1,9 +1,11 @@
 """``arena host`` benchmark: the ladder's pace under the server against ``arena tournament
-run``'s on the same workers, and the leaderboard page's latency on a big competition
-while the ladder runs and clients read pages at once.
+run``'s on the same workers; with and without readers; the disk a stored match takes; how
+long the boards take to start on a big store; the leaderboard page's latency on a big
+competition while the ladder runs and clients read pages at once.
 
     python benchmarks/host.py [--workers 2] [--ladder-matches 200] [--bots 1000]
                               [--matches 100000] [--clients 20] [--seconds 30]
+                              [--window 40] [--startup 10000,100000,1000000]
 
 1. Throughput. Four file bots (examples/python-bot) play a 2-player ladder of
    ``--ladder-matches`` matches with ``arena tournament run --format ladder --bot '*'``;
@@ -13,14 +15,27 @@ while the ladder runs and clients read pages at once.
    and ``--matches`` stored 2-player ladder matches among them (written in bulk
    through the store's API), plus two real participants whose bots the ladder
    plays; once every board has folded its matches in, ``--clients`` threads read
-   the leaderboard page for ``--seconds``. Target: p95 under 200 ms.
+   the leaderboard page for ``--seconds``. Target: p95 under 100 ms.
+3. Readers. The server's ladder (four participants, unpaced) in alternated windows of
+   ``--window`` seconds, A/B/A/B: A without readers, B with ``--clients`` threads
+   reading the leaderboard page; matches per minute of each, the machine's load. Then the
+   bytes each stored match takes with the default retention applied (``arena admin
+   prune``): the results store's growth and the bots' log files kept, per match.
+   Target: B keeps 0.9 of A; 8 KB a match.
+4. Start-up. A store of N ladder matches among ``--bots`` bots written by direct SQL
+   inserts (plausible rows, not played), a board checkpoint as a running server leaves
+   it (``TAIL`` matches before the end), then ``arena host`` started on it: seconds until
+   the board page shows every match rated. Target: 5 s at 10^6.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -36,7 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from arena.server.accounts import Accounts
 from arena.server.competition import Competition
 from arena.server.ladder import ladder_spec
-from arena.tournament.results import MatchResult
+from arena.tournament.results import MATCH_ID_STRIDE, MatchResult
 from arena.tournament.store import ResultsStore
 from tests.host_helpers import PYTHON_BOT, HostProcess, competition_text, wait_until
 
@@ -108,7 +123,7 @@ def _has(data: Path, name: str) -> bool:
         return store.tournament_info(name) is not None
 
 
-def big_competition(folder: Path, bots: int, matches: int) -> None:
+def big_competition(folder: Path, bots: int, matches: int) -> list[str]:
     """``bots`` synthetic registered versions and ``matches`` stored ladder matches."""
     data = folder / "data"
     (folder / "competition.toml").write_text(competition_text())
@@ -145,6 +160,7 @@ def big_competition(folder: Path, bots: int, matches: int) -> None:
                     )
                 )  # fmt: skip
             store.record_many(tid, batch)
+    return labels
 
 
 def latency(folder: Path, bots: int, matches: int, clients: int, seconds: float) -> dict:
@@ -195,7 +211,202 @@ def latency(folder: Path, bots: int, matches: int, clients: int, seconds: float)
     }
 
 
+TAIL = 232  # matches a killed server may leave after its newest checkpoint (SAVE_EVERY + 32)
+UNPACED = "\n[ladder]\nmatches_per_hour = 1000000\n"
+
+
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load {one:.2f}/{five:.2f} on {os.cpu_count()} cores"
+
+
+def readers_and_bytes(folder: Path, workers: int, clients: int, window: float) -> None:
+    """The ladder in windows A/B/A/B (B: ``clients`` readers), then bytes per match."""
+    from arena.server.competition import RetentionTable
+    from arena.server.retention import disk_use, prune
+
+    host = HostProcess(folder, competition_text() + UNPACED, options=("--workers", str(workers)))
+    host.start()
+    try:
+        for i, path in enumerate(BOTS):
+            visitor = host.visitor()
+            visitor.signup(f"p{i}")
+            answer = visitor.upload(f"b{i}", path.name, path.read_bytes())
+            visitor.wait_for(answer.headers["location"], r'id="status">ok<')
+        name = "test-cup-usa-2p"
+        wait_until(lambda: _has(host.data, name) and stored(host.data, name) >= 4, "plays", 600)
+        prune(host.data, RetentionTable())
+        first, first_bytes = stored(host.data, name), footprint(host.data)
+        paces: dict[str, list[float]] = {"A": [], "B": []}
+        for kind in "ABAB":
+            before, began = stored(host.data, name), time.monotonic()
+            cpu = server_cpu(host)
+            found = remote_readers(host.url, clients, window) if kind == "B" else {}
+            if kind == "A":
+                time.sleep(window)
+            cpu = server_cpu(host) - cpu
+            pace = (stored(host.data, name) - before) / (time.monotonic() - began) * 60
+            paces[kind].append(pace)
+            extra = (
+                f", {found['requests'] / window:.0f} requests/s, p95 {found['p95_ms']:.0f} ms"
+                if found
+                else ""
+            )
+            print(
+                f"  window {kind}: {pace:.1f} matches/min{extra}; the web server used "
+                f"{cpu:.1f} CPU s; {load()}",
+                flush=True,
+            )
+        a, b = statistics.mean(paces["A"]), statistics.mean(paces["B"])
+        print(
+            f"ladder, {workers} workers: {a:.1f} matches/min alone, {b:.1f} with {clients} "
+            f"readers ({b / a:.2f}x)",
+            flush=True,
+        )
+        pruned = prune(host.data, RetentionTable())
+        last = stored(host.data, name)
+        per_match = (footprint(host.data) - first_bytes) / max(1, last - first)
+        logs = disk_use(host.data / "bot-logs")
+        wal = sum(disk_use(p) for p in host.data.glob("*.sqlite-*"))
+        print(
+            f"disk: {per_match / 1000:.1f} KB per stored ladder match over {last - first} "
+            f"matches with the default retention ({pruned.folders} log folders pruned, "
+            f"{logs / 1000:.0f} KB of bot logs kept; the stores' -wal and -shm files, a "
+            f"bounded {wal / 1e6:.1f} MB, left out); {load()}",
+            flush=True,
+        )
+    finally:
+        host.stop()
+
+
+def footprint(data: Path) -> int:
+    """The data folder's disk use less the stores' -wal and -shm files (bounded: SQLite
+    merges the log into the store every thousand pages), after merging what it can."""
+    from arena.server.retention import disk_use
+
+    db = sqlite3.connect(data / "results.sqlite", timeout=30)
+    try:
+        db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    finally:
+        db.close()
+    return disk_use(data) - sum(disk_use(p) for p in data.glob("*.sqlite-*"))
+
+
+def server_cpu(host: HostProcess) -> float:
+    """CPU seconds the web server's process (not its worker) has used so far."""
+    assert host.process is not None
+    fields = Path(f"/proc/{host.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+READER_NICE = 10  # --reader-nice
+
+
+def remote_readers(url: str, clients: int, seconds: float) -> dict:
+    """``read_for`` in a process of its own at a lower CPU priority (``--reader-nice``):
+    the readers stand for visitors on other machines, so what the ladder loses should be
+    the web server's work, not the benchmark's HTTP clients' (2-3 times the server's per
+    request); 0 runs them at the ladder's priority."""
+    done = subprocess.run(
+        [sys.executable, __file__, "--read", url, str(clients), str(seconds)],
+        capture_output=True, text=True, check=True, preexec_fn=lambda: os.nice(READER_NICE),
+    )  # fmt: skip
+    return json.loads(done.stdout)
+
+
+def read_for(url: str, clients: int, seconds: float) -> dict:
+    """``clients`` threads reading the leaderboard page for ``seconds``."""
+    times: list[float] = []
+    errors: list[str] = []
+    stop = time.monotonic() + seconds
+
+    def client() -> None:
+        with httpx.Client(base_url=url, timeout=60) as http:
+            while time.monotonic() < stop:
+                began = time.perf_counter()
+                answer = http.get("/boards/usa/2")
+                times.append(time.perf_counter() - began)
+                if answer.status_code != 200:
+                    errors.append(str(answer.status_code))
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    times.sort()
+    return {
+        "requests": len(times),
+        "errors": len(errors),
+        "p50_ms": 1000 * statistics.median(times),
+        "p95_ms": 1000 * times[int(0.95 * (len(times) - 1))],
+        "max_ms": 1000 * times[-1],
+    }
+
+
+def plant(data: Path, tid: int, labels: list[str], start: int, count: int, seed: int) -> None:
+    """``count`` plausible 2-player ladder matches from index ``start``, by direct SQL."""
+    rng = random.Random(seed)
+    db = sqlite3.connect(data / "results.sqlite", isolation_level=None)
+    db.execute("PRAGMA synchronous=OFF")
+    db.execute("BEGIN")
+    now = time.time()
+    for begin in range(start, start + count, 50_000):
+        matches, seats = [], []
+        for idx in range(begin, min(start + count, begin + 50_000)):
+            key = tid * MATCH_ID_STRIDE + idx
+            first = rng.random() < 0.5
+            matches.append((key, tid, idx, "usa", idx, 2, "done", 300, 0.1, 1, "bench", now))
+            for seat, bot in enumerate(rng.sample(labels, 2)):
+                rank = 1 if (seat == 0) == first else 2
+                seats.append((key, seat, bot, 110 - 10 * rank, rank, rank, "{}", None, None))
+        db.executemany("INSERT INTO matches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", matches)
+        db.executemany("INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", seats)
+    db.execute("COMMIT")
+    db.close()
+
+
+def startup(folder: Path, bots: int, matches: int) -> tuple[float, float]:
+    """Seconds from ``arena host``'s start, and from its address printed (the process up),
+    to a complete board over ``matches`` matches."""
+    from arena.server import boardstate
+    from arena.server.boards import LiveBoard
+
+    labels = big_competition(folder, bots, 0)
+    data = folder / "data"
+    competition = Competition.from_toml(folder / "competition.toml")
+    with ResultsStore(data) as store:
+        tid = store.tournament_id_of(competition.ladder_name("usa", 2))
+    assert tid is not None
+    planted = min(matches - TAIL, 10_000)
+    plant(data, tid, labels, 0, planted, 1)
+    with ResultsStore(data) as store:  # the board over the first matches...
+        live = LiveBoard(competition.ladder_name("usa", 2), save=False)
+        live.update(store, set())
+    plant(data, tid, labels, planted, matches - TAIL - planted, 2)
+    with ResultsStore(data) as store:  # ...kept as the checkpoint a running server leaves
+        live.state.position = tid * MATCH_ID_STRIDE + matches - TAIL - 1
+        live.state.seen = live.state.rated = matches - TAIL
+        assert boardstate.save(store, tid, live.state)
+    plant(data, tid, labels, matches - TAIL, TAIL, 3)
+    host = HostProcess(folder, competition_text() + UNPACED)
+    began = time.monotonic()
+    host.start()
+    up = time.monotonic()
+    try:
+        reader = host.visitor()
+        reader.wait_for("/boards/usa/2", rf'id="rated">{matches}<', seconds=7200)
+        return time.monotonic() - began, time.monotonic() - up
+    finally:
+        host.stop()
+
+
 def main() -> None:
+    global READER_NICE
+    if sys.argv[1:2] == ["--read"]:  # remote_readers' process
+        url, clients, seconds = sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+        print(json.dumps(read_for(url, clients, seconds)))
+        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--ladder-matches", type=int, default=200)
@@ -205,7 +416,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--skip-throughput", action="store_true")
     parser.add_argument("--skip-latency", action="store_true")
+    parser.add_argument("--window", type=float, default=40)
+    parser.add_argument("--reader-nice", type=int, default=READER_NICE)
+    parser.add_argument("--startup", default="10000,100000,1000000")
     args = parser.parse_args()
+    READER_NICE = args.reader_nice
+    print(f"benchmarks/host.py {' '.join(sys.argv[1:])}; {load()}", flush=True)
     folder = Path(tempfile.mkdtemp(prefix="arena-host-bench-"))
     try:
         if not args.skip_throughput:
@@ -218,6 +434,15 @@ def main() -> None:
                 f"arena host {served:.1f} matches/min ({100 * (served / cli - 1):+.0f} %)",
                 flush=True,
             )
+        if args.window > 0:
+            (folder / "readers").mkdir()
+            readers_and_bytes(folder / "readers", args.workers, args.clients, args.window)
+        for size in [int(n) for n in args.startup.split(",") if n]:
+            (folder / f"start-{size}").mkdir()
+            total, boards = startup(folder / f"start-{size}", args.bots, size)
+            print(f"start-up: boards complete {boards:.1f} s after arena host printed its "
+                  f"address ({total:.1f} s after it was started), {size:,} matches, "
+                  f"{args.bots} bots; {load()}", flush=True)  # fmt: skip
         if args.skip_latency:
             return
         (folder / "big").mkdir()

@@ -104,7 +104,7 @@ def test_a_version_1_store_gains_the_tournament_keys_and_a_reader_leaves_it_as_i
     version = sqlite3.connect(tmp_path / "results.sqlite").execute("PRAGMA user_version")
     assert version.fetchone()[0] == 1, "a reader never writes"
     with ResultsStore(tmp_path) as store:
-        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
         key = store.tournament_secret(tid, b"k" * 32)
         assert store.tournament_secret(tid, b"other" * 8) == key == b"k" * 32, "kept"
     recover(tmp_path)  # the key goes with its tournament: the same games when resumed

@@ -18,7 +18,9 @@ import typer
 
 from arena.commands.common import DATA_DIR, RUNTIME, DataDir, console, fail, warn
 
-admin_app = typer.Typer(help="Manage a hosted competition (on the host): admins, backups.")
+admin_app = typer.Typer(
+    help="Manage a hosted competition (on the host): accounts, backups, the disk."
+)
 
 
 def host(
@@ -109,6 +111,35 @@ def host(
         app.state.host.stopping.set()
         worker.stop()
     console.print("stopped")
+
+
+@admin_app.command("prune")
+def prune_logs(
+    competition_file: Annotated[
+        Path | None,
+        typer.Argument(help="the competition file whose [retention] applies (default: defaults)"),
+    ] = None,
+    data_dir: DataDir = DATA_DIR,
+) -> None:
+    """Apply the retention of bots' per-match logs and the data folder's budget now, and
+    say what it freed (results and match logs are never removed)."""
+    from arena.server.competition import Competition, CompetitionError, RetentionTable
+    from arena.server.retention import prune
+    from arena.tournament.store import StoreError
+
+    retention = RetentionTable()
+    if competition_file is not None:
+        try:
+            retention = Competition.from_toml(competition_file).retention
+        except CompetitionError as error:
+            raise fail(str(error)) from None
+    if not Path(data_dir).is_dir():
+        raise fail(f"no data folder {data_dir}: give --data-dir the competition's folder")
+    try:
+        pruned = prune(Path(data_dir), retention)
+    except (OSError, StoreError) as error:
+        raise fail(f"cannot prune {data_dir}: {error}") from None
+    console.print(pruned.describe(), soft_wrap=True)
 
 
 @admin_app.command("create")

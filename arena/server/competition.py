@@ -28,12 +28,19 @@ file (``arena.tournament.spec``), so a wrong key or value is one line naming its
     pair_games_per_day = 200        # per two participants (or one and a built-in bot)
     max_games = 40                  # per challenge
     share = 0.2                     # at most this part of the matches the worker plays
+    [ladder]
+    matches_per_hour = 300          # per board: what the disk fills with grows with it
+    [retention]                     # the bots' stdout/stderr files of each match
+    log_days = 1                    # kept this long, and the newest logs_per_bot of each bot;
+    logs_per_bot = 20
+    faulted_days = 7                # a match with a fault: this long
+    budget_bytes = 1_073_741_824    # the data folder: warn at 80 %, prune old logs above
 """
 
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -50,6 +57,7 @@ from arena.tournament.spec import (
 )
 
 Count = Annotated[int, msgspec.Meta(ge=1)]
+Days = Annotated[float, msgspec.Meta(ge=0)]
 
 
 class CompetitionError(ValueError):
@@ -121,6 +129,24 @@ class ChallengesTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     ranked: bool = False
 
 
+class LadderTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """How fast each board's ladder plays. The disk a competition fills grows with it: at
+    the default, 30 bots on two boards store well under 1 GB a week (README: Running it
+    for weeks)."""
+
+    matches_per_hour: Count = 300  # per board
+
+
+class RetentionTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """How long the bots' per-match stdout and stderr files are kept (results and match
+    logs, which replays need, are kept for good), and the data folder's budget."""
+
+    log_days: Days = 1.0  # every match's bot logs, this long
+    logs_per_bot: Annotated[int, msgspec.Meta(ge=0)] = 20  # and each bot's newest this many
+    faulted_days: Days = 7.0  # a match where a bot faulted: this long
+    budget_bytes: Count = 2**30  # the data folder: a warning at 80 %, old logs pruned above
+
+
 class CompetitionFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     name: str
     title: str
@@ -133,6 +159,8 @@ class CompetitionFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     final: FinalTable = FinalTable()
     play: PlayTable = PlayTable()
     challenges: ChallengesTable = ChallengesTable()
+    ladder: LadderTable = LadderTable()
+    retention: RetentionTable = RetentionTable()
 
 
 @dataclass(frozen=True)
@@ -149,7 +177,9 @@ class Competition:
     visibility: VisibilityTable
     final: FinalTable
     play: PlayTable
-    challenges: ChallengesTable = field(default_factory=ChallengesTable)
+    challenges: ChallengesTable
+    ladder: LadderTable
+    retention: RetentionTable
 
     def ladder_name(self, variant: str, players: int) -> str:
         return f"{self.name}-{variant}-{players}p"
@@ -214,6 +244,8 @@ class Competition:
             typed.final,
             typed.play,
             typed.challenges,
+            typed.ladder,
+            typed.retention,
         )
 
     @classmethod

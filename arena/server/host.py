@@ -11,6 +11,7 @@ import os
 import secrets
 import shutil
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -37,6 +38,7 @@ T = TypeVar("T")
 TEMPLATES = Path(__file__).resolve().parents[2] / "leaderboards" / "templates"
 STATIC = Path(__file__).resolve().parents[2] / "leaderboards" / "static"
 EVENT_SECONDS = 0.5
+KEEP_SECONDS = 0.25  # how often the boards' thread looks for a change
 STREAM_SECONDS = 300.0  # an event stream ends after this; the browser opens a new one
 MAX_STREAMS = 64
 
@@ -86,7 +88,7 @@ class Host:
         self.replays = Replays()  # the viewer's data of the matches last asked for
         self.stopping = asyncio.Event()
         self.sweep_uploads()
-        threading.Thread(target=self.warm, name="warm-boards", daemon=True).start()
+        threading.Thread(target=self.keep_boards, name="boards", daemon=True).start()
         self.faults = FaultWatch()  # bots forfeiting most of their games (``ladderfaults``)
         threading.Thread(
             target=self.faults.watch, args=(self,), name="ladder-faults", daemon=True
@@ -125,6 +127,16 @@ class Host:
                 self.cache[key] = (now, value)
         return value
 
+    def cached(self, key: tuple) -> Any | None:
+        """What ``shared`` would answer for ``key`` without making anything (None: it must
+        be made): cheap enough for the event loop (four stat calls, no SQLite)."""
+        now = signature(self.data_dir)
+        with self.cache_lock:
+            found = self.cache.get(key)
+            if found is not None and (found[0] == now or key in self.making):
+                return found[1]
+        return None
+
     def sweep_uploads(self) -> None:
         """Remove what a kill left under uploads/ between unpacking an upload and recording
         it (at start, when no upload is in flight): an upload no submission names."""
@@ -133,11 +145,22 @@ class Host:
             if folder.name not in kept:
                 shutil.rmtree(folder, ignore_errors=True)
 
-    def warm(self) -> None:
-        """Fold every board's stored matches in once at start (a long ladder takes a while:
-        pages show the rows so far meanwhile instead of waiting)."""
-        for live in self.boards.values():
-            live.update(self.store, self.accounts.voided())
+    def keep_boards(self) -> None:
+        """Fold the boards in at start (from their checkpoints) and again as soon as the
+        stores change (a match lands, a void), in this one thread: a page never waits for
+        a fold, and the boards are checkpointed as matches land, read or not."""
+        seen = None
+        while not self.stopping.is_set():
+            now = signature(self.data_dir)
+            if now != seen:
+                seen = now
+                try:
+                    voided = self.accounts.voided()
+                    for live in self.boards.values():
+                        live.update(self.store, voided)
+                except Exception:  # once per change: the next change tries again
+                    log.exception("folding the boards failed")
+            time.sleep(KEEP_SECONDS)
 
     @property
     def store(self) -> ResultsStore:

@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import trueskill
 
+from arena.server import boardstate
 from arena.server.competition import Competition
+from arena.server.pacing import Pacer
 from arena.tournament.ladder import FLOOR, SPREAD
 from arena.tournament.ratings import ENV, rate
 from arena.tournament.results import MatchResult
@@ -28,6 +31,7 @@ from arena.tournament.runner import TournamentRunner
 from arena.tournament.schedule import MatchSpec, derive_seed
 from arena.tournament.spec import OPEN_POOL, TournamentSpec
 from arena.tournament.store import ResultsStore
+from leaderboards.standings import GAMES
 
 ENDLESS = 10**9 - 1  # a ladder's "games": it stops at the deadline, not at a count
 
@@ -92,6 +96,8 @@ class BoardLadder(TournamentRunner):
         voided: Callable[[], set[int]],
         should_stop: Callable[[], bool],
         wave: int = WAVE,
+        matches_per_hour: int | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.pool = pool
         self.wave = wave  # tables planned together: enough to keep the workers busy
@@ -101,6 +107,10 @@ class BoardLadder(TournamentRunner):
             spec, store, executor, data_dir, show_progress=False, should_stop=should_stop
         )
         self.holder = store.take_lease(self.tournament_id, spec.name)
+        self.pacer = None
+        if matches_per_hour is not None:  # the last hour's stored matches count against it
+            recent = store.latest_finishes(self.tournament_id, matches_per_hour)
+            self.pacer = Pacer(matches_per_hour, clock, recent)
         self.ratings: dict[str, trueskill.Rating] = {}
         self.games: Counter[str] = Counter()
         self.skipped: set[int] = set()
@@ -110,19 +120,17 @@ class BoardLadder(TournamentRunner):
         return sorted(self.pool())
 
     def _rerate(self) -> None:
-        """Ratings from every stored match but the voided ones, in rating order."""
+        """Ratings from every stored match but the voided ones, in rating order: the board's
+        newest stored checkpoint (``arena.server.boardstate``) and the matches after it."""
         self.known_voids = set(self.voided())
-        results = [
-            r
-            for r in self.store.results(self.tournament_id, details=False)
-            if r.match_id not in self.known_voids
-        ]
-        self.ratings = rate((r.bots, r.ranks) for r in results)
-        self.games = Counter(bot for r in results for bot in r.bots)
+        folded, _ = boardstate.resume(self.store, self.tournament_id, self.known_voids)
+        self.ratings = dict(folded.board.ratings)
+        self.games = Counter({bot: t[GAMES] for bot, t in folded.board.tallies.items()})
 
     def play_wave(self) -> bool:
         """Play what is planned and missing (a resumed wave first), else plan and play a new
-        wave; False when no table can be filled (too few participants' bots play)."""
+        wave; False when no table can be filled (too few participants' bots play) or the
+        board's pace allows none now."""
         tasks = self.wave_tasks()
         if tasks:
             self.executor.run(tasks, self)
@@ -131,7 +139,7 @@ class BoardLadder(TournamentRunner):
     def wave_tasks(self) -> list:
         """The next wave's match tasks (planned if needed), for the caller to play with
         this ladder as their sink (the worker adds challenge matches to the same run);
-        [] when no table can be filled."""
+        [] when no table can be filled or the board's pace allows none now."""
         if set(self.voided()) != self.known_voids:
             self._rerate()
         pool = self.pool()
@@ -143,15 +151,21 @@ class BoardLadder(TournamentRunner):
         self.skipped.update(m.index for m in gone)
         todo = [m for m in todo if m not in gone]
         if not todo:
-            todo = self._plan(pool, max({m.index for m in planned} | done, default=-1) + 1)
+            allowed = self.wave if self.pacer is None else min(self.wave, self.pacer.allowance())
+            if allowed == 0:
+                return []
+            start = max({m.index for m in planned} | done, default=-1) + 1
+            todo = self._plan(pool, start, allowed)
+            if todo and self.pacer is not None:
+                self.pacer.spend(len(todo))
         return [self._task(m) for m in todo]
 
-    def _plan(self, pool: dict[str, str], start: int) -> list[MatchSpec]:
+    def _plan(self, pool: dict[str, str], start: int, count: int) -> list[MatchSpec]:
         players = self.spec.players[0]
         rng = random.Random(derive_seed(self.spec.seed, "competition-wave", start))
         games = Counter(self.games)
         wave = []
-        for index in range(start, start + self.wave):
+        for index in range(start, start + count):
             seats = next_table(pool, players, self.ratings, games, rng, index)
             if seats is None:
                 break

@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from markupsafe import Markup
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import (
     FileResponse,
@@ -64,7 +65,18 @@ def home(request: Request) -> Response:
     )  # fmt: skip
 
 
-def board(request: Request) -> Response:
+async def board(request: Request) -> Response:
+    """A board's page: a visitor without an account gets the page made once per change
+    straight from the event loop (no thread, no SQLite), so readers cost the ladder little."""
+    if signed_in(request) is None:
+        key = ("board-page", request.path_params["variant"], request.path_params["players"])
+        page = host_of(request).cached(key)
+        if page is not None:
+            return HTMLResponse(page)
+    return await run_in_threadpool(board_page, request)
+
+
+def board_page(request: Request) -> Response:
     host = host_of(request)
     variant = request.path_params["variant"]
     players = request.path_params["players"]

@@ -34,6 +34,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from arena.server import retention
 from arena.server.accounts import Accounts
 from arena.server.boards import LiveBoard
 from arena.server.challenge_runs import ChallengeQueue, Share, Together
@@ -237,6 +238,12 @@ class Worker:
                 name="people's games",
                 daemon=True,
             ).start()
+        threading.Thread(
+            target=retention.keep,
+            args=(self.data_dir, self.competition.retention, self.stop),
+            name="retention",
+            daemon=True,
+        ).start()  # bot logs pruned by the competition's [retention], the budget watched
         store = ResultsStore(self.data_dir)
         executor = make_executor(self.ray, self.workers, self.data_dir)
         self.challenges = ChallengeQueue(
@@ -323,6 +330,7 @@ class Worker:
         ladder = BoardLadder(
             spec, store, executor, self.data_dir, pool, self.accounts.voided, self.stop.is_set,
             wave=max(2, 2 * self.workers),
+            matches_per_hour=self.competition.ladder.matches_per_hour,
         )  # fmt: skip
         self.ladders[variant, players] = ladder
         log.info("ladder %s started", spec.name)

@@ -4,9 +4,10 @@ Tables: ``bots`` (registered submissions), ``tournaments``, ``schedule`` (every
 planned match, stored before it is played: a resumed tournament replays the
 same plan), ``matches`` (one row per finished game; its id is a function of
 tournament and schedule index), ``seats`` (per-seat results), ``logs`` (the
-JSON-lines match logs), ``failures`` (matches the arena could not play) and
-``leases`` (which driver is running a tournament), ``rating_checkpoints`` (the
-leaderboards' state after a prefix of a variant's matches, ``leaderboards.checkpoints``).
+JSON-lines match logs, zlib-compressed: ``arena.tournament.compact``), ``failures``
+(matches the arena could not play) and ``leases`` (which driver is running a
+tournament), ``rating_checkpoints`` (the leaderboards' state after a prefix of a
+variant's matches, ``leaderboards.checkpoints``).
 
 Durability: WAL journal, ``synchronous=FULL``, one transaction per finished
 match, so a kill at any moment (or a power cut) leaves either the whole match
@@ -34,13 +35,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from arena import chaos
+from arena.tournament.compact import pack_log, unpack_log
 from arena.tournament.lease import Holder
 from arena.tournament.results import MATCH_ID_STRIDE, MatchResult, match_id
 from arena.tournament.schedule import MatchSpec
 
 FILE_NAME = "results.sqlite"
 APPLICATION_ID = 0x54545241  # "TTRA"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 SQLITE_HEADER = b"SQLite format 3\x00"
 CHECK_HINT = "run 'arena store check' for details, 'arena store recover' to save what is intact"
 
@@ -196,8 +198,50 @@ CREATE TRIGGER IF NOT EXISTS counts_match_moved AFTER UPDATE OF variant ON match
         ON CONFLICT (variant) DO UPDATE SET matches = matches + 1;
 END;
 """
+# Version 5: a competition's board checkpoints (arena/server/boardstate.py): one ladder's
+# board after its matches up to ``position``, less the ones voided then (``voided``), so a
+# server starts from the newest instead of rating every match again. Each tournament's count
+# of stored matches is kept, as the variants' are, so that how many of its matches sort at
+# or before a position is the count less the few after it. The triggers drop every board
+# checkpoint a stored match changes under, in the writer's own transaction.
+SCHEMA_V5 = """
+CREATE TABLE board_checkpoints (
+    tournament_id INTEGER NOT NULL,
+    position INTEGER NOT NULL,     -- id of the last match it holds
+    matches INTEGER NOT NULL,      -- the tournament's stored matches up to it, voided ones too
+    voided TEXT NOT NULL,          -- JSON list: the ids up to it left out (voided by an admin)
+    model TEXT NOT NULL,           -- the rating model and state format it was made with
+    state BLOB NOT NULL,
+    digest TEXT NOT NULL,          -- sha256 of state
+    saved_at REAL NOT NULL,
+    PRIMARY KEY (tournament_id, position)
+);
+CREATE TABLE tournament_counts (
+    tournament_id INTEGER PRIMARY KEY,
+    matches INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO tournament_counts (tournament_id, matches)
+    SELECT tournament_id, COUNT(*) FROM matches GROUP BY tournament_id;
+CREATE TRIGGER IF NOT EXISTS boards_match_added AFTER INSERT ON matches BEGIN
+    DELETE FROM board_checkpoints
+        WHERE tournament_id = NEW.tournament_id AND position >= NEW.id;
+    INSERT INTO tournament_counts (tournament_id, matches) VALUES (NEW.tournament_id, 1)
+        ON CONFLICT (tournament_id) DO UPDATE SET matches = matches + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS boards_match_removed AFTER DELETE ON matches BEGIN
+    DELETE FROM board_checkpoints
+        WHERE tournament_id = OLD.tournament_id AND position >= OLD.id;
+    UPDATE tournament_counts SET matches = matches - 1 WHERE tournament_id = OLD.tournament_id;
+END;
+CREATE TRIGGER IF NOT EXISTS boards_match_changed AFTER UPDATE ON matches BEGIN
+    DELETE FROM board_checkpoints WHERE position >= MIN(OLD.id, NEW.id);
+END;
+CREATE TRIGGER IF NOT EXISTS boards_seat_changed AFTER UPDATE ON seats BEGIN
+    DELETE FROM board_checkpoints WHERE position >= MIN(OLD.match_id, NEW.match_id);
+END;
+"""
 # What each version adds to the one before it.
-MIGRATIONS = {1: SCHEMA_V1, 2: SCHEMA_V2, 3: SCHEMA_V3, 4: SCHEMA_V4}
+MIGRATIONS = {1: SCHEMA_V1, 2: SCHEMA_V2, 3: SCHEMA_V3, 4: SCHEMA_V4, 5: SCHEMA_V5}
 # How many of a variant's matches sort at or before a position (a checkpoint's count): with
 # the kept count (version 4), the count less the matches after it (the index's range after
 # the position: what was stored since the checkpoint); without it (an older store read as
@@ -217,6 +261,12 @@ def count_up_to(db: sqlite3.Connection, variant: str, position: int) -> int:
     row = db.execute(VARIANT_COUNT, (variant,)).fetchone()
     total = int(row[0]) if row is not None else 0
     return total - int(db.execute(MATCHES_AFTER, (variant, position)).fetchone()[0])
+
+
+def ids_after(tournament_id: int, position: int) -> tuple[int, int]:
+    """The bounds (both excluded) of the tournament's match ids after ``position``: a range
+    of the table's own key, read without a scan of the tournament's other matches."""
+    return max(position, tournament_id * MATCH_ID_STRIDE - 1), (tournament_id + 1) * MATCH_ID_STRIDE
 
 
 CHECKPOINT_WAIT_SECONDS = 1.0  # a checkpoint is not worth waiting longer for a busy writer
@@ -384,13 +434,21 @@ def create_store_file(path: Path) -> None:
     try:
         db = sqlite3.connect(temporary, isolation_level=None)
         try:
-            db.execute("PRAGMA journal_mode=WAL")
+            # Built with a rollback journal (a new file's is nearly empty), then switched to
+            # WAL: the schema's pages are written once, into the file itself, so a disk with
+            # room for the store has room to make it, and nothing of it can be left in a
+            # -wal file removed below.
             versions = " ".join(MIGRATIONS[v] for v in sorted(MIGRATIONS))
             db.executescript(f"BEGIN; {SCHEMA} {versions} COMMIT;")
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            if db.execute("PRAGMA journal_mode=WAL").fetchone()[0] != "wal":
+                raise sqlite3.OperationalError("database or disk is full")
         finally:
             db.close()
+        wal = Path(f"{temporary}-wal")
+        if wal.exists() and wal.stat().st_size:
+            raise sqlite3.OperationalError("database or disk is full")
         with suppress(FileExistsError):
             os.link(temporary, path)
     finally:
@@ -858,11 +916,39 @@ class ResultsStore:
                 for seat, bot in enumerate(result.bots)
             ],
         )
-        db.execute("INSERT INTO logs (match_id, jsonl) VALUES (?, ?)", (key, result.log))
+        db.execute("INSERT INTO logs (match_id, jsonl) VALUES (?, ?)", (key, pack_log(result.log)))
         db.execute(
             "DELETE FROM failures WHERE tournament_id = ? AND idx = ?", (tournament_id, result.idx)
         )
         return True
+
+    @_translated
+    def latest_finishes(self, tournament_id: int, count: int) -> list[float]:
+        """When a tournament's ``count`` newest matches (by schedule index) finished: what a
+        paced ladder counts against its last hour after a restart."""
+        rows = self.db.execute(
+            "SELECT finished_at FROM matches WHERE tournament_id = ? ORDER BY idx DESC LIMIT ?",
+            (tournament_id, count),
+        )
+        return [float(row[0]) for row in rows]
+
+    @_translated
+    def match_facts(self, ids: Sequence[int]) -> dict[int, tuple[float, tuple[str, ...], bool]]:
+        """For each of the stored matches ``ids``: when it was stored, its bots by seat and
+        whether one faulted (what keeping its bots' log files depends on)."""
+        facts: dict[int, tuple[float, tuple[str, ...], bool]] = {}
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            rows = self.db.execute(
+                "SELECT m.id, m.finished_at, s.bot, s.fault FROM matches m JOIN seats s"
+                f" ON s.match_id = m.id WHERE m.id IN ({', '.join('?' * len(chunk))})"
+                " ORDER BY m.id, s.seat",
+                chunk,
+            )
+            for key, finished, bot, fault in rows:
+                _, bots, faulted = facts.get(key, (finished, (), False))
+                facts[key] = (float(finished), (*bots, bot), faulted or fault is not None)
+        return facts
 
     @_translated
     def record_failure(self, tournament_id: int, idx: int, attempts: int, error: str) -> None:
@@ -945,7 +1031,11 @@ class ResultsStore:
     @contextmanager
     def read_snapshot(self) -> Iterator[None]:
         """Reads inside see one state of the store, whatever writers commit meanwhile (a
-        checkpoint and the matches after it must come from the same state)."""
+        checkpoint and the matches after it must come from the same state). Inside another
+        snapshot it is that one."""
+        if self.db.in_transaction:
+            yield
+            return
         try:
             self.db.execute("BEGIN")
         except sqlite3.Error as error:
@@ -1073,6 +1163,121 @@ class ResultsStore:
         finally:
             db.close()
 
+    # ---------------------------------------------------------------- board checkpoints
+
+    def _has_table(self, name: str) -> bool:
+        query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
+        return self.db.execute(query, (name,)).fetchone() is not None
+
+    @_translated
+    def tournament_id_of(self, name: str) -> int | None:
+        row = self.db.execute("SELECT id FROM tournaments WHERE name = ?", (name,)).fetchone()
+        return None if row is None else int(row[0])
+
+    @_translated
+    def tournament_count(self, tournament_id: int) -> int:
+        """How many matches of the tournament are stored (the kept count: no scan)."""
+        if self._has_table("tournament_counts"):
+            query = "SELECT matches FROM tournament_counts WHERE tournament_id = ?"
+            row = self.db.execute(query, (tournament_id,)).fetchone()
+            return 0 if row is None else int(row[0])
+        query = "SELECT COUNT(*) FROM matches WHERE tournament_id = ?"  # an older store
+        return int(self.db.execute(query, (tournament_id,)).fetchone()[0])
+
+    @_translated
+    def matches_after(self, tournament_id: int, position: int) -> int:
+        """How many of the tournament's matches sort after ``position`` (an index range)."""
+        query = "SELECT COUNT(*) FROM matches WHERE id > ? AND id < ?"  # a range of ids
+        return int(self.db.execute(query, ids_after(tournament_id, position)).fetchone()[0])
+
+    @_translated
+    def tournament_results_after_id(self, tournament_id: int, position: int) -> list[MatchResult]:
+        """A tournament's matches after ``position``, in rating order (no details)."""
+        where = " WHERE m.id > ? AND m.id < ?"  # a range of ids: the tournament's, after it
+        return self._results_query(where, ids_after(tournament_id, position), False)
+
+    @_translated
+    def board_checkpoints(self, tournament_id: int) -> list[tuple[int, int, list[int]]]:
+        """The ``(position, matches, voided)`` of a tournament's board checkpoints, newest
+        first (none in a store older than them)."""
+        if not self._has_table("board_checkpoints"):
+            return []
+        rows = self.db.execute(
+            "SELECT position, matches, voided FROM board_checkpoints WHERE tournament_id = ?"
+            " ORDER BY position DESC",
+            (tournament_id,),
+        )
+        return [(int(p), int(m), [int(v) for v in json.loads(voided)]) for p, m, voided in rows]
+
+    @_translated
+    def board_checkpoint(self, tournament_id: int, position: int) -> tuple[str, bytes, str] | None:
+        """A board checkpoint's ``(model, state, digest)``, or None."""
+        row = self.db.execute(
+            "SELECT model, state, digest FROM board_checkpoints"
+            " WHERE tournament_id = ? AND position = ?",
+            (tournament_id, position),
+        ).fetchone()
+        return None if row is None else (str(row[0]), bytes(row[1]), str(row[2]))
+
+    def save_board_checkpoint(
+        self,
+        tournament_id: int,
+        position: int,
+        matches: int,
+        voided: Sequence[int],
+        model: str,
+        state: bytes,
+        digest: str,
+        keep: Callable[[list[tuple[int, int]]], list[int]],
+    ) -> bool:
+        """Keep a board checkpoint if the tournament still holds exactly ``matches`` stored
+        matches up to ``position`` (none landed below it since it was computed), then drop
+        the older ones ``keep`` does not name (it gets ``(position, matches)``, newest
+        first). Readers call this too: it writes through its own short connection, and a
+        store it cannot write (read-only, older, busy for over a second) keeps what it has.
+        Returns whether it was kept."""
+        try:
+            db = sqlite3.connect(self.path, timeout=CHECKPOINT_WAIT_SECONDS, isolation_level=None)
+        except sqlite3.Error:
+            return False
+        try:
+            if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                return False  # an older store is migrated by a writer, never by a reader
+            db.execute("PRAGMA synchronous=NORMAL")  # a checkpoint is a cache: no fsync wait
+            db.execute("BEGIN IMMEDIATE")
+            total = db.execute(
+                "SELECT matches FROM tournament_counts WHERE tournament_id = ?", (tournament_id,)
+            ).fetchone()
+            after = db.execute(
+                "SELECT COUNT(*) FROM matches WHERE id > ? AND id < ?",
+                ids_after(tournament_id, position),
+            ).fetchone()[0]
+            if total is None or int(total[0]) - int(after) != matches:
+                db.execute("ROLLBACK")
+                return False
+            db.execute(
+                "INSERT OR REPLACE INTO board_checkpoints (tournament_id, position, matches,"
+                " voided, model, state, digest, saved_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (tournament_id, position, matches, json.dumps(sorted(voided)), model, state,
+                 digest, time.time()),
+            )  # fmt: skip
+            stored = db.execute(
+                "SELECT position, matches FROM board_checkpoints WHERE tournament_id = ?"
+                " ORDER BY position DESC",
+                (tournament_id,),
+            ).fetchall()
+            kept = set(keep([(int(p), int(m)) for p, m in stored]))
+            db.executemany(
+                "DELETE FROM board_checkpoints WHERE tournament_id = ? AND position = ?",
+                [(tournament_id, p) for p, _ in stored if p not in kept],
+            )
+            db.execute("COMMIT")
+            return True
+        except sqlite3.Error:
+            return False
+        finally:
+            db.close()
+
     @_translated
     @_translated
     def tally(self, tournament: str) -> tuple[int, dict[str, int]]:
@@ -1108,7 +1313,10 @@ class ResultsStore:
         row = self.db.execute("SELECT jsonl FROM logs WHERE match_id = ?", (match_id,)).fetchone()
         if row is None:
             raise KeyError(f"no match {match_id}")
-        return bytes(row[0])
+        try:
+            return unpack_log(bytes(row[0]))  # compressed, or plain as older releases stored it
+        except ValueError as error:
+            raise StoreDamaged(f"{self.path}: match {match_id}: {error}: {CHECK_HINT}") from None
 
     # ---------------------------------------------------------------- bots
 

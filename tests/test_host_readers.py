@@ -1,0 +1,68 @@
+"""Readers cost the ladder little: the boards are folded by the server's own thread as
+matches land (read or not), and a visitor's board page is made once per change, however
+many read it (a real store, the real application in process)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from starlette.testclient import TestClient
+
+from arena.server.app import create_app, server_secret
+from arena.server.competition import Competition
+from arena.server.ladder import ladder_spec
+from arena.tournament.results import MatchResult
+from arena.tournament.store import ResultsStore
+from tests.host_helpers import competition_text, wait_until
+
+BOTS = [f"u{i}.b@1" for i in range(6)]
+
+
+def match(idx: int) -> MatchResult:
+    rng = random.Random(idx)
+    ranks = (1, 2) if rng.random() < 0.5 else (2, 1)
+    return MatchResult(
+        idx=idx, variant="usa", seed=idx, bots=tuple(rng.sample(BOTS, 2)),
+        scores=(100 - 10 * ranks[0], 100 - 10 * ranks[1]), ranks=ranks, engine_ranks=ranks,
+        faults=(None, None), breakdown=({}, {}), decisions=300, seconds=0.1, worker="test",
+    )  # fmt: skip
+
+
+def test_boards_fold_as_matches_land_and_a_page_is_made_once_per_change(tmp_path: Path):
+    (tmp_path / "c.toml").write_text(competition_text())
+    competition = Competition.from_toml(tmp_path / "c.toml")
+    data = tmp_path / "data"
+    spec = ladder_spec(competition, "usa", 2)
+    store = ResultsStore(data)
+    tid = store.tournament(spec.name, spec.fingerprint, spec.to_json())
+    store.record_many(tid, [match(i) for i in range(30)])
+    app = create_app(competition, data, server_secret(data))
+    host = app.state.host
+    live = host.boards["usa", 2]
+    wait_until(lambda: live.matches == 30, "the boards' thread folds the stored matches", 60)
+    store.record_many(tid, [match(i) for i in range(30, 40)])
+    # No one reads: the server's thread folds them in all the same.
+    wait_until(lambda: live.matches == 40, "the matches that land are folded unread", 60)
+    made: list[str] = []
+    get_template = host.env.get_template
+
+    def counted(name: str, *args, **kwargs):
+        made.append(name)
+        return get_template(name, *args, **kwargs)
+
+    host.env.get_template = counted
+    with TestClient(app) as client:
+        first = client.get("/boards/usa/2")
+        assert first.status_code == 200 and 'id="rated">40<' in first.text
+        per_page = len(made)
+        assert per_page >= 1
+        for _ in range(50):
+            assert client.get("/boards/usa/2").text == first.text
+        assert len(made) == per_page, "fifty readers, one page made"
+        store.record_many(tid, [match(40)])  # a change: the page is made once more
+        wait_until(lambda: live.matches == 41, "the new match folded", 60)
+        pages = {client.get("/boards/usa/2").text for _ in range(20)}
+        assert any('id="rated">41<' in page for page in pages)
+        assert len(made) <= 2 * per_page + per_page  # once (a read may race the fold once)
+    store.close()

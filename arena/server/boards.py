@@ -4,8 +4,9 @@ its own ladder's matches only, less the matches an admin voided.
 A board folds in only the matches stored since its last read (match ids sort in
 rating order), so a page costs the new matches' TrueSkill updates, not a pass
 over every match; a void starts it again from nothing (the board is then that
-of a full recompute without the voided match). The final's table is rated with
-τ = 0: no dynamics, so the order its matches are rated in barely matters.
+of a full recompute without the voided match). The final's table
+(``arena.server.finals``) is rated with ``FINAL_ENV``, τ = 0: no dynamics, so the
+order its matches are rated in barely matters.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from typing import Any
 import trueskill
 
 from arena.tournament.ratings import DRAW_PROBABILITY
-from arena.tournament.results import MatchResult
 from arena.tournament.store import ResultsStore
 from leaderboards.standings import Board
 
@@ -64,21 +64,3 @@ class LiveBoard:
         finally:
             self.lock.release()
         return self.shown
-
-
-def final_rows(matches: list[MatchResult], voided: set[int]) -> list[dict[str, Any]]:
-    """The final tournament's table: TrueSkill with τ = 0, ranked by μ − 3σ."""
-    board = Board()
-    for match in matches:
-        if match.match_id not in voided:
-            board.add(match)
-    ratings: dict[str, trueskill.Rating] = {}
-    from arena.tournament.ratings import rate
-
-    rate(((m.bots, m.ranks) for m in matches if m.match_id not in voided), FINAL_ENV, ratings)
-    rows = board.rows()
-    for row in rows:
-        rating = ratings[row["bot"]]
-        row.update(rating=rating.mu - 3 * rating.sigma, mu=rating.mu, sigma=rating.sigma)
-    rows.sort(key=lambda row: (-row["rating"], row["bot"]))
-    return [{**row, "rank": rank} for rank, row in enumerate(rows, start=1)]

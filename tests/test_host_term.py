@@ -8,16 +8,20 @@ deadline moved twice: each final kept, submissions reopened, the home page never
 from __future__ import annotations
 
 import csv
+import datetime
 import io
+import itertools
 import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from arena.server.accounts import Accounts
+from arena.server.places import apart
 from arena.tournament.store import ResultsStore
-from tests.host_helpers import PYTHON_BOT, HostProcess, Visitor, wait_until
+from tests.host_helpers import PYTHON_BOT, HostProcess, Visitor, competition_text, wait_until
 
 pytestmark = pytest.mark.xdist_group("host-term")
 GREEDY = (PYTHON_BOT / "greedy.py").read_bytes()
@@ -224,3 +228,98 @@ def test_the_export_equals_the_boards_without_voided_matches(term: Term) -> None
 def stored(host: HostProcess, name: str = LADDER) -> list:
     with ResultsStore.reader(host.data) as store:
         return store.results(name, details=False)
+
+
+def deadline_in(seconds: float) -> str:
+    moment = datetime.datetime.now(datetime.UTC) + datetime.timedelta(seconds=seconds)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def without_top(text: str) -> str:
+    """The test competition with every bot in the final (no ``top``)."""
+    return re.sub(r"^top = .*\n", "", text, flags=re.M)
+
+
+def test_a_past_deadline_or_a_bad_date_at_start_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    host = HostProcess(tmp_path, without_top(competition_text("2020-01-01T00:00:00Z")))
+    start = ("host", str(host.file), "--data-dir", str(host.data), "--port", "0")
+    said = one_line_exit_2(host.arena(*start))
+    assert "final.deadline 2020-01-01T00:00:00+00:00 has passed" in said and "--final-now" in said
+    host.file.write_text(competition_text('"2026-12-01 18:00"'))
+    said = one_line_exit_2(host.arena(*start))
+    assert "e.g. deadline = 2026-12-01T18:00:00Z" in said
+    host.file.write_text(without_top(competition_text("2020-01-01T00:00:00Z")))
+    host.options = ("--final-now",)
+    host.start()
+    try:
+        assert "Submissions are closed" in host.visitor().get("/").text
+    finally:
+        host.stop()
+
+
+def home(visitor: Visitor) -> str:
+    """The home page, which never says both that submissions are open and the result."""
+    text = visitor.get("/").text
+    result = "This is the competition's result" in text
+    assert not ("Submissions close" in text and result), text
+    return text
+
+
+def finals_of(host: HostProcess) -> dict[str, list[dict]]:
+    """``arena leaderboard --data-dir``'s boards, by title: ladders and finals apart."""
+    done = host.arena("leaderboard", "--data-dir", str(host.data), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    boards: dict[str, list[dict]] = {}
+    for row in json.loads(done.stdout):
+        boards.setdefault(row["board"], []).append(row)
+    return boards
+
+
+def test_a_deadline_moved_twice_keeps_each_final_and_reopens_submissions(tmp_path: Path) -> None:
+    host = HostProcess(tmp_path, without_top(competition_text())).start()
+    try:
+        visitors = {name: host.visitor() for name in ("alice", "bob", "carol")}
+        for name, visitor in visitors.items():
+            assert visitor.signup(name).status_code == 303
+            answer = visitor.upload("greedy", "greedy.py", GREEDY)
+            visitor.wait_for(answer.headers["location"], r'id="status">ok<')
+        wait_until(lambda: stored(host), "a ladder match")
+        admin = host.admin()
+        assert "Submissions close 2030" in home(admin)
+        # Moved on /admin to two seconds ahead: the final plays, every bot in it.
+        assert confirm(admin, "/admin/deadline", {"deadline": deadline_in(2)}).status_code == 303
+        wait_until(lambda: "competition's result" in home(admin), "the first final's result")
+        first = finals_of(host)["final test-cup-final-usa-2p"]
+        playing = {f"{name}.greedy@1" for name in visitors}
+        assert {row["bot"] for row in first} == playing
+        for upper, lower in itertools.pairwise(first):
+            told = apart((upper["mu"], upper["sigma"]), (lower["mu"], lower["sigma"]))
+            assert lower["tied"] == (not told) and (lower["rank"] == upper["rank"]) == (not told)
+        late = visitors["alice"].upload("late", "late.py", GREEDY)
+        assert late.status_code == 400 and "submissions are closed" in late.text
+        # Moved again in the file, and restarted: open until then, the first final kept.
+        host.stop()
+        host.file.write_text(without_top(competition_text(deadline_in(60))))
+        host.start()
+        assert "Submissions close" in home(admin)
+        assert "an earlier final" in admin.get("/final").text
+        assert visitors["alice"].upload("second", "second.py", GREEDY).status_code == 303
+        played = len(stored(host))
+        wait_until(lambda: len(stored(host)) > played, "the ladder plays again")
+        text = admin.wait_for("/final", r"\(round 2\)</h2>", seconds=300)
+        wait_until(lambda: "competition's result" in home(admin), "the second final's result")
+        text = admin.get("/final").text
+        assert "This is the competition's result" in text and "an earlier final" in text
+        boards = finals_of(host)
+        assert set(boards) == {
+            f"ladder {LADDER}",
+            "final test-cup-final-usa-2p",
+            "final test-cup-final-usa-2p-round2",
+        }
+        assert boards["final test-cup-final-usa-2p"] == first  # history, unchanged
+        assert stored(host, "test-cup-final-usa-2p-round2")
+        log = server_log(host)
+        assert "admin root moved the deadline to" in log
+        assert "final test-cup-final-usa-2p-round2 finished" in log
+    finally:
+        host.stop()

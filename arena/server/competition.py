@@ -20,7 +20,7 @@ file (``arena.tournament.spec``), so a wrong key or value is one line naming its
     [final]
     deadline = 2026-12-01T18:00:00Z  # a date and time with its zone, no quotes
     # top = 8                       # only the ladder's top 8 play it (unset: every bot)
-    games = FINAL_GAMES             # rounds of the round robin (benchmarks/ratings.py)
+    games = 8                       # rounds of the round robin (benchmarks/ratings.py)
     with_ladder = false             # true: the final's ratings start from the ladder's games
 """
 
@@ -106,9 +106,9 @@ class VisibilityTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
 
 
 # Rounds of the final's round robin (each pair plays both seats each round): with 8
-# bots, enough that adjacent places 100 Elo apart are told apart at 95% about half the
-# time and 200 Elo apart nearly always; closer places are shown tied. The table that
-# says so: README, "Host a competition" (made by ``benchmarks/ratings.py --final-games``).
+# bots, adjacent places 200 Elo apart are told apart at 95% in 84% of simulated finals,
+# 100 Elo apart in half; closer places are shown tied. The table that says so: README,
+# "Running a class" (made by ``benchmarks/ratings.py --final-games``).
 FINAL_GAMES = 8
 
 

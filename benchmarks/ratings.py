@@ -34,6 +34,7 @@ the wrong way round, over ``--trials`` simulated finals::
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import random
 import sys
@@ -253,7 +254,7 @@ def simulated_final(bots: int, spread: float, rounds: int, rng: random.Random) -
     ratings = rate(games, FINAL_ENV)
     order = sorted(names, key=lambda bot: -(ratings[bot].mu - 3 * ratings[bot].sigma))
     told, wrong = 0, 0
-    for upper, lower in zip(order, order[1:], strict=False):
+    for upper, lower in itertools.pairwise(order):
         if apart(
             (ratings[upper].mu, ratings[upper].sigma), (ratings[lower].mu, ratings[lower].sigma)
         ):

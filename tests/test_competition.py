@@ -49,7 +49,7 @@ def test_mistakes_are_one_line(change: dict, message: str) -> None:
 
 @pytest.mark.parametrize(
     "given",
-    ["2030-01-01T00:00:00", '"2030-01-01 18:00"', '"tomorrow"', "2030-01-01", '"2030-01-01T18:00Z"'],
+    ["2030-01-01T00:00:00", '"2030-01-01 18:00"', '"tomorrow"', "2030-01-01", '"18:00Z"'],
 )
 def test_a_bad_deadline_is_told_with_an_example_of_the_right_form(
     tmp_path: Path, given: str

@@ -13,6 +13,7 @@ import io
 import itertools
 import json
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -323,3 +324,33 @@ def test_a_deadline_moved_twice_keeps_each_final_and_reopens_submissions(tmp_pat
         assert "final test-cup-final-usa-2p-round2 finished" in log
     finally:
         host.stop()
+
+
+def test_tournament_list_fits_80_columns_with_the_host_s_names(tmp_path: Path) -> None:
+    """A hosted competition's long tournament names fold, whole, in a column wide enough
+    to read (the endless ladder's planned count no longer takes their room)."""
+    import os
+    import subprocess
+
+    from arena.server.ladder import ENDLESS
+
+    names = [f"spring-term-{kind}-usa-2p" for kind in ("ladder", "final", "final-round2")]
+    with ResultsStore(tmp_path) as store:
+        for name in names:
+            fmt = "ladder" if "ladder" in name else "round-robin"
+            spec = {"name": name, "variant": "usa", "format": fmt, "bots": ["a", "b"],
+                    "players": [2], "games": ENDLESS if fmt == "ladder" else 8}  # fmt: skip
+            store.tournament(name, name, spec)
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("arena")), "tournament", "list", "--data-dir",
+         str(tmp_path)],
+        capture_output=True, text=True, env={**os.environ, "COLUMNS": "80"}, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines()[3:] if line.strip()]
+    assert all(len(line) <= 80 for line in done.stdout.splitlines())
+    firsts = [line.split()[0] for line in lines]
+    joined = "".join(firsts)
+    assert all(name in joined for name in names), done.stdout
+    starts = [first for first in firsts if first.startswith("spring")]
+    assert len(starts) == 3 and min(map(len, starts)) >= 10, done.stdout

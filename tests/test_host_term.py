@@ -250,12 +250,16 @@ def test_a_past_deadline_or_a_bad_date_at_start_is_one_line_and_exit_2(tmp_path:
     said = one_line_exit_2(host.arena(*start))
     assert "e.g. deadline = 2026-12-01T18:00:00Z" in said
     host.file.write_text(without_top(competition_text("2020-01-01T00:00:00Z")))
-    host.options = ("--final-now",)
+    host.options = ("--final-now", "--behind-proxy")
     host.start()
+    process = host.process
+    assert process is not None and process.stdout is not None
     try:
         assert "Submissions are closed" in host.visitor().get("/").text
     finally:
         host.stop()
+    said = process.stdout.read().decode()
+    assert "stopped" in said and "add --behind-proxy" not in said  # it was given
 
 
 def home(visitor: Visitor) -> str:

@@ -198,10 +198,17 @@ def _account(data_dir: Path, name: str):
 
 
 def _logged(data_dir: Path, message: str) -> None:
-    """Write an admin's change to server.log (as the server writes its own)."""
-    from arena.server.logs import setup_logging
+    """Write an admin's change to server.log, in the format the server writes it in (a
+    log collector reading JSON lines must not meet a line of text)."""
+    from arena.server.logs import LOG_FILE, setup_logging
 
-    setup_logging(data_dir, echo=False)
+    try:
+        with (Path(data_dir) / LOG_FILE).open("rb") as log_file:
+            log_file.seek(max(0, log_file.seek(0, 2) - 4096))
+            last = [line for line in log_file.read().splitlines() if line.strip()][-1:]
+    except OSError:
+        last = []
+    setup_logging(data_dir, "json" if last and last[0].startswith(b"{") else "text", echo=False)
     logging.getLogger("arena.host").info(message)
 
 

@@ -669,6 +669,10 @@ def leaderboard(
     from leaderboards.checkpoints import current_standings  # only when needed
     from leaderboards.standings import Standings
 
+    hosted = _hosted_boards(data_dir, chosen.name, players, rating)
+    if hosted is not None:
+        _print_hosted(hosted, chosen.name, format, out)
+        return
     store = existing_store(data_dir)
     standings = (
         Standings(chosen.name, rating)
@@ -680,29 +684,14 @@ def leaderboard(
         if not boards[None].rows():
             console.print(f"no stored matches of '{chosen.name}' yet")
             return
-        headers = ("#", "bot", "rating", "μ", "σ", "games", "win%", "score", "rank", "ff")
         for count, board in boards.items():
             if count is None and (players is not None or len(boards) == 2):
                 continue  # one count only: its own board is the whole board
             title = "all player counts" if count is None else f"{count} players"
-            rows = [
-                [
-                    str(row["rank"]),
-                    row["bot"],
-                    f"{row['rating']:.2f}",
-                    f"{row['mu']:.2f}",
-                    f"{row['sigma']:.2f}",
-                    str(row["games"]),
-                    f"{100 * row['win_rate']:.0f}",
-                    f"{row['mean_score']:.1f}",
-                    f"{row['mean_rank']:.2f}",
-                    str(row["forfeits"]),
-                ]
-                for row in board.rows()
-            ]
+            rows = [_leaderboard_cells(row) for row in board.rows()]
             console.print(
                 fitted_table(
-                    headers,
+                    LEADERBOARD_HEADERS,
                     rows,
                     shrink=1,
                     right=(0, *range(2, 10)),
@@ -716,6 +705,79 @@ def leaderboard(
     frame = leaderboard_frame(boards[None])
     if not frame.empty:
         frame["last_played"] = frame["last_played"].dt.strftime("%Y-%m-%d %H:%M:%S")
+    text = {
+        "csv": lambda: frame.to_csv(index=False),
+        "json": lambda: frame.to_json(orient="records", indent=1),
+        "md": lambda: frame.to_markdown(index=False, floatfmt=".2f") + "\n",
+    }[format]()
+    if out:
+        out.write_text(text)
+        console.print(f"leaderboard written to {out}")
+    else:
+        print(text, end="")
+
+
+LEADERBOARD_HEADERS = ("#", "bot", "rating", "μ", "σ", "games", "win%", "score", "rank", "ff")
+
+
+def _leaderboard_cells(row: dict) -> list[str]:
+    return [
+        ("=" if row.get("tied") else "") + str(row["rank"]),
+        row["bot"],
+        f"{row['rating']:.2f}",
+        f"{row['mu']:.2f}",
+        f"{row['sigma']:.2f}",
+        str(row["games"]),
+        f"{100 * row['win_rate']:.0f}",
+        f"{row['mean_score']:.1f}",
+        f"{row['mean_rank']:.2f}",
+        str(row["forfeits"]),
+    ]
+
+
+def _hosted_boards(data_dir: Path, variant: str, players: int | None, rating: str):
+    """A hosted competition's boards (``arena host``'s data folder): its ladders and finals
+    apart, as its pages show them; None for any other data folder."""
+    from arena.server.accounts import FILE_NAME, Accounts
+    from arena.server.export import described, hosted_boards
+
+    if not all((Path(data_dir) / name).is_file() for name in (FILE_NAME, "results.sqlite")):
+        return None
+    accounts = Accounts(data_dir)
+    what = described(accounts)
+    if what is None:
+        return None
+    if rating != "trueskill":
+        raise fail("a hosted competition's boards are rated by trueskill, as on its pages")
+    from arena.tournament.store import ResultsStore
+
+    with ResultsStore.reader(data_dir) as store:
+        return hosted_boards(store, accounts, what, variant, players)
+
+
+def _print_hosted(boards: list, variant: str, format: str, out: Path | None) -> None:
+    """Each ladder and final of a hosted competition as its own table (or rows with their
+    board, for csv, json and md): voided matches left out, final and ladder never mixed."""
+    if format == "table":
+        if not any(rows for _, rows in boards):
+            console.print(f"no stored matches of '{variant}' yet")
+        for title, rows in boards:
+            if rows:
+                console.print(
+                    fitted_table(
+                        LEADERBOARD_HEADERS, [_leaderboard_cells(r) for r in rows], shrink=1,
+                        right=(0, *range(2, 10)), title=f"{title} (TrueSkill, μ − 3σ)",
+                        caption="= tied: within the noise · ff: forfeits",
+                    )
+                )  # fmt: skip
+        return
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        [{"board": title, **row} for title, rows in boards for row in rows],
+        columns=["board", "rank", "tied", "bot", "rating", "mu", "sigma", "games", "wins",
+                 "win_rate", "mean_score", "mean_rank", "forfeits"],
+    )  # fmt: skip
     text = {
         "csv": lambda: frame.to_csv(index=False),
         "json": lambda: frame.to_json(orient="records", indent=1),

@@ -19,11 +19,22 @@ plays it into ``--data-dir`` first, the same as ``arena tournament run --format
 ladder --in-process``)::
 
     python benchmarks/ratings.py --generate 3000 --data-dir /tmp/rating-data --train 0.05 0.1 0.7
+
+``--final-games`` answers another question, with no data: how many rounds must a
+competition's final (a two-player round robin, each pair playing both seats per round,
+rated as the final is: TrueSkill with τ = 0) play so that adjacent places are apart at
+95% (``arena.server.places``)? N bots whose true strengths are evenly spaced, adjacent
+ones ``spread`` Elo apart; each game won by the stronger with the Elo probability; for
+each round count, the share of adjacent places told apart, and of those told apart
+the wrong way round, over ``--trials`` simulated finals::
+
+    python benchmarks/ratings.py --final-games --bots 8 30 --spreads 50 100 200
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import random
 import sys
@@ -226,9 +237,62 @@ def difference(
     return totals(model)[1] - totals(baseline)[1], (high - low) / 2
 
 
+def simulated_final(bots: int, spread: float, rounds: int, rng: random.Random) -> tuple[int, int]:
+    """One simulated final: (adjacent places apart, of them apart the wrong way round)."""
+    from arena.server.boards import FINAL_ENV
+    from arena.server.places import apart
+
+    strength = {f"b{i}": -spread * i for i in range(bots)}  # b0 the strongest
+    names = sorted(strength)
+    games: list[Match] = []
+    for _ in range(rounds):
+        for i, a in enumerate(names):
+            for b in names[i + 1 :]:
+                for seats in ((a, b), (b, a)):
+                    p = 1.0 / (1.0 + 10 ** ((strength[seats[1]] - strength[seats[0]]) / 400))
+                    games.append((seats, (1, 2) if rng.random() < p else (2, 1)))
+    ratings = rate(games, FINAL_ENV)
+    order = sorted(names, key=lambda bot: -(ratings[bot].mu - 3 * ratings[bot].sigma))
+    told, wrong = 0, 0
+    for upper, lower in itertools.pairwise(order):
+        if apart(
+            (ratings[upper].mu, ratings[upper].sigma), (ratings[lower].mu, ratings[lower].sigma)
+        ):
+            told += 1
+            wrong += strength[upper] < strength[lower]
+    return told, wrong
+
+
+def final_games_table(
+    bots: Sequence[int], spreads: Sequence[float], rounds: Sequence[int], trials: int
+) -> None:
+    """The markdown table: for each field and spread, places apart (and wrong) by rounds."""
+    print("| bots | spread (Elo) | rounds | games per bot | adjacent places apart | wrong |")
+    print("|---|---|---|---|---|---|")
+    for count in bots:
+        for spread in spreads:
+            for played in rounds:
+                rng = random.Random(f"{count}-{spread}-{played}")
+                told = wrong = 0
+                for _ in range(trials):
+                    found = simulated_final(count, spread, played, rng)
+                    told, wrong = told + found[0], wrong + found[1]
+                pairs = trials * (count - 1)
+                print(
+                    f"| {count} | {spread:.0f} | {played} | {2 * played * (count - 1)} | "
+                    f"{100 * told / pairs:.0f}% | {100 * wrong / max(told, 1):.1f}% |",
+                    flush=True,
+                )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--final-games", action="store_true", help="simulate finals instead")
+    parser.add_argument("--bots", type=int, nargs="+", default=[8, 30])
+    parser.add_argument("--spreads", type=float, nargs="+", default=[50, 100, 200])
+    parser.add_argument("--rounds", type=int, nargs="+", default=[1, 2, 4, 8, 16])
+    parser.add_argument("--trials", type=int, default=10)
+    parser.add_argument("--data-dir", type=Path)
     parser.add_argument("--variant", default="usa")
     parser.add_argument(
         "--train", type=float, nargs="+", default=[0.1, 0.7], help="shares of matches rated"
@@ -238,6 +302,11 @@ def main() -> None:
     parser.add_argument("--generate", type=int, default=0, help="play a ladder of N first")
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args()
+    if args.final_games:
+        final_games_table(args.bots, args.spreads, args.rounds, args.trials)
+        return
+    if args.data_dir is None:
+        parser.error("give --data-dir (or --final-games)")
     if args.generate:
         started = time.monotonic()
         generate(args.data_dir, args.generate, args.variant, args.workers)

@@ -48,7 +48,8 @@ def test_an_unversioned_store_is_upgraded_with_nothing_lost(tmp_path: Path) -> N
     assert accounts.playing() == {"alice.first@1": "alice"}
     assert [s["status"] for s in accounts.submissions()] == ["ok", "rejected"]
     assert accounts.voided() == {1000000001}
-    assert accounts.final_bots("usa-2p") == ["alice.first@1"]
+    [kept] = accounts.final_rounds("usa-2p")  # the final before rounds: round 1
+    assert (kept.number, kept.bots) == (1, ["alice.first@1"])
     assert len(accounts.tokens(alice)) == 1
     # Opening it again applies nothing more and changes nothing.
     Accounts(folder)

@@ -47,14 +47,22 @@ def test_mistakes_are_one_line(change: dict, message: str) -> None:
     assert "\n" not in str(caught.value)
 
 
-def test_a_deadline_needs_a_time_zone(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "given",
+    ["2030-01-01T00:00:00", '"2030-01-01 18:00"', '"tomorrow"', "2030-01-01", '"18:00Z"'],
+)
+def test_a_bad_deadline_is_told_with_an_example_of_the_right_form(
+    tmp_path: Path, given: str
+) -> None:
     path = tmp_path / "c.toml"
     path.write_text(
-        'name = "c1"\ntitle = "t"\n[[ranked]]\nvariant = "usa"\n[final]\n'
-        "deadline = 2030-01-01T00:00:00\n"
+        f'name = "c1"\ntitle = "t"\n[[ranked]]\nvariant = "usa"\n[final]\ndeadline = {given}\n'
     )
-    with pytest.raises(CompetitionError, match=r"final\.deadline: give a time zone"):
+    with pytest.raises(CompetitionError) as caught:
         Competition.from_toml(path)
+    said = str(caught.value)
+    assert "final.deadline: " in said and "e.g. deadline = 2026-12-01T18:00:00Z" in said
+    assert "RFC3339" not in said and "\n" not in said
 
 
 def test_arena_host_refuses_a_bad_file_in_one_line_and_stores_nothing(tmp_path: Path) -> None:

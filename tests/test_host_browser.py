@@ -129,15 +129,18 @@ def test_an_admin_disables_a_bot_and_voids_a_match(people, host: HostProcess) ->
     root.click("#signin-button")
     root.goto(host.url + "admin")
     row = root.locator("tr[data-submission]", has_text="second")
+    row.locator("input[name=reason]").fill("a test of disabling")
     row.locator("button", has_text="disable").click()
-    expect(root.locator("tr[data-submission]", has_text="second")).to_contain_text("(disabled)")
+    expect(root.locator("#question")).to_contain_text("a test of disabling")
+    root.click("#confirm")  # the page that asks first
+    expect(root.locator("tr[data-submission]", has_text="second")).to_contain_text("(disabled")
     root.goto(host.url + "boards/usa/2")
     root.click("ul.matches li a")
     root.click("#void")
     expect(root.locator("strong.voided")).to_have_text("voided")
     people["alice"].goto(host.url + "me")
     expect(people["alice"].locator("tr[data-submission]", has_text="second")).to_contain_text(
-        "disabled by an admin"
+        "disabled by an admin: a test of disabling"
     )
 
 
@@ -146,6 +149,7 @@ def test_the_deadline_closes_submissions_and_the_final_appears(people, host: Hos
 
     host.stop()
     host.file.write_text(competition_text(deadline="2020-01-01T00:00:00Z"))
+    host.options = ("--final-now",)  # a deadline already past: the organiser says so
     host.start()
     alice = people["alice"]
     alice.goto(host.url + "me")

@@ -347,12 +347,13 @@ def test_a_disabled_account_is_signed_out_everywhere(host: HostProcess) -> None:
     admin = host.admin("boss")
     user = Accounts(host.data).user_named("larry")
     assert user is not None
-    assert admin.post(f"/admin/users/{user.id}/disable", page="/admin").status_code == 303
+    disable = f"/admin/users/{user.id}/disable"
+    assert admin.post(disable, {"confirm": "yes"}, page="/admin").status_code == 303
     assert larry.get("/me").status_code == 303  # its session ended
     assert host.visitor().signin("larry").status_code == 401
     api = host.visitor().get("/api/submissions/1", headers={"Authorization": f"Bearer {token}"})
     assert api.status_code == 401
-    assert "admin boss disabled account" in (host.data / "server.log").read_text()
+    assert "admin boss: disable larry" in (host.data / "server.log").read_text()
 
 
 def test_invite_codes_closed_registration_and_the_daily_limit(tmp_path: Path) -> None:

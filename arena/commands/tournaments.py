@@ -43,6 +43,16 @@ def _planned(spec: dict[str, Any]) -> str:
         return "?"
 
 
+def _matches(info: TournamentInfo) -> str:
+    """Matches stored of planned; a hosted competition's ladder (it ends at the deadline,
+    not at a count): the matches stored alone, so the names keep the width."""
+    from arena.server.ladder import ENDLESS
+
+    if info.spec.get("format") == "ladder" and info.spec.get("games") == ENDLESS:
+        return str(info.played)
+    return f"{info.played}/{_planned(info.spec)}"
+
+
 def _state(info: TournamentInfo) -> str:
     if info.driver is not None and not info.driver.is_gone():
         return "running"
@@ -68,7 +78,7 @@ def list_tournaments(data_dir: DataDir = DATA_DIR) -> None:
             t.spec.get("variant", "?"),
             t.spec.get("format", "?"),
             str(len(t.spec.get("bots", []))),
-            f"{t.played}/{_planned(t.spec)}",
+            _matches(t),
             _state(t),
             datetime.datetime.fromtimestamp(t.created_at).strftime("%Y-%m-%d %H:%M"),
         ]

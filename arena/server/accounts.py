@@ -40,6 +40,7 @@ MAX_PASSWORD = 256
 SCOPES = ("submit", "read", "admin")
 DEFAULT_SCOPES = ("submit", "read")
 MAX_LIVE_TOKENS = 10  # unrevoked, unexpired tokens per account
+RESET_SECONDS = 2 * 86400  # a password-reset code an admin hands over works this long
 
 
 class AccountError(ValueError):
@@ -171,7 +172,17 @@ class Accounts:
         return [User(r[0], r[1], r[2], bool(r[3])) for r in rows]
 
     def set_role(self, name: str, role: str) -> None:
+        """Make ``name`` an admin or a participant; the last enabled admin stays one (else
+        nobody could reach ``/admin`` again but from the host's command line)."""
         with self.transaction() as db:
+            if role != "admin":
+                others = db.execute(
+                    "SELECT COUNT(*) FROM users WHERE role = 'admin' AND disabled = 0"
+                    " AND name != ?",
+                    (name,),
+                ).fetchone()[0]
+                if not others:
+                    raise AccountError(f"{name} is the last admin: promote another first")
             db.execute("UPDATE users SET role = ? WHERE name = ?", (role, name))
 
     def disable_user(self, user_id: int) -> None:
@@ -181,6 +192,55 @@ class Accounts:
             db.execute("DELETE FROM sessions WHERE user_id = ?", (user_id,))
             db.execute("UPDATE tokens SET revoked = 1 WHERE user_id = ?", (user_id,))
             db.execute("UPDATE submissions SET active = 0 WHERE user_id = ?", (user_id,))
+
+    def enable_user(self, user_id: int) -> None:
+        """The account signs in again (a new session; its old tokens stay revoked). Its bots
+        rest until the participant chooses which play."""
+        with self.transaction() as db:
+            db.execute("UPDATE users SET disabled = 0 WHERE id = ?", (user_id,))
+
+    def new_reset_code(self, user: User, by: User | None, seconds: float = RESET_SECONDS) -> str:
+        """A one-time code to set ``user``'s password, for an admin to hand over: only its
+        hash is kept; it expires after ``seconds`` and works once. A new code replaces the
+        codes not yet used."""
+        code = "-".join(secrets.token_hex(3) for _ in range(4))
+        with self.transaction() as db:
+            db.execute(
+                "DELETE FROM password_resets WHERE user_id = ? AND used_at IS NULL", (user.id,)
+            )
+            db.execute(
+                "INSERT INTO password_resets (code_hash, user_id, by_user, expires_at)"
+                " VALUES (?, ?, ?, ?)",
+                (digest(code), user.id, by.id if by else 0, time.time() + seconds),
+            )
+        return code
+
+    def reset_password(self, code: str, password: str) -> User:
+        """Set a new password with a reset code: used once, before it expires; every
+        session of the account ends (wherever it was signed in, it is signed out)."""
+        if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+            raise AccountError(f"a password is {MIN_PASSWORD}-{MAX_PASSWORD} characters")
+        hashed = self.hasher.hash(password)
+        with self.transaction() as db:
+            row = db.execute(
+                "SELECT user_id, expires_at, used_at FROM password_resets WHERE code_hash = ?",
+                (digest(code.strip().lower()),),
+            ).fetchone()
+            if row is None or row[2] is not None or row[1] < time.time():
+                raise AccountError(
+                    "that reset code is not valid (used, expired or mistyped): ask an admin "
+                    "for a new one"
+                )
+            db.execute(
+                "UPDATE password_resets SET used_at = ? WHERE code_hash = ?",
+                (time.time(), digest(code.strip().lower())),
+            )
+            db.execute("UPDATE users SET password = ? WHERE id = ?", (hashed, row[0]))
+            db.execute("DELETE FROM sessions WHERE user_id = ?", (row[0],))
+        user = self.user(row[0])
+        assert user is not None
+        self.throttle.clear_account(user.name)
+        return user
 
     # ---------------------------------------------------------------- signing in
 
@@ -339,12 +399,12 @@ class Accounts:
     def _submissions(self, where: str, args: tuple) -> list[dict[str, Any]]:
         rows = self.db.execute(
             "SELECT s.id, s.user_id, u.name, s.bot, s.upload, s.status, s.reason, s.stderr,"
-            " s.version, s.active, s.disabled, s.created_at FROM submissions s"
+            " s.version, s.active, s.disabled, s.created_at, s.disabled_reason FROM submissions s"
             f" JOIN users u ON u.id = s.user_id {where} ORDER BY s.id",
             args,
         )
         keys: tuple[str, ...] = ("id", "user_id", "owner", "bot", "upload", "status", "reason")
-        keys += ("stderr", "version", "active", "disabled", "created_at")
+        keys += ("stderr", "version", "active", "disabled", "created_at", "disabled_reason")
         found = [dict(zip(keys, row, strict=True)) for row in rows]
         for row in found:
             row["key"] = bot_key(row["owner"], row["bot"])
@@ -405,11 +465,36 @@ class Accounts:
                 "UPDATE submissions SET active = ? WHERE id = ?", (int(active), submission_id)
             )
 
-    def disable_submission(self, submission_id: int) -> None:
+    def disable_submission(self, submission_id: int, reason: str = "") -> None:
+        """The version stops playing and leaves the boards; its owner sees ``reason``."""
         with self.transaction() as db:
             db.execute(
-                "UPDATE submissions SET disabled = 1, active = 0 WHERE id = ?", (submission_id,)
+                "UPDATE submissions SET disabled = 1, active = 0, disabled_reason = ? WHERE id = ?",
+                (reason.strip()[:500], submission_id),
             )
+
+    def enable_submission(self, submission_id: int) -> None:
+        """The version is back on the boards and may play again (it rests until its owner
+        chooses it: the owner's other versions may fill ``active_bots``)."""
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE submissions SET disabled = 0, disabled_reason = '' WHERE id = ?",
+                (submission_id,),
+            )
+
+    def hidden(self) -> dict[str, str]:
+        """Versions kept off the boards, each with why: disabled by an admin (the reason
+        given), or of a disabled account."""
+        rows = self.db.execute(
+            "SELECT u.name, s.bot, s.version, s.disabled, s.disabled_reason"
+            " FROM submissions s JOIN users u ON u.id = s.user_id"
+            " WHERE s.version IS NOT NULL AND (s.disabled = 1 OR u.disabled = 1)"
+        )
+        found = {}
+        for user, bot, version, disabled, reason in rows:
+            why = "disabled by an admin" + (f": {reason}" if reason else "")
+            found[f"{bot_key(user, bot)}@{version}"] = why if disabled else "account disabled"
+        return found
 
     def playing(self, board: str | None = None) -> dict[str, str]:
         """The versions that play (``USER.BOT@N``), each with its owner's name; with a
@@ -539,25 +624,81 @@ class Accounts:
 
     # ---------------------------------------------------------------- the final
 
-    def final_bots(self, board: str) -> list[str] | None:
-        row = self.db.execute("SELECT bots FROM finals WHERE board = ?", (board,)).fetchone()
-        return json.loads(row[0]) if row else None
+    def final_rounds(self, board: str) -> list[FinalRound]:
+        """A board's finals, oldest first: one per deadline a final was played at."""
+        rows = self.db.execute(
+            "SELECT round, deadline, bots, finished FROM final_rounds WHERE board = ?"
+            " ORDER BY round",
+            (board,),
+        )
+        return [FinalRound(board, r[0], r[1] or "", json.loads(r[2]), bool(r[3])) for r in rows]
 
-    def fix_final(self, board: str, bots: list[str]) -> list[str]:
-        """Who plays a board's final, fixed once (a restart plays the same final)."""
+    def final_round(self, board: str, deadline: str) -> FinalRound | None:
+        """The board's final played at ``deadline`` (ISO 8601), if one was fixed."""
+        found = [r for r in self.final_rounds(board) if r.deadline == deadline]
+        return found[-1] if found else None
+
+    def settle_old_finals(self, deadline: str, closed: bool) -> None:
+        """Finals fixed before rounds were kept carry no deadline: they belong to the
+        deadline in force if it has passed, else they are history (an earlier deadline)."""
         with self.transaction() as db:
             db.execute(
-                "INSERT OR IGNORE INTO finals (board, bots) VALUES (?, ?)",
-                (board, json.dumps(bots)),
+                "UPDATE final_rounds SET deadline = ? WHERE deadline IS NULL",
+                (deadline if closed else "earlier",),
             )
-        found = self.final_bots(board)
-        assert found is not None
-        return found
 
-    def finish_final(self, board: str) -> None:
+    def fix_final(self, board: str, deadline: str, bots: list[str]) -> FinalRound:
+        """Who plays a board's final at ``deadline``, fixed once (a restart plays the same
+        final); a deadline with no final yet starts the board's next round."""
         with self.transaction() as db:
-            db.execute("UPDATE finals SET finished = 1 WHERE board = ?", (board,))
+            found = db.execute(
+                "SELECT 1 FROM final_rounds WHERE board = ? AND deadline = ?", (board, deadline)
+            ).fetchone()
+            if found is None:
+                last = db.execute(
+                    "SELECT COALESCE(MAX(round), 0) FROM final_rounds WHERE board = ?", (board,)
+                ).fetchone()[0]
+                db.execute(
+                    "INSERT INTO final_rounds (board, round, deadline, bots) VALUES (?, ?, ?, ?)",
+                    (board, last + 1, deadline, json.dumps(bots)),
+                )
+        fixed = self.final_round(board, deadline)
+        assert fixed is not None
+        return fixed
 
-    def final_finished(self, board: str) -> bool:
-        row = self.db.execute("SELECT finished FROM finals WHERE board = ?", (board,)).fetchone()
-        return bool(row and row[0])
+    def finish_final(self, board: str, number: int) -> None:
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE final_rounds SET finished = 1 WHERE board = ? AND round = ?",
+                (board, number),
+            )
+
+    # ---------------------------------------------------------------- settings
+
+    def setting(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_setting(self, key: str, value: str | None) -> None:
+        """Set (or, with None, forget) a setting."""
+        with self.transaction() as db:
+            if value is None:
+                db.execute("DELETE FROM settings WHERE key = ?", (key,))
+            else:
+                db.execute(
+                    "INSERT INTO settings (key, value, at) VALUES (?, ?, ?) ON CONFLICT(key)"
+                    " DO UPDATE SET value = excluded.value, at = excluded.at",
+                    (key, value, time.time()),
+                )
+
+
+@dataclass(frozen=True)
+class FinalRound:
+    """One final of one board: its round (1, 2, ... as the deadline moved), the deadline
+    it was played at, who plays it and whether it has finished."""
+
+    board: str
+    number: int
+    deadline: str
+    bots: list[str]
+    finished: bool

@@ -114,6 +114,26 @@ def signin(request: Request) -> Response:
     return _signed_in(host, request, user)
 
 
+def reset_form(request: Request) -> Response:
+    return host_of(request).page(request, "reset.html")
+
+
+def reset(request: Request) -> Response:
+    """A new password with the one-time code an admin handed over: the code works once,
+    every session of the account ends, and this browser is signed in anew."""
+    host = host_of(request)
+    form = form_of(request)
+    code, password = str(form.get("code", ""))[:64], str(form.get("password", ""))
+    address = client(request.scope)
+    try:
+        user = host.accounts.reset_password(code, password)
+    except AccountError as error:
+        log.info("password reset refused from %s: %s", address, error)
+        return host.page(request, "reset.html", status=400, error=str(error))
+    log.info("password of %s reset with a one-time code, from %s", user.name, address)
+    return _signed_in(host, request, user)
+
+
 def signout(request: Request) -> Response:
     host = host_of(request)
     if request.state.session:

@@ -29,6 +29,8 @@ from starlette.routing import Route
 from arena.server.accounts_pages import (
     me,
     new_token,
+    reset,
+    reset_form,
     revoke_token,
     signin,
     signin_form,
@@ -38,10 +40,11 @@ from arena.server.accounts_pages import (
 )
 from arena.server.admin import (
     admin,
-    admin_disable_submission,
-    admin_disable_user,
+    admin_deadline,
     admin_export,
+    admin_submission_action,
     admin_unthrottle,
+    admin_user_action,
     admin_void,
 )
 from arena.server.announcements import admin_announce, admin_unannounce
@@ -122,6 +125,8 @@ ROUTES = [
     Route("/signin", signin_form, methods=["GET"]),
     Route("/signin", signin, methods=["POST"]),
     Route("/signout", signout, methods=["POST"]),
+    Route("/reset", reset_form, methods=["GET"]),
+    Route("/reset", reset, methods=["POST"]),
     Route("/me", me),
     Route("/me/tokens", new_token, methods=["POST"]),
     Route("/me/tokens/{token_id:id}/revoke", revoke_token, methods=["POST"]),
@@ -138,9 +143,10 @@ ROUTES = [
     Route("/challenges", challenge_new, methods=["POST"]),
     Route("/challenges/{challenge_id:id}", challenge_page),
     Route("/admin", admin),
-    Route("/admin/submissions/{sid:id}/disable", admin_disable_submission, methods=["POST"]),
-    Route("/admin/users/{user_id:id}/disable", admin_disable_user, methods=["POST"]),
+    Route("/admin/submissions/{sid:id}/{action}", admin_submission_action, methods=["POST"]),
     Route("/admin/users/{user_id:id}/unthrottle", admin_unthrottle, methods=["POST"]),
+    Route("/admin/users/{user_id:id}/{action}", admin_user_action, methods=["POST"]),
+    Route("/admin/deadline", admin_deadline, methods=["POST"]),
     Route("/admin/matches/{match_id:id}/void", admin_void, methods=["POST"]),
     Route("/admin/export", admin_export),
     Route("/admin/announcements", admin_announce, methods=["POST"]),

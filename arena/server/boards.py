@@ -8,8 +8,9 @@ every match; at start it resumes from the board's newest checkpoint in the store
 any order: when one lands below what the board holds, or a void changes what it must
 leave out, the board falls back to the newest of its recent in-memory marks that is
 still sound (else the stored checkpoints, else nothing) and folds on from there, so
-it is always the board of a full recompute. The final's table is rated with τ = 0: no
-dynamics, so the order its matches are rated in barely matters.
+it is always the board of a full recompute. The final's table (``arena.server.finals``)
+is rated with ``FINAL_ENV``, τ = 0: no dynamics, so the order its matches are rated in
+barely matters.
 """
 
 from __future__ import annotations
@@ -152,21 +153,3 @@ class LiveBoard:
         found = self.history.get(bot)
         values = list(found[1]) if found is not None else []
         return list(zip(values[::2], values[1::2], strict=True))
-
-
-def final_rows(matches: list[MatchResult], voided: set[int]) -> list[dict[str, Any]]:
-    """The final tournament's table: TrueSkill with τ = 0, ranked by μ − 3σ."""
-    board = Board()
-    for match in matches:
-        if match.match_id not in voided:
-            board.add(match)
-    ratings: dict[str, trueskill.Rating] = {}
-    from arena.tournament.ratings import rate
-
-    rate(((m.bots, m.ranks) for m in matches if m.match_id not in voided), FINAL_ENV, ratings)
-    rows = board.rows()
-    for row in rows:
-        rating = ratings[row["bot"]]
-        row.update(rating=rating.mu - 3 * rating.sigma, mu=rating.mu, sigma=rating.sigma)
-    rows.sort(key=lambda row: (-row["rating"], row["bot"]))
-    return [{**row, "rank": rank} for rank, row in enumerate(rows, start=1)]

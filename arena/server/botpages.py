@@ -17,6 +17,7 @@ from arena.server import access
 from arena.server.accounts import User
 from arena.server.botstats import Sums
 from arena.server.charts import rating_chart
+from arena.server.finals import ladder_rows
 from arena.server.host import Host, host_of, signed_in
 from arena.server.pages import fault_reason
 from arena.tournament.store import BotFilter
@@ -198,10 +199,10 @@ def shown_matches(
 
 def ratings_of(host: Host, labels: set[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The bot's versions' rows on each ladder board, and the chart of each one's rating."""
-    voided = host.accounts.voided()
+    voided, hidden = host.accounts.voided(), host.accounts.hidden()
     ratings, charts = [], []
     for (variant, players), live in host.boards.items():
-        for row in live.rows(host.store, voided):
+        for row in ladder_rows(live.rows(host.store, voided), hidden):
             if row["bot"] in labels:
                 ratings.append({"variant": variant, "players": players, **row})
                 history = live.rating_history(row["bot"])

@@ -44,7 +44,7 @@ def _checked(
 ) -> tuple[str, list[str], list[str], int, float | None]:
     """The board, bots (the challenger's first), their owners, games and H1 of a
     challenge form, each checked; ``Refused`` in one line otherwise."""
-    if host.competition.closed():
+    if host.deadline.closed():
         raise Refused("challenges are closed: the final is being played")
     board = str(form.get("board", ""))
     found = next((b for b in host.competition.boards if board_name(*b) == board), None)

@@ -18,8 +18,10 @@ file (``arena.tournament.spec``), so a wrong key or value is one line naming its
     [visibility]
     replays = "public"              # public | participants | owners
     [final]
-    deadline = 2026-12-01T00:00:00Z
-    top = 8
+    deadline = 2026-12-01T18:00:00Z  # a date and time with its zone, no quotes
+    # top = 8                       # only the ladder's top 8 play it (unset: every bot)
+    games = 8                       # rounds of the round robin (benchmarks/ratings.py)
+    with_ladder = false             # true: the final's ratings start from the ladder's games
     [play]                          # people against bots in the browser, unranked
     games = 2                       # at once on the server (one per participant); 0: none
     abandon_minutes = 10            # a game left alone this long is resigned
@@ -58,6 +60,24 @@ from arena.tournament.spec import (
 
 Count = Annotated[int, msgspec.Meta(ge=1)]
 Days = Annotated[float, msgspec.Meta(ge=0)]
+
+
+DEADLINE_FORM = (
+    "give a date and time with its time zone, without quotes, e.g. "
+    "deadline = 2026-12-01T18:00:00Z (UTC) or 2026-12-01T18:00:00+01:00"
+)
+
+
+def parse_deadline(text: str) -> datetime.datetime:
+    """A deadline typed on ``/admin`` or the command line, in the competition file's form;
+    a ``ValueError`` saying the form otherwise."""
+    try:
+        found = datetime.datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError(f"'{text[:40]}' is not a deadline: {DEADLINE_FORM}") from None
+    if found.tzinfo is None:
+        raise ValueError(f"'{text[:40]}' is a local time: {DEADLINE_FORM}")
+    return found.astimezone(datetime.UTC)
 
 
 class CompetitionError(ValueError):
@@ -108,13 +128,23 @@ class PlayTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     abandon_minutes: Annotated[float, msgspec.Meta(gt=0)] = 10  # no sign of the person: resigned
 
 
+# Rounds of the final's round robin (each pair plays both seats each round): with 8
+# bots, adjacent places 200 Elo apart are told apart at 95% in 84% of simulated finals,
+# 100 Elo apart in half; closer places are shown tied. The table that says so: README,
+# "Running a class" (made by ``benchmarks/ratings.py --final-games``).
+FINAL_GAMES = 8
+
+
 class FinalTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
-    """At the deadline submissions close and the top bots of each board play it out."""
+    """At the deadline submissions close and the board's bots play it out: every bot that
+    may play, or the ladder's ``top`` when set; ``with_ladder``: the final's ratings start
+    from the ladder's games (the final then decides between bots the ladder left close)."""
 
     deadline: datetime.datetime | None = None
     format: Literal["round-robin", "duplicate"] = "round-robin"
-    top: Annotated[int, msgspec.Meta(ge=2)] = 8
-    games: Count = 2
+    top: Annotated[int, msgspec.Meta(ge=2)] | None = None
+    games: Count = FINAL_GAMES
+    with_ladder: bool = False
 
 
 class ChallengesTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -182,26 +212,23 @@ class Competition:
     retention: RetentionTable
 
     def ladder_name(self, variant: str, players: int) -> str:
-        return f"{self.name}-{variant}-{players}p"
+        return ladder_name(self.name, variant, players)
 
-    def final_name(self, variant: str, players: int) -> str:
-        return f"{self.name}-final-{variant}-{players}p"
+    def final_name(self, variant: str, players: int, number: int = 1) -> str:
+        return final_name(self.name, variant, players, number)
 
     def challenge_name(self, challenge_id: int) -> str:
         return f"{self.name}-challenge-{challenge_id}"
-
-    def closed(self, now: datetime.datetime | None = None) -> bool:
-        """Whether the deadline has passed: no more submissions, the final plays."""
-        deadline = self.final.deadline
-        now = now or datetime.datetime.now(datetime.UTC)
-        return deadline is not None and now >= deadline
 
     @classmethod
     def from_dict(cls, data: dict) -> Competition:
         try:
             typed = msgspec.convert(data, CompetitionFile)
         except msgspec.ValidationError as error:
-            raise CompetitionError(explain(str(error), CompetitionFile, data)) from None
+            said = explain(str(error), CompetitionFile, data)
+            if said.startswith("final.deadline:"):
+                said = f"final.deadline: {DEADLINE_FORM}"
+            raise CompetitionError(said) from None
         try:
             check_name(typed.name, "competition name")
         except BadName as error:
@@ -228,9 +255,7 @@ class Competition:
             )
         deadline = typed.final.deadline
         if deadline is not None and deadline.tzinfo is None:
-            raise CompetitionError(
-                "final.deadline: give a time zone (2026-12-01T00:00:00Z), not a local time"
-            )
+            raise CompetitionError(f"final.deadline: a local time: {DEADLINE_FORM}")
         _check_challenges(typed.challenges, boards)
         return cls(
             typed.name,
@@ -255,6 +280,17 @@ class Competition:
             return cls.from_dict(data)
         except CompetitionError as error:
             raise CompetitionError(f"{path}: {error}") from None
+
+
+def ladder_name(competition: str, variant: str, players: int) -> str:
+    return f"{competition}-{variant}-{players}p"
+
+
+def final_name(competition: str, variant: str, players: int, number: int = 1) -> str:
+    """The tournament of a board's final; ``number``: its round (the deadline moved after
+    a final: the next one is a new tournament, the old one kept)."""
+    name = f"{competition}-final-{variant}-{players}p"
+    return name if number == 1 else f"{name}-round{number}"
 
 
 def _boards(ranked: list[RankedTable]) -> tuple[tuple[str, int], ...]:

@@ -76,7 +76,7 @@ def unready(host: Host) -> list[str]:
         reasons.append("the worker is not running")
     if now.disk.full:
         reasons.append("the disk holding the data folder is full: the worker is paused")
-    if not host.competition.closed():
+    if not host.deadline.closed():
         participants = len(set(playing.values()))
         for variant, players in host.competition.boards:
             holder = leases.get(host.competition.ladder_name(variant, players))

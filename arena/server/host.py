@@ -25,6 +25,8 @@ from arena.server.accounts import Accounts, User
 from arena.server.boards import LiveBoard
 from arena.server.botstats import TallyCache
 from arena.server.competition import Competition
+from arena.server.deadline import Deadline
+from arena.server.export import describe
 from arena.server.ladderfaults import FaultWatch
 from arena.server.replays import Replays
 from arena.tournament.store import ResultsStore
@@ -74,6 +76,8 @@ class Host:
         self.metrics: Metrics | None = None  # /metrics' registry, set by create_app
         self.data_dir = Path(data_dir)
         self.accounts = Accounts(self.data_dir)
+        self.deadline = Deadline(competition, self.accounts)  # the file's, or moved on /admin
+        describe(competition, self.accounts)  # for arena admin export, which has no file
         self.secret = secret
         self.secure = secure
         self.local = threading.local()
@@ -170,8 +174,10 @@ class Host:
         return store
 
     def page(self, request: Request, template: str, status: int = 200, **context: Any) -> Response:
-        closed = self.competition.closed()
+        deadline = self.deadline.current()
+        closed = self.deadline.closed()
         body = self.env.get_template(template).render(
+            deadline=deadline,
             competition=self.competition,
             user=request.state.user,
             csrf=request.state.csrf,

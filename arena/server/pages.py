@@ -24,9 +24,10 @@ from starlette.responses import (
 
 from arena.referee.matchlog import LogError, MatchLog, check_rules
 from arena.server import access, announcements, replays
-from arena.server.accounts import User
-from arena.server.boards import final_rows
+from arena.server.accounts import FinalRound, User
 from arena.server.challenge_pages import choices
+from arena.server.deadline import stamp
+from arena.server.finals import final_rows, ladder_rows
 from arena.server.host import (
     EVENT_SECONDS,
     MAX_STREAMS,
@@ -51,16 +52,18 @@ from leaderboards.site import safe_json
 
 def home(request: Request) -> Response:
     host = host_of(request)
-    voided = host.accounts.voided()
+    voided, hidden = host.accounts.voided(), host.accounts.hidden()
     tables = []
     for (variant, players), live in host.boards.items():
-        rows = live.rows(host.store, voided)
+        rows = ladder_rows(live.rows(host.store, voided), hidden)
         tables.append(
             {"variant": variant, "players": players, "rows": rows[:10],
              "so_far": participants(host, variant, players)}
         )  # fmt: skip
+    # The home page shows the final only while it is the result: the deadline in force
+    # has passed. A final of an earlier deadline is history, on /final.
     return host.page(
-        request, "home.html", tables=tables, live=True, finals=_finals(host),
+        request, "home.html", tables=tables, live=True, finals=_finals(host, history=False),
         announcements=announcements.newest(host.accounts),
     )  # fmt: skip
 
@@ -86,7 +89,7 @@ def board_page(request: Request) -> Response:
 
     def content() -> tuple[Markup, bool]:
         voided = host.accounts.voided()
-        rows = live.rows(host.store, voided)
+        rows = ladder_rows(live.rows(host.store, voided), host.accounts.hidden())
         recent = host.store.latest_results(live.tournament, 20)
         html = host.env.get_template("_board_body.html").render(
             variant=variant, players=players, rows=rows, recent=recent, voided=voided,
@@ -105,7 +108,7 @@ def board_page(request: Request) -> Response:
     if user is None:  # every visitor's page is the same: made once per change
         return HTMLResponse(host.shared(("board-page", variant, players), page))
     body = host.shared(("board", variant, players), content)
-    offer = None if host.competition.closed() else choices(host, user, variant, players)
+    offer = None if host.deadline.closed() else choices(host, user, variant, players)
     return host.page(
         request, "board.html", variant=variant, players=players, content=body, live=True,
         offer=offer,
@@ -118,31 +121,46 @@ def participants(host: Host, variant: str, players: int) -> int:
     return len(set(host.accounts.playing(f"{variant}-{players}p").values()))
 
 
-def _finals(host: Host) -> list[dict[str, Any]]:
-    """The final's tables (once a final is being played): the competition's result."""
-    finals = []
-    voided = host.accounts.voided()
+def _finals(host: Host, history: bool) -> list[dict[str, Any]]:
+    """The finals' tables: those of the deadline in force once it has passed (the
+    competition's result), then, with ``history``, those of earlier deadlines."""
+    deadline, closed = stamp(host.deadline.current()), host.deadline.closed()
+    current: list[dict[str, Any]] = []
+    earlier: list[dict[str, Any]] = []
     for variant, players in host.competition.boards:
-        name = host.competition.final_name(variant, players)
+        for fixed in reversed(host.accounts.final_rounds(f"{variant}-{players}p")):
+            now = closed and fixed.deadline == deadline
+            if now or history:
+                table = final_table(host, variant, players, fixed)
+                (current if now else earlier).append({**table, "current": now})
+    return current + earlier
+
+
+def final_table(host: Host, variant: str, players: int, fixed: FinalRound) -> dict[str, Any]:
+    """One final's table (made once per state of the stores: with the ladder's games
+    counted, a rating of thousands of matches)."""
+    name = host.competition.final_name(variant, players, fixed.number)
+
+    def make() -> tuple[dict[str, Any], bool]:
         matches = host.store.results(name, details=False)
-        board = f"{variant}-{players}p"
-        if not matches and host.accounts.final_bots(board) is None:
-            continue
-        finals.append(
-            {
-                "variant": variant,
-                "players": players,
-                "rows": final_rows(matches, voided),
-                "finished": host.accounts.final_finished(board),
-                "played": len(matches),
-            }
-        )
-    return finals
+        ladder: list = []
+        if host.competition.final.with_ladder:
+            ladder = host.store.results(
+                host.competition.ladder_name(variant, players), details=False
+            )
+        rows = final_rows(matches, host.accounts.voided(), host.accounts.hidden(), ladder)
+        return {
+            "variant": variant, "players": players, "round": fixed.number,
+            "deadline": fixed.deadline, "finished": fixed.finished, "played": len(matches),
+            "bots": len(fixed.bots), "rows": rows,
+        }, True  # fmt: skip
+
+    return host.shared(("final", name, fixed.finished), make)
 
 
 def final(request: Request) -> Response:
     host = host_of(request)
-    return host.page(request, "final.html", finals=_finals(host), live=True)
+    return host.page(request, "final.html", finals=_finals(host, history=True), live=True)
 
 
 def match_page(request: Request) -> Response:
@@ -251,7 +269,10 @@ def competition_match(host: Host, match_id: int) -> tuple[Any, list[str | None]]
     """A match of this competition and each seat's owner (None: not a participant's)."""
     result = host.store.match_result(match_id)
     names = {host.competition.ladder_name(*b) for b in host.competition.boards}
-    names |= {host.competition.final_name(*b) for b in host.competition.boards}
+    for variant, players in host.competition.boards:
+        rounds = host.accounts.final_rounds(f"{variant}-{players}p")
+        names |= {host.competition.final_name(variant, players, r.number) for r in rounds}
+        names.add(host.competition.final_name(variant, players))
     names.add(play_tournament(host.competition))
     if result is None or result.tournament not in names:
         return None

@@ -120,12 +120,47 @@ CREATE TABLE announcements (
 );
 """
 
+# Running a class for a term. Finals are kept per round: a deadline moved after a final
+# plays a new round (the old one stays as history), each round with the deadline it was
+# played at (round 1: those played before rounds existed). One-time password-reset codes
+# an admin hands over (hashed, expiring, used once). The reason an admin gave for
+# disabling a submission, shown to its owner. Settings an admin changes while the server
+# runs (the deadline moved on /admin) and what the arena must know without the
+# competition file (its name and boards, for ``arena admin export``).
+CLASS_TERM = """
+CREATE TABLE final_rounds (
+    board TEXT NOT NULL,            -- VARIANT-PLAYERSp
+    round INTEGER NOT NULL,         -- 1, 2, ...: a new one each time the deadline moves
+    deadline TEXT,                  -- the deadline (ISO 8601) it was played at
+    bots TEXT NOT NULL,             -- JSON list: who plays it, fixed at the deadline
+    finished INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (board, round)
+);
+INSERT INTO final_rounds (board, round, deadline, bots, finished)
+    SELECT board, 1, NULL, bots, finished FROM finals;
+DROP TABLE finals;
+CREATE TABLE password_resets (
+    code_hash TEXT PRIMARY KEY,     -- sha256 of the code the admin hands over
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    by_user INTEGER NOT NULL,
+    expires_at REAL NOT NULL,
+    used_at REAL
+);
+ALTER TABLE submissions ADD COLUMN disabled_reason TEXT NOT NULL DEFAULT '';
+CREATE TABLE settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL,
+    at REAL NOT NULL
+);
+"""
+
 # Step N brings a store from version N-1 to N. Append only.
 STEPS: dict[int, str] = {
     1: VERSION_1,
     2: TOKEN_SCOPES,
     3: BOARDS_AND_CHALLENGES,
     4: ANNOUNCEMENTS,
+    5: CLASS_TERM,
 }
 VERSION = max(STEPS)
 

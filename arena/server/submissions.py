@@ -29,7 +29,7 @@ def upload(request: Request, host: Host, user: User) -> Response:
     file = form.get("file")
     try:
         check_account_name(bot, "bot name")
-        if host.competition.closed():
+        if host.deadline.closed():
             raise UploadRefused("submissions are closed: the deadline has passed")
         if not isinstance(file, UploadFile) or not file.filename:
             raise UploadRefused("choose a file to upload")

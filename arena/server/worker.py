@@ -14,6 +14,8 @@ does the playing, in its own main thread, as ``arena tournament run`` does:
   fixed once (a restart plays the same final) and which resumes like any tournament.
   Challenges' matches join the waves' runs, at most the competition file's share of
   the matches played (``arena.server.challenge_runs``).
+  A deadline moved later after a final (the file, or ``/admin``) reopens the ladder;
+  at the new deadline the board's next final plays, the old one kept as history.
 
 A full disk pauses both (``arena.server.diskspace``): before each wave and each
 validation the free space is checked, and a write that meets the disk's end
@@ -27,6 +29,7 @@ import argparse
 import contextlib
 import functools
 import logging
+import math
 import re
 import signal
 import sys
@@ -39,7 +42,9 @@ from arena.server.accounts import Accounts
 from arena.server.boards import LiveBoard
 from arena.server.challenge_runs import ChallengeQueue, Share, Together
 from arena.server.competition import Competition
+from arena.server.deadline import Deadline, stamp
 from arena.server.diskspace import is_full_error, space
+from arena.server.finals import finalists, ladder_rows, rounds_that_fit
 from arena.server.ladder import BoardLadder, ladder_spec
 from arena.server.play import serve_games
 from arena.server.shown import bot_folder, forms, shown
@@ -215,6 +220,8 @@ class Worker:
         self.competition = competition
         self.data_dir = data_dir
         self.accounts = Accounts(data_dir)
+        self.deadline = Deadline(competition, self.accounts)
+        self.accounts.settle_old_finals(stamp(self.deadline.current()), self.deadline.closed())
         self.stop = threading.Event()
         self.workers = workers
         self.ray = ray
@@ -251,7 +258,7 @@ class Worker:
         )
         try:
             while not self.stop.is_set():
-                if self.competition.closed():
+                if self.deadline.closed():
                     try:
                         self.finals(store, executor)
                     except Exception as error:
@@ -260,8 +267,9 @@ class Worker:
                         wait_for_space(self.data_dir, self.stop, "the final")
                         self.stop.wait(SPACE_POLL_SECONDS)  # never a tight loop
                         continue  # the final resumes as a restarted one does
-                    self.stop.wait()
-                    break
+                    # Played: the deadline may yet move later, reopening the ladder.
+                    self.stop.wait(POLL_SECONDS)
+                    continue
                 wait_for_space(self.data_dir, self.stop, "the ladder")
                 try:
                     played = self.play_waves(store, executor)
@@ -337,47 +345,64 @@ class Worker:
         return ladder
 
     def finals(self, store: ResultsStore, executor) -> None:
-        """At the deadline: each board's top bots play a final (fixed once, resumable)."""
+        """Past the deadline in force: each board's final for that deadline (its bots fixed
+        once, resumable), unless it has finished. A final for an earlier deadline stays as
+        it is: history, a round of its own."""
         for ladder in self.ladders.values():
             ladder.release()
         self.ladders.clear()
         if self.challenges is not None:
             self.challenges.close("the deadline passed before it was played out")
-        final = self.competition.final
+        deadline = stamp(self.deadline.current())
         for variant, players in self.competition.boards:
             board = f"{variant}-{players}p"
-            if self.accounts.final_finished(board):
+            fixed = self.accounts.final_round(board, deadline)
+            if fixed is not None and fixed.finished:
                 continue
-            chosen = self.accounts.final_bots(board)
-            if chosen is None:
+            if fixed is None:
                 live = LiveBoard(self.competition.ladder_name(variant, players))
-                playing = self.accounts.eligible()
-                rows = live.rows(store, self.accounts.voided())
-                top = [row["bot"] for row in rows if row["bot"] in playing][: final.top]
-                chosen = self.accounts.fix_final(board, top)
-            if len(chosen) < players:
-                log.info("final %s: too few bots (%d) to play", board, len(chosen))
-                self.accounts.finish_final(board)
-                continue
-            spec = TournamentSpec(
-                name=self.competition.final_name(variant, players),
-                variant=variant,
-                bots=tuple(chosen),
-                players=(players,),
-                format=final.format,
-                games=final.games,
-                seed=self.competition.seed,
-                time_control=self.competition.time_control,
-            )
-            log.info("final %s starts: %s", spec.name, ", ".join(chosen))
-            runner = TournamentRunner(
-                spec, store, executor, self.data_dir, show_progress=False,
-                should_stop=self.stop.is_set,
+                rows = ladder_rows(live.rows(store, self.accounts.voided()), self.accounts.hidden())
+                chosen = finalists(
+                    self.competition, rows, self.accounts.playing(board), self.accounts.eligible()
+                )
+                fixed = self.accounts.fix_final(board, deadline, chosen)
+            self.play_final(store, executor, variant, players, fixed)
+
+    def play_final(self, store: ResultsStore, executor, variant: str, players: int, fixed) -> None:
+        name = self.competition.final_name(variant, players, fixed.number)
+        rounds = rounds_that_fit(len(fixed.bots), players, self.competition.final.games)
+        if len(fixed.bots) < players or not rounds:
+            log.info(
+                "final %s: %d bots cannot play a %d-player round robin: no final",
+                name, len(fixed.bots), players,
             )  # fmt: skip
-            runner.run()
-            if not self.stop.is_set():
-                self.accounts.finish_final(board)
-                log.info("final %s finished", spec.name)
+            self.accounts.finish_final(fixed.board, fixed.number)
+            return
+        if rounds < self.competition.final.games:
+            log.warning(
+                "final %s: %d rounds instead of %d (a round of %d bots is %d matches)",
+                name, rounds, self.competition.final.games, len(fixed.bots),
+                math.comb(len(fixed.bots), players) * players,
+            )  # fmt: skip
+        spec = TournamentSpec(
+            name=name,
+            variant=variant,
+            bots=tuple(fixed.bots),
+            players=(players,),
+            format=self.competition.final.format,
+            games=rounds,
+            seed=self.competition.seed,
+            time_control=self.competition.time_control,
+        )
+        log.info("final %s starts (round %d): %s", name, fixed.number, ", ".join(fixed.bots))
+        runner = TournamentRunner(
+            spec, store, executor, self.data_dir, show_progress=False,
+            should_stop=self.stop.is_set,
+        )  # fmt: skip
+        runner.run()
+        if not self.stop.is_set():
+            self.accounts.finish_final(fixed.board, fixed.number)
+            log.info("final %s finished", name)
 
 
 def main(argv: list[str] | None = None) -> None:

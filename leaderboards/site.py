@@ -290,7 +290,7 @@ class Site:
                 if name in STATIC:
                     return static_text(name).encode()
                 found = re.fullmatch(r"board-(.+)\.js", name)
-                if found and found.group(1) in snap.by_variant:
+                if found:  # any installed variant (a replay off the boards needs its map too)
                     drawing = board_drawing(found.group(1))
                     return f"window.BOARD = {safe_json(drawing)};\n".encode()
                 return None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -19,6 +20,7 @@ import pytest
 from arena.referee.matchlog import MatchLog
 from arena.tournament.store import ResultsStore
 from leaderboards.data import stored_matches
+from leaderboards.replay import SECOND_PERSON
 from leaderboards.site import build_site
 from leaderboards.tables import leaderboard
 
@@ -382,6 +384,10 @@ def play_by_clicking(page) -> dict[str, object]:
     return said
 
 
+def match_id_in(out: str) -> str:
+    return re.search(r"stored as match (\d+)", out).group(1)
+
+
 def person_game(tmp_path: Path, page, variant: str, bots: list[str], seed: int):
     """``arena play --human`` in a fresh folder, played to the end by clicks in ``page``;
     returns what ``play_by_clicking`` saw, the scores the page shows, the command's output
@@ -412,12 +418,27 @@ def person_game(tmp_path: Path, page, variant: str, bots: list[str], seed: int):
         assert status == "over", f"{status} after {said}: {page.inner_text('#message')}"
         page.wait_for_selector("#replay-link", timeout=30_000)
         shown = [int(x) for x in page.locator("#result .final-score").all_inner_texts()]
-        out, _ = process.communicate(timeout=60)
+        told = []  # the command's lines once the game is over, up to its Ctrl-C line
+        while not told or "press Ctrl-C to stop serving" not in told[-1]:
+            told.append(process.stdout.readline())
+            assert told[-1], "arena play --human ended: " + "".join(told)
+        # The game is over and stored, and the page's replay link still answers.
+        page.click("#replay-link")
+        page.wait_for_selector("#step", timeout=30_000)
+        assert page.inner_text("#step").startswith("step 0 / ")
+        assert "human-play" in page.inner_text("h1")
+        mine = page.evaluate(
+            "MATCH.steps.filter((s) => s.action && s.seat === 0).map((s) => s.text)"
+        )
+        assert mine and all(t.split()[1] in SECOND_PERSON.values() for t in mine), mine[:5]
+        process.send_signal(signal.SIGINT)  # the person stops serving
+        rest, _ = process.communicate(timeout=60)
+        out = "".join(told) + rest
     finally:
         if process.poll() is None:
             process.kill()
     assert process.returncode == 0, out
-    assert "stored as match" in out
+    assert "stored as match" in out and f"/matches/{match_id_in(out)}.html" in out
     (match,) = stored_matches(ResultsStore(tmp_path / "arena-data"))
     assert match.tournament == "human-play" and list(match.scores) == shown
     assert not match.faults[0], "the person never forfeits for a slow or illegal click"

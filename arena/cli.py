@@ -643,11 +643,15 @@ def leaderboard(
     rating: Annotated[
         str, typer.Option(help="rating model: trueskill, trueskill-static or bradley-terry")
     ] = "trueskill",
+    include_tests: Annotated[
+        bool, typer.Option("--include-tests", help="count the games of 'arena test' runs too")
+    ] = False,
     data_dir: DataDir = DATA_DIR,
 ) -> None:
     """The TrueSkill leaderboard of a variant, ranked by mu - 3 sigma: all player counts, then
     each count rated on its own (as a table; exports give one board, --players picks it).
-    --rating picks another model (docs/RATINGS.md: how well each predicts)."""
+    --rating picks another model (docs/RATINGS.md: how well each predicts). Games of
+    'arena test' runs count only with --include-tests; a person's games never count."""
     if format not in ("table", "csv", "json", "md"):
         raise fail("--format is table, csv, json or md")
     if out is not None and format == "table":
@@ -677,7 +681,7 @@ def leaderboard(
     standings = (
         Standings(chosen.name, rating)
         if store is None
-        else current_standings(store, chosen.name, rating)
+        else current_standings(store, chosen.name, rating, include_tests)
     )
     boards = standings.boards(players)
     if format == "table":
@@ -797,14 +801,18 @@ def site(
         int | None,
         typer.Option(help="replay pages for only the newest N matches per variant", min=0),
     ] = None,
+    include_tests: Annotated[
+        bool, typer.Option("--include-tests", help="count the games of 'arena test' runs too")
+    ] = False,
     data_dir: DataDir = DATA_DIR,
 ) -> None:
-    """Write the static HTML site: leaderboards, head-to-head, bot pages, replays."""
+    """Write the static HTML site: leaderboards, head-to-head, bot pages, replays. Games of
+    'arena test' runs count only with --include-tests; a person's games never count."""
     from leaderboards.site import build_site
 
     store = reading_store(data_dir)
     try:
-        index = build_site(store, out, max_replays)
+        index = build_site(store, out, max_replays, include_tests)
     except ValueError as error:
         raise fail(str(error)) from None
     console.print(f"site written: {index.resolve()}")

@@ -257,7 +257,6 @@ class HumanGame:
         self.entries.insert(self.human_seat, person_entry(self.person))
         self.ready = threading.Event()
         self.done = threading.Event()
-        self.final_seen = threading.Event()  # the page has shown the stored result
         self.match: HumanMatch | None = None
         self.thread = threading.Thread(target=self._play, name=f"human-game-{self.game_id}")
 

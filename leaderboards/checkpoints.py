@@ -7,9 +7,15 @@ answer, the newest checkpoint that is sound is taken and the matches stored
 after it are folded in, in rating order (``leaderboards.standings``); then the
 result (and any milestone passed on the way) is saved for next time.
 
+Checkpoints hold the default view of the boards: rankings, without tests (``arena
+test``) and people's games (``arena.tournament.views``); the view that includes
+tests (``--include-tests``) is a full recompute each time, so no checkpoint is ever
+read for a view it was not made for.
+
 Sound means: made with the same rating model and state format, its bytes match
-their digest, it decodes, and the store still holds exactly as many of the
-variant's matches up to its position as it says. The store's triggers drop
+their digest, it decodes, and the store still holds exactly as many of the view's
+matches of the variant up to its position as it says (a checkpoint that counted
+tests or people's games does not: their matches are not in that count). The store's triggers drop
 every checkpoint at or after a match that is added, removed or changed
 (``arena.tournament.store``), so a resumed tournament filling an earlier gap
 falls back to the checkpoint before the gap, and a deleted tournament to the one
@@ -68,14 +74,18 @@ def from_checkpoint(checkpoint: StoredCheckpoint) -> Standings | None:
 
 
 def newest_sound(
-    store: ResultsStore, variant: str, stored: Sequence[tuple[int, int]]
+    store: ResultsStore,
+    variant: str,
+    stored: Sequence[tuple[int, int]],
+    leave_out: Sequence[int],
 ) -> tuple[Standings, list[tuple[str, int]]]:
     """The newest sound one of the ``stored`` checkpoints of ``variant`` (``(position,
     matches)``, newest first; empty standings if none is), and the ``(variant, position)``
-    of the unsound ones met on the way. Call inside ``store.read_snapshot()``."""
+    of the unsound ones met on the way. ``leave_out``: the tournaments the default view
+    leaves out (``store.left_out()``). Call inside ``store.read_snapshot()``."""
     unsound: list[tuple[str, int]] = []
     for position, count in stored:
-        if store.matches_up_to(variant, position) == count:
+        if store.matches_up_to(variant, position, leave_out) == count:
             found = store.rating_checkpoint(variant, position)
             standings = from_checkpoint(found) if found is not None else None
             if standings is not None:
@@ -128,21 +138,29 @@ def to_drop(
     return drop
 
 
-def current_standings(store: ResultsStore, variant: str, model: str = DEFAULT_MODEL) -> Standings:
-    """The variant's standings over every stored match: the newest sound checkpoint plus the
-    matches after it; what that computed is saved for next time where the store allows.
+def current_standings(
+    store: ResultsStore, variant: str, model: str = DEFAULT_MODEL, include_tests: bool = False
+) -> Standings:
+    """The variant's standings over its stored rankings (and tests, with ``include_tests``):
+    the newest sound checkpoint plus the matches after it; what that computed is saved for
+    next time where the store allows.
 
-    Checkpoints are kept for the default rating model only: another model (``arena
-    leaderboard --rating``) is a full recompute each time, the same boards by definition."""
-    if model != DEFAULT_MODEL:
+    Checkpoints are kept for the default rating model and view only: another model
+    (``arena leaderboard --rating``) or the view with tests is a full recompute each time,
+    the same boards by definition."""
+    if model != DEFAULT_MODEL or include_tests:
+        with store.read_snapshot():
+            leave_out = store.left_out(include_tests)
+            matches = store.results(variant=variant, details=False, leave_out=leave_out)
         standings = Standings(variant, model)
-        standings.add_all(store.results(variant=variant, details=False))
+        standings.add_all(matches)
         return standings
     with store.read_snapshot():
         epoch = store.ratings_epoch()
+        leave_out = store.left_out()
         stored = store.rating_checkpoints(variant)
-        standings, unsound = newest_sound(store, variant, stored)
-        new = store.results_after(variant, standings.position)
+        standings, unsound = newest_sound(store, variant, stored, leave_out)
+        new = store.results_after(variant, standings.position, leave_out)
     saved = fold(standings, new)
     if epoch is not None and (saved or unsound):
         surplus = set(to_drop(variant, stored, saved, standings.position))

@@ -8,6 +8,8 @@ store's one result type, ``MatchResult`` (``StoredMatch`` is its name here).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from arena.tournament.results import MatchResult
 from arena.tournament.store import ResultsStore
 
@@ -15,8 +17,12 @@ StoredMatch = MatchResult
 
 
 def stored_matches(
-    store: ResultsStore, variant: str | None = None, players: int | None = None
+    store: ResultsStore,
+    variant: str | None = None,
+    players: int | None = None,
+    leave_out: Sequence[int] = (),
 ) -> list[StoredMatch]:
-    """Every stored match (of ``variant`` / ``players`` if given), in rating order, without
-    score breakdowns (the leaderboards do not need them)."""
-    return store.results(variant=variant, players=players, details=False)
+    """Every stored match (of ``variant`` / ``players`` if given; not of the tournaments
+    ``leave_out``: ``store.left_out()`` for the leaderboards' matches), in rating order,
+    without score breakdowns (the leaderboards do not need them)."""
+    return store.results(variant=variant, players=players, details=False, leave_out=leave_out)

@@ -349,6 +349,33 @@ def _payment(colour: str | None, count: int, wilds: int) -> str:
     return " + ".join(parts) or "nothing"
 
 
+# The verbs of the step names, said of "you" (a person's seat): "you draw", not "you draws".
+SECOND_PERSON = {
+    "draws": "draw",
+    "takes": "take",
+    "claims": "claim",
+    "keeps": "keep",
+    "builds": "build",
+    "pays": "pay",
+    "gives": "give",
+    "places": "place",
+    "plays": "play",
+    "completes": "complete",
+    "passes": "pass",
+    "digs": "dig",
+    "wins": "win",
+}
+
+
+def as_said_to_you(sentence: str) -> str:
+    """A step's words about "you" with its verbs agreeing ("you claim ... and dig")."""
+    words = sentence.split(" ")
+    for i, word in enumerate(words):
+        if word in SECOND_PERSON and (i == 1 or words[i - 1] == "and"):
+            words[i] = SECOND_PERSON[word]
+    return " ".join(words)
+
+
 def describe(
     action: str,
     seat: int,
@@ -359,7 +386,21 @@ def describe(
     own: dict[str, Any] | None = None,
 ) -> str:
     """The step in words, from what every player saw (``before``/``after``: a public view)
-    and, for the tickets it names, what the mover held (``own``: its observation before)."""
+    and, for the tickets it names, what the mover held (``own``: its observation before).
+    A person's seat is named "you", and its verbs agree ("you draw")."""
+    said = _describe(action, seat, who, facts, before, after, own)
+    return as_said_to_you(said) if who == "you" else said
+
+
+def _describe(
+    action: str,
+    seat: int,
+    who: str,
+    facts: BoardFacts,
+    before: dict[str, Any],
+    after: dict[str, Any],
+    own: dict[str, Any] | None,
+) -> str:
     words = action.split()
     verb, args = words[0], words[1:]
     wild_count = next((int(w[1:]) for w in args if w[:1] == "w" and w[1:].isdigit()), 0)
@@ -435,7 +476,8 @@ def game_over_words(names: list[str], stored: dict[str, Any], scores: list[int])
     if not isinstance(ranks, list) or len(ranks) != len(scores):
         ranks = [1 + sum(other > mine for other in scores) for mine in scores]
     winners = [names[seat] for seat, rank in enumerate(ranks) if rank == 1]
-    verb = "wins" if len(winners) == 1 else "tie for first"
+    verb = "wins" if len(winners) == 1 and winners != ["you"] else "win"
+    verb = verb if len(winners) == 1 else "tie for first"
     board = ", ".join(f"{names[seat]} {score}" for seat, score in enumerate(scores))
     return f"game over: {' and '.join(winners)} {verb} ({board})"
 

@@ -215,11 +215,18 @@ class Site:
     """Renders the pages of the site from the results store."""
 
     def __init__(
-        self, store: ResultsStore, max_replays: int | None = None, live: bool = False
+        self,
+        store: ResultsStore,
+        max_replays: int | None = None,
+        live: bool = False,
+        include_tests: bool = False,
     ) -> None:
         self.store = store
         self.max_replays = max_replays
         self.live = live
+        # The boards count rankings; tests only when asked; people's games never
+        # (``arena.tournament.views``). Every stored match still has its replay page.
+        self.include_tests = include_tests
         # What the live pages' event stream is told the page was made from (``arena
         # serve`` sets it at each rendering): a change in between is then told at once.
         self.live_since = ""
@@ -230,16 +237,20 @@ class Site:
 
     def refresh(self) -> None:
         """Read the store again (new matches). The boards resume from the store's rating
-        checkpoints, or from this site's own boards of the last read (``arena serve``
-        never writes, so it keeps its own), whichever goes further."""
+        checkpoints (of the default view only: with tests included, from nothing), or from
+        this site's own boards of the last read (``arena serve`` never writes, so it keeps
+        its own), whichever goes further."""
         with self.store.read_snapshot():
             epoch = self.store.ratings_epoch()
-            matches = stored_matches(self.store)
+            leave_out = self.store.left_out(self.include_tests)
+            matches = stored_matches(self.store, leave_out=leave_out)
             variants = {m.variant for m in matches}
-            starts = {
-                v: [newest_sound(self.store, v, self.store.rating_checkpoints(v))[0]]
-                for v in variants
-            }
+            starts: dict[str, list[Standings]] = {}
+            if not self.include_tests:
+                starts = {
+                    v: [newest_sound(self.store, v, self.store.rating_checkpoints(v), leave_out)[0]]
+                    for v in variants
+                }
         previous = self._previous
         histories = {}
         if previous is not None and epoch is not None and epoch == self.epoch:
@@ -280,7 +291,7 @@ class Site:
                 if name in STATIC:
                     return static_text(name).encode()
                 found = re.fullmatch(r"board-(.+)\.js", name)
-                if found and found.group(1) in snap.by_variant:
+                if found:  # any installed variant (a replay off the boards needs its map too)
                     drawing = board_drawing(found.group(1))
                     return f"window.BOARD = {safe_json(drawing)};\n".encode()
                 return None
@@ -514,10 +525,13 @@ class Site:
             refused = None
         except LogError as error:  # recorded under older rules: the page says so, no viewer
             refused = str(error)
+        # A match off the boards (a test, a person's game) is not in the snapshot: its title
+        # comes from the store.
+        stored = self.snapshot.by_id.get(match_id) or self.store.match_result(match_id)
         return self.page(
             "match.html",
             f"matches/{match_id}.html",
-            title=match_title(self.snapshot.by_id.get(match_id), match_id),
+            title=match_title(stored, match_id),
             variant=variant,
             variant_title=get_variant(variant).title,
             seed=log.header.get("seed"),
@@ -555,14 +569,17 @@ def rating_figure(mine: Any, bot: str, title: str) -> Figure:
     return figure
 
 
-def build_site(store: ResultsStore, out: Path, max_replays: int | None = None) -> Path:
-    """Write the whole site under ``out``; returns the path of its index page."""
+def build_site(
+    store: ResultsStore, out: Path, max_replays: int | None = None, include_tests: bool = False
+) -> Path:
+    """Write the whole site under ``out`` (its boards count tests with ``include_tests``);
+    returns the path of its index page."""
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"{out} exists and is not a folder")
     if (out / "matches").is_dir():
         shutil.rmtree(out / "matches")  # replays of matches no longer stored must go
-    site = Site(store, max_replays)
+    site = Site(store, max_replays, include_tests=include_tests)
     for path in site.paths():
         data = site.render(path)
         if data is None:

@@ -85,11 +85,16 @@ def frames(standings: Standings, players: int | None = None) -> dict[int | None,
 
 
 def leaderboard(
-    store: ResultsStore, variant: str, players: int | None = None, model: str = DEFAULT_MODEL
+    store: ResultsStore,
+    variant: str,
+    players: int | None = None,
+    model: str = DEFAULT_MODEL,
+    include_tests: bool = False,
 ) -> pd.DataFrame:
     """The leaderboard of ``variant`` (optionally only ``players``-player games), from the
-    store's rating checkpoints and the matches after them (by ``model``)."""
-    return frames(current_standings(store, variant, model), players)[None]
+    store's rating checkpoints and the matches after them (by ``model``; tests counted
+    with ``include_tests``, people's games never: ``arena.tournament.views``)."""
+    return frames(current_standings(store, variant, model, include_tests), players)[None]
 
 
 def head_to_head_from(matches: Sequence[StoredMatch]) -> pd.DataFrame:
@@ -122,7 +127,7 @@ def head_to_head_from(matches: Sequence[StoredMatch]) -> pd.DataFrame:
 
 
 def head_to_head(store: ResultsStore, variant: str) -> pd.DataFrame:
-    return head_to_head_from(stored_matches(store, variant))
+    return head_to_head_from(stored_matches(store, variant, leave_out=store.left_out()))
 
 
 def rating_history_from(matches: Sequence[StoredMatch]) -> pd.DataFrame:
@@ -131,4 +136,4 @@ def rating_history_from(matches: Sequence[StoredMatch]) -> pd.DataFrame:
 
 
 def rating_history(store: ResultsStore, variant: str) -> pd.DataFrame:
-    return rating_history_from(stored_matches(store, variant))
+    return rating_history_from(stored_matches(store, variant, leave_out=store.left_out()))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -19,6 +20,7 @@ import pytest
 from arena.referee.matchlog import MatchLog
 from arena.tournament.store import ResultsStore
 from leaderboards.data import stored_matches
+from leaderboards.replay import SECOND_PERSON
 from leaderboards.site import build_site
 from leaderboards.tables import leaderboard
 
@@ -382,6 +384,10 @@ def play_by_clicking(page) -> dict[str, object]:
     return said
 
 
+def match_id_in(out: str) -> str:
+    return re.search(r"stored as match (\d+)", out).group(1)
+
+
 def person_game(tmp_path: Path, page, variant: str, bots: list[str], seed: int):
     """``arena play --human`` in a fresh folder, played to the end by clicks in ``page``;
     returns what ``play_by_clicking`` saw, the scores the page shows, the command's output
@@ -412,12 +418,27 @@ def person_game(tmp_path: Path, page, variant: str, bots: list[str], seed: int):
         assert status == "over", f"{status} after {said}: {page.inner_text('#message')}"
         page.wait_for_selector("#replay-link", timeout=30_000)
         shown = [int(x) for x in page.locator("#result .final-score").all_inner_texts()]
-        out, _ = process.communicate(timeout=60)
+        told = []  # the command's lines once the game is over, up to its Ctrl-C line
+        while not told or "press Ctrl-C to stop serving" not in told[-1]:
+            told.append(process.stdout.readline())
+            assert told[-1], "arena play --human ended: " + "".join(told)
+        # The game is over and stored, and the page's replay link still answers.
+        page.click("#replay-link")
+        page.wait_for_selector("#step", timeout=30_000)
+        assert page.inner_text("#step").startswith("step 0 / ")
+        assert "human-play" in page.inner_text("h1")
+        mine = page.evaluate(
+            "MATCH.steps.filter((s) => s.action && s.seat === 0).map((s) => s.text)"
+        )
+        assert mine and all(t.split()[1] in SECOND_PERSON.values() for t in mine), mine[:5]
+        process.send_signal(signal.SIGINT)  # the person stops serving
+        rest, _ = process.communicate(timeout=60)
+        out = "".join(told) + rest
     finally:
         if process.poll() is None:
             process.kill()
     assert process.returncode == 0, out
-    assert "stored as match" in out
+    assert "stored as match" in out and f"/matches/{match_id_in(out)}.html" in out
     (match,) = stored_matches(ResultsStore(tmp_path / "arena-data"))
     assert match.tournament == "human-play" and list(match.scores) == shown
     assert not match.faults[0], "the person never forfeits for a slow or illegal click"
@@ -603,6 +624,79 @@ PINCH = """(() => { const svg = document.getElementById('map'), r = svg.getBound
   send('pointerup', 1, cx - 60); send('pointerup', 2, cx + 60); })()"""
 
 
+# The steps the timeline's markers stand for, each once, in order.
+MARKED = """[...document.querySelectorAll('.marker')]
+  .flatMap((m) => m.dataset.steps.split(' ').map(Number))"""
+# Markers whose boxes overlap a neighbour's, or that are not what a click at their middle hits.
+MARKERS_IN_THE_WAY = """(() => { const ms = [...document.querySelectorAll('.marker')];
+  const boxes = ms.map((m) => m.getBoundingClientRect());
+  const overlapping = boxes.slice(1).flatMap((b, i) => b.left < boxes[i].right ? [i + 1] : []);
+  const covered = ms.flatMap((m, i) => { const b = boxes[i], x = b.left + b.width / 2;
+    return document.elementFromPoint(x, b.top + b.height / 2) === m ? [] : [i]; });
+  return { overlapping, covered, count: ms.length }; })()"""
+# The step of the claim whose route's middle is furthest from the map's middle, sideways.
+FAR_CLAIM = """(() => { const city = Object.fromEntries(BOARD.cities.map((c) => [c.id, c]));
+  const route = Object.fromEntries(BOARD.routes.map((r) => [String(r.id), r]));
+  let best = null, far = -1;
+  MATCH.steps.forEach((s, n) => { if (!/^claim /.test(s.action || '')) return;
+    const r = route[s.action.split(' ')[1]], x = (city[r.a].x + city[r.b].x) / 2;
+    if (Math.abs(x - BOARD.width / 2) > far) { far = Math.abs(x - BOARD.width / 2); best = n; } });
+  return best; })()"""
+# Whether the last move's halo has its middle inside the map as shown.
+LAST_MOVE_SHOWN = """(() => { const m = document.getElementById('map').getBoundingClientRect();
+  const b = document.querySelector('.last-move-halo').getBoundingClientRect();
+  const x = b.left + b.width / 2, y = b.top + b.height / 2;
+  return x > m.left && x < m.right && y > m.top && y < m.bottom; })()"""
+
+
+def test_the_viewer_keeps_its_keys_its_markers_and_the_last_move_at_1280_and_390_px(site, browser):
+    """Every key the viewer handles moves the replay, never the page (End included); the
+    timeline's markers never overlap, each is what a click on it hits, and together they
+    stand for every marked step once; on a phone, "+" zooms in on the last move (the claim
+    furthest from the map's middle stays in view)."""
+    store, index, _, _ = site
+    match = next(m for m in stored_matches(store) if len(m.bots) == 3)
+    url = (index.parent / "matches" / f"{match.match_id}.html").as_uri()
+    for width, height in ((1280, 800), (390, 844)):
+        page = browser.new_page(viewport={"width": width, "height": height})
+        page.goto(url)
+        marked = page.evaluate(
+            "MATCH.steps.flatMap((s, n) => (s.faults && s.faults.length) || "
+            "/^(claim|station) /.test(s.action || '') || s.action === 'tickets' ? [n] : [])"
+        )
+        assert page.evaluate(MARKED) == marked
+        in_the_way = page.evaluate(MARKERS_IN_THE_WAY)
+        assert in_the_way["overlapping"] == [] and in_the_way["covered"] == [], in_the_way
+        assert in_the_way["count"] < len(marked), f"close markers are clustered at {width} px"
+        cluster = page.locator(".marker.cluster").first
+        assert int(cluster.inner_text()) == len(cluster.get_attribute("data-steps").split())
+        cluster.click()
+        assert page.evaluate("window.REPLAY.step") == int(cluster.get_attribute("data-step"))
+
+        last = page.evaluate("window.REPLAY.last")
+        assert page.evaluate("document.documentElement.scrollHeight > innerHeight")
+        page.evaluate("document.activeElement.blur(); window.scrollTo(0, 120)")
+        for key, step in (("End", last), ("Home", 0), ("ArrowRight", 1), ("ArrowLeft", 0)):
+            page.keyboard.press(key)
+            assert page.evaluate("window.REPLAY.step") == step, key
+            assert page.evaluate("window.scrollY") == 120, f"{key} scrolled the page at {width}"
+        page.keyboard.press(" ")
+        page.keyboard.press(" ")  # play, pause
+        assert page.evaluate("window.scrollY") == 120, f"space scrolled the page at {width}"
+        page.close()
+
+    phone = browser.new_page(viewport={"width": 390, "height": 844}, has_touch=True)
+    phone.goto(url)
+    far = phone.evaluate(FAR_CLAIM)
+    phone.goto(url + f"#step={far}")
+    phone.click(".zoom-in")
+    phone.click(".zoom-in")
+    assert phone.evaluate(MAP_BOX)["zoom"] > 2.5
+    assert phone.evaluate(LAST_MOVE_SHOWN), "zoomed in, the last move is still on screen"
+    phone.screenshot(path=str(ARTIFACTS / "mobile-zoom-last-move.png"))
+    phone.close()
+
+
 def test_the_first_bots_replay_reads_at_1366_and_390_px(tmp_path, browser):
     """docs/FIRST-BOT.md's bot in a game, its replay as a person expects it: the last move
     outlined on the map, a move list and timeline markers that jump, a score-over-time chart,
@@ -642,10 +736,11 @@ def test_the_first_bots_replay_reads_at_1366_and_390_px(tmp_path, browser):
     page.locator(f"#moves li[data-step='{claims[2]}']").click()
     assert page.evaluate("window.REPLAY.step") == claims[2]
     assert page.locator("#moves li.current").get_attribute("data-step") == str(claims[2])
-    assert page.locator(".marker.claim").count() == len(claims)
-    assert page.locator(".marker.tickets").count() == len(draws)
-    page.locator(f".marker.claim[data-step='{claims[-1]}']").click()
-    assert page.evaluate("window.REPLAY.step") == claims[-1]
+    assert page.evaluate(MARKED) == sorted(claims + draws), "every claim and draw is marked"
+    page.locator(".marker").last.click()
+    assert page.evaluate("window.REPLAY.step") == int(
+        page.locator(".marker").last.get_attribute("data-step")
+    )
 
     # A score line per seat, its cursor at the step; a click on the chart goes there.
     assert page.locator("#score-chart .score-line").count() == 2
@@ -685,12 +780,15 @@ def test_the_first_bots_replay_reads_at_1366_and_390_px(tmp_path, browser):
     assert apart >= 6, f"a double route's tracks {apart:.1f} px apart: they merge"
     box = phone.locator("#map").bounding_box()
     middle = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    rightwards = zoomed["x"] > 0  # "+" centred the last move: the map may be at its west edge
     phone.mouse.move(*middle)
     phone.mouse.down()
-    phone.mouse.move(middle[0] + 80, middle[1] + 40, steps=4)
+    phone.mouse.move(middle[0] + (80 if rightwards else -80), middle[1] + 40, steps=4)
     phone.mouse.up()
     panned = phone.evaluate(MAP_BOX)
-    assert panned["x"] < zoomed["x"] and panned["w"] == zoomed["w"], "a drag pans"
+    moved_west = panned["x"] < zoomed["x"]
+    assert moved_west == rightwards and panned["x"] != zoomed["x"], "a drag pans"
+    assert panned["w"] == zoomed["w"]
     phone.screenshot(path=str(ARTIFACTS / "mobile.png"), full_page=False)
     phone.click(".zoom-reset")
     assert phone.evaluate(MAP_BOX)["w"] == whole["w"]

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from arena.tournament.ratings import rate
 from arena.tournament.results import MatchResult, match_id
 from arena.tournament.store import SCHEMA_VERSION, ResultsStore
+from arena.tournament.views import PERSON_KIND, on_boards
 from leaderboards import checkpoints
 from leaderboards.checkpoints import current_standings, to_checkpoint
 from leaderboards.site import Site
@@ -56,27 +57,43 @@ def synthetic(idx: int, rng: random.Random, variant: str = "usa", players: int =
     )
 
 
-def fill(store: ResultsStore, name: str, indices, seed: int = 0, **kind) -> int:
+def fill(
+    store: ResultsStore, name: str, indices, seed: int = 0, spec: dict | None = None, **kind
+) -> int:
     rng = random.Random(f"{name}-{seed}")
-    tid = store.tournament(name, name, {})
+    tid = store.tournament(name, name, spec or {})
     matches = {i: synthetic(i, rng, **kind) for i in range(max(indices) + 1)}
     store.record_many(tid, [matches[i] for i in indices])
     return tid
 
 
-def full_recompute(store: ResultsStore, variant: str = "usa") -> Standings:
+def view_matches(
+    store: ResultsStore, variant: str = "usa", include_tests: bool = False
+) -> list[MatchResult]:
+    """The variant's matches a view of the boards counts, chosen here from every stored
+    match by its tournament's description (not by the store's own filter)."""
+    specs = {t.name: t.spec for t in store.tournaments()}
+    everything = store.results(variant=variant, details=False)
+    return [m for m in everything if on_boards(specs[m.tournament], include_tests)]
+
+
+def full_recompute(
+    store: ResultsStore, variant: str = "usa", include_tests: bool = False
+) -> Standings:
     standings = Standings(variant)
-    standings.add_all(store.results(variant=variant, details=False))
+    standings.add_all(view_matches(store, variant, include_tests))
     return standings
 
 
-def assert_identical(got: Standings, store: ResultsStore, variant: str = "usa") -> None:
-    """``got`` holds the boards of a full recompute, and each board's ratings are those of
-    the bare rating rule over that board's matches, to the last bit."""
-    want = full_recompute(store, variant)
+def assert_identical(
+    got: Standings, store: ResultsStore, variant: str = "usa", include_tests: bool = False
+) -> None:
+    """``got`` holds the boards of a full recompute of its view, and each board's ratings are
+    those of the bare rating rule over that board's matches, to the last bit."""
+    want = full_recompute(store, variant, include_tests)
     assert (got.position, got.matches) == (want.position, want.matches)
     assert set(got.by_count) == set(want.by_count)
-    matches = store.results(variant=variant, details=False)
+    matches = view_matches(store, variant, include_tests)
     for players in (None, *want.by_count):
         assert got.board(players).rows() == want.board(players).rows(), players
         chosen = [m for m in matches if players in (None, len(m.bots))]
@@ -409,3 +426,62 @@ def test_the_kept_count_of_each_variant_follows_every_write_and_a_migration(tmp_
         check(store)  # migrated: counted from the stored matches
         fill(store, "c", range(3))
         check(store)
+
+
+TEST = {"format": "sprt"}  # what 'arena test' stores
+PERSON = {"kind": PERSON_KIND}  # a person's games
+
+
+def test_tests_and_peoples_games_stay_off_the_default_boards_and_no_checkpoint_crosses_views(
+    tmp_path, spaced
+):
+    """The default boards count rankings only; with tests, tests too; people's games never.
+    Each answer equals a full recompute of its own view; the checkpoints hold the default
+    view (their counts are its counts, and they are used again), the view with tests never
+    reads them, and a checkpoint that counted every match (saved before tests were left
+    out) is not taken for the default view."""
+    store = ResultsStore(tmp_path)
+    first = fill(store, "rank", [i for i in range(20) if i % 4 != 3])
+    fill(store, "a-test", range(14), spec=TEST)
+    fill(store, "a-person", range(3), spec=PERSON)
+    fill(store, "later", range(9))
+
+    def both() -> None:
+        assert_identical(current_standings(store, "usa"), store)
+        assert_identical(current_standings(store, "usa", include_tests=True), store, "usa", True)
+
+    both()
+    default, tests = full_recompute(store), full_recompute(store, include_tests=True)
+    assert default.matches == 15 + 9 and tests.matches == 15 + 14 + 9
+    assert "bot0" in tests.board().tallies and default.board().rows() != tests.board().rows()
+    newest = stored(tmp_path)[0]
+    assert newest == (default.position, default.matches), "checkpoints count the default view"
+    saved_at = "SELECT position, saved_at FROM rating_checkpoints"
+    before = store.db.execute(saved_at).fetchall()
+    both()
+    assert store.db.execute(saved_at).fetchall() == before, "used again, as they were"
+
+    # A ranking's gap filled under the test's matches: resumed before it, both views right.
+    store.record(first, synthetic(3, random.Random(3)))
+    both()
+    assert stored(tmp_path)[0] == (default.position, default.matches + 1)
+
+    # A sound checkpoint of every match (the tests and the person's games counted, as one
+    # saved before they were left out): its count is not the default view's, never read.
+    everything = Standings("usa")
+    everything.add_all(store.results(variant="usa", details=False))
+    store.db.execute("DELETE FROM rating_checkpoints")
+    assert store.save_rating_checkpoints([to_checkpoint(everything)], 0) is False
+    old = to_checkpoint(everything)
+    store.db.execute(
+        "INSERT INTO rating_checkpoints VALUES (?, ?, ?, ?, ?, ?, 0)",
+        ("usa", old.position, old.matches, old.model, old.state, old.digest),
+    )
+    both()
+
+    # The test deleted: the default boards do not move; the view with tests is them now.
+    shown = current_standings(store, "usa").board().rows()
+    store.delete_tournament("a-test")
+    assert current_standings(store, "usa").board().rows() == shown
+    assert current_standings(store, "usa", include_tests=True).board().rows() == shown
+    both()

@@ -86,3 +86,58 @@ def test_the_first_bot_clearly_beats_random_on_fixed_deals(tmp_path):
         wins += outcome.ranks[mine] == 1
         margin += outcome.result.scores[mine] - outcome.result.scores[1 - mine]
     assert wins >= 16 and margin / 20 > 30, (wins, margin / 20)
+
+
+def doc_commands(path: Path, marker: str) -> list[list[str]]:
+    """The ``arena`` commands of a doc's ``sh`` block after ``marker``, one list of words
+    each (continued lines joined, comments dropped)."""
+    [(_, script)] = blocks(path.read_text(), marker, "sh")
+    return [
+        words for line in script.replace("\\\n", " ").splitlines()
+        if (words := shlex.split(line, comments=True))
+    ]  # fmt: skip
+
+
+def test_a_new_user_tests_a_second_version_and_the_leaderboards_do_not_move(tmp_path):
+    """A fresh folder, FIRST-BOT's commands up to its leaderboard, then docs/TESTING.md's
+    second version and its test, then FIRST-BOT's clean-up: the leaderboard after the test
+    is exactly the one before it (and so is the site's: the new version, which only played
+    the test, has no bot page), the test's end says how to delete its games, and with
+    --include-tests its games count."""
+    from leaderboards.site import slug
+
+    arena = Journey(tmp_path)
+    [(_, code)] = [(s, c) for s, c in blocks(DOC.read_text(), "first-bot", "python") if "/" in s]
+    (tmp_path / "my-bot").mkdir()
+    (tmp_path / "my-bot" / "bot.py").write_text(code)
+    first = doc_commands(DOC, "first-bot-commands")
+    board_at = next(i for i, words in enumerate(first) if words[1] == "leaderboard")
+    testing = doc_commands(ROOT / "docs" / "TESTING.md", "testing-commands")
+    said: dict[str, list[str]] = {}  # each command's outputs, in order
+    for words in [*first[: board_at + 1], *testing]:
+        done = arena(*words[1:])
+        assert done.code == 0, f"{shlex.join(words)}:\n{done.text}"
+        assert "Traceback" not in done.text, done.text
+        said.setdefault(shlex.join(words[1:]), []).append(done.out)
+        if words[1] == "test":
+            listed = arena("tournament", "list").out
+            assert "sprt" in listed and "a test ('arena test'), not on the leaderboards" in listed
+            site = arena("site", "site")
+            tested = arena("site", "with-tests", "--include-tests")
+            assert site.code == tested.code == 0, site.text + tested.text
+            page = f"bots/{slug('my-first-bot@2')}.html"
+            assert not (tmp_path / "site" / page).exists(), "a test's bot is not on the site"
+            assert (tmp_path / "with-tests" / page).exists()
+    board = shlex.join(first[board_at][1:])
+    before, after = said[board]
+    assert "my-first-bot@1" in before and "my-first-bot@2" not in after
+    assert after == before, "the leaderboard after the test is the one before it"
+    [[tested]] = [outs for key, outs in said.items() if key.startswith("test ")]
+    assert "do not count on the leaderboards" in tested
+    name = re.search(r"arena tournament delete (test-\S+) --yes", tested).group(1)
+    assert name.startswith("test-my-first-bot_2-vs-my-first-bot_1-"), tested
+    assert "my-first-bot@2" in said[board + " --include-tests"][0]
+    for words in first[board_at + 1 :]:
+        done = arena(*words[1:])
+        assert done.code == 0, f"{shlex.join(words)}:\n{done.text}"
+    assert "no tournaments stored" in arena("tournament", "list").out

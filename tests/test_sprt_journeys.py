@@ -33,7 +33,10 @@ def test_start_stop_with_ctrl_c_resume_and_decide_in_one_line(tmp_path):
     before = arena.rows(STORED)[0][0]
     resumed = arena(*command, "--no-progress")
     assert resumed.code == 0 and resumed.err == "", resumed.text
-    (line,) = resumed.out.strip().splitlines()
+    line, *after = resumed.out.strip().splitlines()
+    assert "do not count on the leaderboards" in after[0], after  # a test, not a ranking
+    assert re.fullmatch(r"  arena tournament delete test-ticket-by-ticket-vs-random-\w+ --yes",
+                        after[-1]), after  # fmt: skip
     found = VERDICT.match(line)
     assert found and found.group(1) == "1", line
     assert found.group(3) == "ticket-by-ticket" and found.group(5) == "random"
@@ -58,7 +61,7 @@ def test_any_bot_form_plays_a_test(tmp_path):
         "--elo0", "-200", "--elo1", "200", "--max-games", "30", "--no-progress",
     )  # fmt: skip
     assert done.code == 0 and "Traceback" not in done.text, done.text
-    (line,) = done.out.strip().splitlines()
+    line, *_ = done.out.strip().splitlines()
     assert "my-bot" in line and "greedy" in line and " games" in line, line
     bots = {b for (b,) in arena.rows("SELECT DISTINCT bot FROM seats")}
     assert bots == {"my-bot@1", "greedy", "random"}, bots

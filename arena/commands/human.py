@@ -12,7 +12,11 @@ from arena.engine.variant import Variant
 from arena.referee.keys import MatchKey
 
 DATA_DIR = Path("arena-data")
-GRACE_SECONDS = 15.0  # the page's last look at the result before the server stops
+
+
+def stop_serving(*_: object) -> None:
+    """SIGTERM once the game is stored: stop serving as Ctrl-C does (exit 0)."""
+    raise KeyboardInterrupt
 
 
 def play_as_person(
@@ -25,7 +29,8 @@ def play_as_person(
     match_log: Path | None,
     key: MatchKey | None = None,
 ) -> None:
-    """Serve the play page, wait until the game is over, print and store its result."""
+    """Serve the play page, wait until the game is over, print and store its result; then
+    keep serving (the page's replay link, the leaderboards) until Ctrl-C."""
     from arena.cli import result_table
     from arena.commands.common import RUNTIME, console, fail
     from arena.commands.report import print_faults
@@ -43,25 +48,43 @@ def play_as_person(
         print(f"play in your browser: {url}", flush=True)
         if open_browser:
             webbrowser.open(url)
+        interrupted = False
         try:
             game.done.wait()
         except KeyboardInterrupt:
+            interrupted = True
             if game.bridge is not None:
                 game.bridge.resign()
             game.done.wait(60)
-        game.final_seen.wait(GRACE_SECONDS)
+        if game.error or game.outcome is None:
+            raise fail(f"the game failed: {game.error}", RUNTIME)
+        outcome = game.outcome
+        names = [entry.name for entry in game.entries]
+        title = f"{variant.title} — seed {seed}"
+        labels = variant.score_labels
+        console.print(result_table(outcome.result, names, title, outcome.ranks, labels=labels))
+        print_faults(outcome, names, DATA_DIR)
+        if match_log:
+            match_log.write_bytes(outcome.log.to_jsonl())
+            console.print(f"match log written to {match_log}")
+        console.print(f"stored as match {game.match_id} in {DATA_DIR}", soft_wrap=True)
+        if not interrupted and game.match_id is not None:
+            keep_serving(f"{server.url}matches/{game.match_id}.html")
     finally:
         server.shutdown()
         server.close()
-    if game.error or game.outcome is None:
-        raise fail(f"the game failed: {game.error}", RUNTIME)
-    outcome = game.outcome
-    names = [entry.name for entry in game.entries]
-    title = f"{variant.title} — seed {seed}"
-    labels = variant.score_labels
-    console.print(result_table(outcome.result, names, title, outcome.ranks, labels=labels))
-    print_faults(outcome, names, DATA_DIR)
-    if match_log:
-        match_log.write_bytes(outcome.log.to_jsonl())
-        console.print(f"match log written to {match_log}")
-    console.print(f"stored as match {game.match_id} in {DATA_DIR}", soft_wrap=True)
+
+
+def keep_serving(replay: str) -> None:
+    """The game is over and stored: the page's replay link (and the leaderboards) answer
+    until the person stops this with Ctrl-C."""
+    from arena.commands.common import console
+
+    signal.signal(signal.SIGTERM, stop_serving)
+    console.print(f"watch the replay: {replay}", soft_wrap=True)
+    console.print("still serving the replay and the leaderboards: press Ctrl-C to stop serving")
+    sys.stdout.flush()
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        console.print("stopped")

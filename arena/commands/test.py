@@ -25,6 +25,7 @@ from arena.commands.common import (
     Ray,
     Workers,
     console,
+    counted,
     fail,
     unwind_on_sigterm,
     writing_store,
@@ -174,6 +175,12 @@ def test(
     assert verdict is not None  # decided at least once by the run
     games = verdict.groups * players
     console.print(verdict_line(verdict, hypotheses, new, base, games), soft_wrap=True)
+    console.print(
+        f"these {counted(games, 'game')} are a test: they do not count on the leaderboards"
+    )
+    console.print("('arena leaderboard --include-tests' counts them); to delete them:")
+    elsewhere = "" if data_dir == DATA_DIR else f" --data-dir {data_dir}"
+    console.print(f"  arena tournament delete {spec.name} --yes{elsewhere}", soft_wrap=True)
     if done.failures:
         raise fail(
             f"{len(done.failures)} match(es) could not be played (arena faults): the test "

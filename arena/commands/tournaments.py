@@ -30,6 +30,7 @@ from arena.escape import escaped
 from arena.tournament.names import BadName, check_name
 from arena.tournament.spec import SpecError, TournamentSpec
 from arena.tournament.store import TournamentBusy, TournamentInfo
+from arena.tournament.views import kind_of
 
 
 def _planned(spec: dict[str, Any]) -> str:
@@ -68,10 +69,24 @@ def _when(stamp: float | None) -> str:
 def list_tournaments(data_dir: DataDir = DATA_DIR) -> None:
     """List the stored tournaments: variant, format, bots, matches stored of planned."""
     store = existing_store(data_dir)
-    stored = store.tournaments() if store is not None else []
+    everything = store.tournaments() if store is not None else []
+    # A person's games (arena play --human, /play) are stored like a tournament's, but are
+    # none: said apart, as what they are.
+    people = [t for t in everything if kind_of(t.spec) == "person"]
+    stored = [t for t in everything if kind_of(t.spec) != "person"]
     if not stored:
         console.print(f"no tournaments stored in {data_dir} yet")
-        return
+    else:
+        list_table(stored)
+    for t in people:
+        console.print(
+            f"{t.name}: {counted(t.played, 'game')} played by a person ('arena play --human'),"
+            " not on the leaderboards",
+            soft_wrap=True,
+        )
+
+
+def list_table(stored: list[TournamentInfo]) -> None:
     rows = [
         [
             t.name,
@@ -86,7 +101,9 @@ def list_tournaments(data_dir: DataDir = DATA_DIR) -> None:
     ]
     # "name", not "tournament": at 80 columns every other column (counts, dates) stays whole.
     headers = ("name", "variant", "format", "bots", "matches", "state", "created")
-    console.print(fitted_table(headers, rows, shrink=0, right=(3, 4)))
+    tests = any(kind_of(t.spec) == "test" for t in stored)
+    caption = "sprt: a test ('arena test'), not on the leaderboards" if tests else None
+    console.print(fitted_table(headers, rows, shrink=0, right=(3, 4), caption=caption))
 
 
 def unambiguous(given: str, names: list[str], data_dir: Path) -> str:
@@ -163,6 +180,13 @@ def show_tournament(
     if info is None:
         raise fail(f"no tournament named '{name}' in {data_dir}; see 'arena tournament list'")
     spec = info.spec
+    if kind_of(spec) == "person":
+        console.print(
+            f"{info.name}: {counted(info.played, 'game')} played by a person ('arena play "
+            "--human'), not a tournament; not on the leaderboards",
+            soft_wrap=True,
+        )
+        return
     players = "/".join(str(p) for p in spec.get("players", []))
     console.print(
         f"{info.name}: {spec.get('format')} of {spec.get('variant')}, {players} players, "

@@ -423,8 +423,6 @@ def game_state(game: HumanGame, version: int, wait: float = LONG_POLL_SECONDS) -
                 "categories": list(game.outcome.result.categories),
                 "faults": [f.__dict__ for f in game.outcome.faults],
             }
-        if state.get("match_id") is not None or game.error:
-            game.final_seen.set()
     return state
 
 

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from arena import chaos
+from arena.tournament import views
 from arena.tournament.compact import pack_log, unpack_log
 from arena.tournament.lease import Holder
 from arena.tournament.results import MATCH_ID_STRIDE, MatchResult, match_id
@@ -251,16 +252,39 @@ VARIANT_COUNT = "SELECT matches FROM variant_counts WHERE variant = ?"
 MATCHES_UP_TO = "SELECT COUNT(*) FROM matches WHERE variant = ? AND id <= ?"
 
 
-def count_up_to(db: sqlite3.Connection, variant: str, position: int) -> int:
-    """How many of ``variant``'s matches sort at or before ``position`` in ``db``."""
+# How many of a variant's matches of one tournament (an id range) sort at or before a position.
+MATCHES_OF_UP_TO = "SELECT COUNT(*) FROM matches WHERE variant = ? AND id BETWEEN ? AND ?"
+
+
+def count_up_to(
+    db: sqlite3.Connection, variant: str, position: int, leave_out: Iterable[int] = ()
+) -> int:
+    """How many of ``variant``'s matches sort at or before ``position`` in ``db``, not
+    counting those of the tournaments ``leave_out`` (ids: each a range of match ids)."""
     has_counts = db.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'variant_counts'"
     ).fetchone()
     if has_counts is None:
-        return int(db.execute(MATCHES_UP_TO, (variant, position)).fetchone()[0])
-    row = db.execute(VARIANT_COUNT, (variant,)).fetchone()
-    total = int(row[0]) if row is not None else 0
-    return total - int(db.execute(MATCHES_AFTER, (variant, position)).fetchone()[0])
+        count = int(db.execute(MATCHES_UP_TO, (variant, position)).fetchone()[0])
+    else:
+        row = db.execute(VARIANT_COUNT, (variant,)).fetchone()
+        total = int(row[0]) if row is not None else 0
+        count = total - int(db.execute(MATCHES_AFTER, (variant, position)).fetchone()[0])
+    for tournament_id in leave_out:
+        first = match_id(tournament_id, 0)
+        last = min(position, match_id(tournament_id + 1, 0) - 1)
+        if last >= first:
+            count -= int(db.execute(MATCHES_OF_UP_TO, (variant, first, last)).fetchone()[0])
+    return count
+
+
+def left_out_ids(db: sqlite3.Connection, include_tests: bool = False) -> tuple[int, ...]:
+    """The tournaments whose matches the leaderboards leave out (``arena.tournament.views``:
+    people's games, and tests unless ``include_tests``), by id."""
+    rows = db.execute("SELECT id, spec FROM tournaments ORDER BY id").fetchall()
+    return tuple(
+        int(tid) for tid, spec in rows if not views.on_boards(json.loads(spec), include_tests)
+    )
 
 
 def ids_after(tournament_id: int, position: int) -> tuple[int, int]:
@@ -982,11 +1006,13 @@ class ResultsStore:
         variant: str | None = None,
         players: int | None = None,
         details: bool = True,
+        leave_out: Sequence[int] = (),
     ) -> list[MatchResult]:
-        """Finished matches (of a tournament, a variant, a player count), in the one fixed
-        order ratings use: tournament (by creation), then schedule index. It does not
-        depend on when or where a match finished. ``details=False`` leaves out score
-        breakdowns and fault details (faster, for ratings); logs come from ``match_log``."""
+        """Finished matches (of a tournament, a variant, a player count; not those of the
+        tournaments ``leave_out``), in the one fixed order ratings use: tournament (by
+        creation), then schedule index. It does not depend on when or where a match
+        finished. ``details=False`` leaves out score breakdowns and fault details (faster,
+        for ratings); logs come from ``match_log``."""
         where: list[str] = []
         params: list[int | str] = []
         if isinstance(tournament, int):
@@ -1001,6 +1027,9 @@ class ResultsStore:
         if players is not None:
             where.append("m.players = ?")
             params.append(players)
+        if leave_out:
+            where.append(f"m.tournament_id NOT IN ({', '.join('?' * len(leave_out))})")
+            params.extend(leave_out)
         clause = (" WHERE " + " AND ".join(where)) if where else ""
         return self._results_query(clause, tuple(params), details)
 
@@ -1083,14 +1112,28 @@ class ResultsStore:
         return StoredCheckpoint(variant, int(row[0]), int(row[1]), str(row[2]), *row[3:])
 
     @_translated
-    def matches_up_to(self, variant: str, position: int) -> int:
-        """How many of the variant's matches sort at or before ``position``."""
-        return count_up_to(self.db, variant, position)
+    def left_out(self, include_tests: bool = False) -> tuple[int, ...]:
+        """The ids of the tournaments the leaderboards leave out (``arena.tournament.views``):
+        people's games, and tests unless ``include_tests``."""
+        return left_out_ids(self.db, include_tests)
 
     @_translated
-    def results_after(self, variant: str, position: int) -> list[MatchResult]:
-        """The variant's matches that sort after ``position``, in rating order (no details)."""
-        return self._results_query(" WHERE m.variant = ? AND m.id > ?", (variant, position), False)
+    def matches_up_to(self, variant: str, position: int, leave_out: Sequence[int] = ()) -> int:
+        """How many of the variant's matches sort at or before ``position`` (not counting
+        the tournaments ``leave_out``)."""
+        return count_up_to(self.db, variant, position, leave_out)
+
+    @_translated
+    def results_after(
+        self, variant: str, position: int, leave_out: Sequence[int] = ()
+    ) -> list[MatchResult]:
+        """The variant's matches that sort after ``position`` (but those of the tournaments
+        ``leave_out``), in rating order (no details)."""
+        where, params = " WHERE m.variant = ? AND m.id > ?", [variant, position]
+        if leave_out:
+            where += f" AND m.tournament_id NOT IN ({', '.join('?' * len(leave_out))})"
+            params.extend(leave_out)
+        return self._results_query(where, params, False)
 
     @_translated
     def match_result(self, match_id: int) -> MatchResult | None:
@@ -1124,9 +1167,11 @@ class ResultsStore:
         """Keep ``checkpoints`` (computed from a read at ratings epoch ``epoch``) and drop the
         ``(variant, position)`` ones in ``drop``, if each still holds exactly the matches now
         stored up to its position: no match removed or changed since (the epoch), none added
-        at or before it (the count). Any command may call this, readers too: it writes
-        through its own short connection, and a store it cannot write (read-only, an older
-        schema, busy for over a second) keeps what it has. Returns whether they were kept."""
+        at or before it (the count). A checkpoint holds the leaderboards' default view (tests
+        and people's games left out: ``arena.tournament.views``), and its count is of those.
+        Any command may call this, readers too: it writes through its own short connection,
+        and a store it cannot write (read-only, an older schema, busy for over a second)
+        keeps what it has. Returns whether they were kept."""
         try:
             db = sqlite3.connect(self.path, timeout=CHECKPOINT_WAIT_SECONDS, isolation_level=None)
         except sqlite3.Error:
@@ -1139,8 +1184,9 @@ class ResultsStore:
             if db.execute("SELECT epoch FROM ratings_epoch").fetchone()[0] != epoch:
                 db.execute("ROLLBACK")
                 return False
+            leave_out = left_out_ids(db)
             for checkpoint in checkpoints:
-                found = count_up_to(db, checkpoint.variant, checkpoint.position)
+                found = count_up_to(db, checkpoint.variant, checkpoint.position, leave_out)
                 if found != checkpoint.matches:
                     db.execute("ROLLBACK")
                     return False

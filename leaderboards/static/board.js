@@ -123,8 +123,16 @@
         const r = svg.getBoundingClientRect(), b = this.box;
         return [b.x + (clientX - r.left) / r.width * b.w, b.y + (clientY - r.top) / r.height * b.h];
       };
+      // "+" centres on the last move put on the map (anchorOn), else zooms on the middle.
+      const zoomIn = () => {
+        if (!this.anchor) { zoom(1.6); return; }
+        const w = Math.min(W, Math.max(W / 8, this.box.w / 1.6)), h = w * H / W;
+        const [x, y] = this.anchor;
+        this.box = clampBox({ x: x - w / 2, y: y - h / 2, w, h }, W, H);
+        apply();
+      };
       const controls = h("div", { class: "zoom-controls" },
-        h("button", { type: "button", class: "zoom-in", title: "zoom in", onclick: () => zoom(1.6) }, "+"),
+        h("button", { type: "button", class: "zoom-in", title: "zoom in on the last move", onclick: zoomIn }, "+"),
         h("button", { type: "button", class: "zoom-out", title: "zoom out", onclick: () => zoom(1 / 1.6) }, "−"),
         h("button", { type: "button", class: "zoom-reset", title: "the whole map",
           onclick: () => { this.box = { x: 0, y: 0, w: W, h: H }; apply(); } }, "⤢"));
@@ -290,6 +298,17 @@
         this.layers.marks.appendChild(el("circle", { cx: c.x, cy: c.y, r: 13, class: "last-move-halo",
           "data-city": parts[1] }));
       }
+    }
+
+    // Where the "+" zoom centres: the middle of the route an action claims, or the city it
+    // builds a station in; none for any other action (null).
+    anchorOn(action) {
+      const parts = (action || "").split(" ");
+      const route = parts[0] === "claim" && this.routes[parts[1]];
+      const city = parts[0] === "station" && this.cities[parts[1]];
+      if (route) { const g = this.geometry(route); this.anchor = [g.mx, g.my]; }
+      else if (city) this.anchor = [city.x, city.y];
+      else this.anchor = null;
     }
 
     highlight(routeIds, cls) {

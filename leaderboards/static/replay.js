@@ -32,6 +32,13 @@
   const finalView = match.final && Object.assign({}, match.final, {
     ranks: match.result ? match.result.ranks : match.final.engine_ranks });
 
+  // The latest step up to each step that put something on the map (a claim, a station):
+  // what the "+" zoom keeps in view.
+  const placed = [];
+  match.steps.forEach((s, n) => {
+    placed.push(/^(claim|station) /.test(s.action || "") ? n : n > 0 ? placed[n - 1] : null);
+  });
+
   const container = $("board");
   const mapBoard = new Board(board, container, {});
   let step = 0, seatView = null, focus = null, timer = null;
@@ -52,6 +59,7 @@
     view.focus = seatView !== null ? seatView : focus !== null ? focus : atEnd ? bestSeat() : null;
     mapBoard.show(view);
     mapBoard.markLast(current.action);
+    mapBoard.anchorOn(placed[step] === null ? null : match.steps[placed[step]].action);
     renderTable($("table"), view);
     renderPlayers($("players"), view, null, { focus: (seat) => { focus = seat; show(step); } });
     $("step").textContent = `step ${step} / ${last}: ` + (step === 0 ? "the deal" : current.text) +
@@ -112,13 +120,40 @@
         onclick: () => show(n), onkeydown: (e) => { if (e.key === "Enter") show(n); } },
         n === 0 ? "the deal" : s.text + (s.note ? " · note" : ""));
     }));
+    buildMarkers();
     const markers = $("markers");
-    markers.replaceChildren(...match.steps.flatMap((s, n) => {
-      const kind = markerKind(s);
-      if (!kind) return [];
-      const title = `step ${n}: ${s.text}`;
-      return [h("button", { type: "button", class: `marker ${kind}`, "data-step": n, title, "aria-label": title,
-        style: `left: ${(100 * n) / Math.max(1, last)}%`, onclick: () => show(n) })];
+    if (window.ResizeObserver) new ResizeObserver(buildMarkers).observe(markers);
+    else window.addEventListener("resize", buildMarkers);
+  }
+
+  // The timeline's markers, clustered: markers closer than CLUSTER_PX on screen are one
+  // button with their count (it goes to the first), so no marker covers its neighbour.
+  const CLUSTER_PX = 14;
+  const SEVERITY = ["tickets", "claim", "fault"];
+  let markerWidth = -1;
+  function buildMarkers() {
+    const markers = $("markers");
+    const width = markers.clientWidth;
+    if (width === markerWidth) return;
+    markerWidth = width;
+    const marked = match.steps.flatMap((s, n) => (markerKind(s) ? [n] : []));
+    const groups = [];
+    for (const n of marked) {
+      const x = (width * n) / Math.max(1, last);
+      const group = groups[groups.length - 1];
+      if (group && x - group.x < CLUSTER_PX) group.steps.push(n);
+      else groups.push({ x, steps: [n] });
+    }
+    markers.replaceChildren(...groups.map(({ steps }) => {
+      const first = steps[0];
+      const kinds = steps.map((n) => markerKind(match.steps[n]));
+      const kind = kinds.reduce((a, b) => (SEVERITY.indexOf(b) > SEVERITY.indexOf(a) ? b : a));
+      const title = steps.length === 1 ? `step ${first}: ${match.steps[first].text}` :
+        `${steps.length} steps from ${first}: ` + steps.map((n) => `${n} ${match.steps[n].text}`).join("; ");
+      return h("button", { type: "button", class: steps.length > 1 ? `marker cluster ${kind}` : `marker ${kind}`,
+        "data-step": first, "data-steps": steps.join(" "), title, "aria-label": title,
+        style: `left: ${(100 * first) / Math.max(1, last)}%`, onclick: () => show(first) },
+        steps.length > 1 ? String(steps.length) : "");
     }));
   }
 
@@ -225,19 +260,19 @@
   $("play").addEventListener("click", play);
   $("speed").addEventListener("change", () => { if (timer) { play(); play(); } });
   const viewSelect = $("view");
-  match.seats.forEach((name, seat) => viewSelect.appendChild(h("option", { value: seat }, `seat ${seat}: ${name}'s view`)));
+  match.seats.forEach((name, seat) => viewSelect.appendChild(h("option", { value: seat }, `seat ${seat}: ${name === "you" ? "your" : `${name}'s`} view`)));
   viewSelect.addEventListener("change", () => {
     seatView = viewSelect.value === "all" ? null : Number(viewSelect.value);
     show(step);
   });
+  // Every key the viewer handles stays in the viewer: none also scrolls the page.
+  const KEYS = { ArrowRight: () => show(step + 1), ArrowLeft: () => show(step - 1),
+    Home: () => show(0), End: () => show(last), " ": play };
   document.addEventListener("keydown", (e) => {
     if (e.target.tagName === "INPUT" || e.target.tagName === "SELECT") return;
-    if (e.key === "ArrowRight") show(step + 1);
-    else if (e.key === "ArrowLeft") show(step - 1);
-    else if (e.key === "Home") show(0);
-    else if (e.key === "End") show(last);
-    else if (e.key === " ") { e.preventDefault(); play(); }
-    else return;
+    if (e.altKey || e.ctrlKey || e.metaKey || !KEYS[e.key]) return;
+    e.preventDefault();
+    KEYS[e.key]();
   });
   const fromHash = () => {
     const n = Number((location.hash.match(/step=(\d+)/) || [])[1]);

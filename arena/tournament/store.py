@@ -1325,7 +1325,6 @@ class ResultsStore:
             db.close()
 
     @_translated
-    @_translated
     def tally(self, tournament: str) -> tuple[int, dict[str, int]]:
         """How many matches of ``tournament`` are stored, and their faults by code (read
         from one state of the store, by a range of the ids' index)."""
@@ -1355,6 +1354,7 @@ class ResultsStore:
             (tournament, newest, since),
         ).fetchone()[0]
 
+    @_translated
     def match_log(self, match_id: int) -> bytes:
         row = self.db.execute("SELECT jsonl FROM logs WHERE match_id = ?", (match_id,)).fetchone()
         if row is None:

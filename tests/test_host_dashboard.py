@@ -77,6 +77,7 @@ def cup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cup]:
         wait_until(enough, f"{ENOUGH} ladder matches of alice.crashy, one of them a crash")
         host.stop()  # the deadline passes: the ladder stops and the final is played
         host.file.write_text(competition_text(deadline="2020-01-01T00:00:00Z"))
+        host.options = (*host.options, "--final-now")
         host.start()
         for visitor in (alice, bob):
             assert visitor.signin(visitor.name).status_code == 303

@@ -252,7 +252,8 @@ def test_a_bot_forfeiting_most_games_is_flagged_to_admins_and_its_owner(tmp_path
         wait_until(most_forfeited, "alice.crashy forfeiting most of its ladder games", 600)
         for location in others:  # the ladder stops: two bots cannot fill a 3-player table
             sid = location.rsplit("/", 1)[1]
-            assert root.post(f"/admin/submissions/{sid}/disable", page="/admin").status_code == 303
+            disable = f"/admin/submissions/{sid}/disable"  # confirmed, as the page asks
+            assert root.post(disable, {"confirm": "yes"}, page="/admin").status_code == 303
 
         def settled() -> str | None:
             page = root.get("/admin").text

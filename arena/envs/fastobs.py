@@ -1,0 +1,376 @@
+"""The observation vector of a base board game, kept up to date from the engine's own state.
+
+``ObservationEncoder`` builds a seat's vector from its typed observation (a msgspec Struct the
+engine assembles on request): simple, and the reference. On the step path that costs more
+than the move itself, so the environments of board games whose observation is the base
+game's (USA, New York: ``BoardWriter.handles``) use this module instead: it reads the very
+numbers the observation would hold (``state._hands[seat]``, the display, the piles, each
+seat's public counts, the routes claimed...) and compares each with the number it last wrote
+for that seat (``SeatMemory.prev``), so a step records only what changed since the seat's
+last step, as (flat index, value) pairs that the caller writes into its preallocated NumPy
+arrays with one call for any number of seats and games. Routes are only ever added and the
+ticket block changes only with the seat's tickets, offer or routes, so those blocks are
+visited only then.
+
+It reads nothing the seat may not know: the same fields ``BoardState.observation(seat)``
+reads, with the same hiding (another seat's ticket counts during the initial choice, the
+offer only while choosing). ``tests/test_envs.py`` checks, over thousands of random steps,
+that the vector equals the reference encoder's from scratch. mypyc compiles this module with
+the engine (``arena/native.py``); the Python source gives identical numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from arena.engine.game import KEEP, OVER, SETUP
+from arena.engine.state import BoardState
+
+
+def _start_of(fields: Any, name: str) -> int:
+    for field in fields:
+        if field.name == name:
+            start: int = field.start
+            return start
+    raise KeyError(name)
+
+
+class SeatMemory:
+    """What one seat's vector holds now: the engine's numbers each block was last written
+    from (compared with the engine's lists as they are, so an unchanged block costs one
+    comparison), and where the route and ticket blocks stand."""
+
+    def __init__(self, players: int, cities: int, reach: list[list[float]], tickets: int) -> None:
+        self.phase = -1  # -1, [] ...: nothing written yet (the row is all zeros)
+        self.mover = -1
+        self.hand: list[int] = []
+        self.display: list[int] = []
+        self.deck = -1
+        self.ticket_deck = -1
+        self.discards: list[int] = []
+        self.seats: list[list[int]] = [[] for _ in range(players)]  # per relative seat
+        self.passes = -1
+        self.last_round = -2
+        self.routes_seen: list[int] = [0] * players  # per absolute seat: its routes written
+        self.held_seen = -1  # tickets held when the ticket block was last written
+        self.offer_seen: list[int] = []
+        self.own_routes_seen = 0
+        self.ticket_values: list[float] = [0.0] * tickets
+        self.networks = Networks(cities, reach)
+        # Per ticket index: (network of end a, network of end b, completed, pieces).
+        self.progress: dict[int, tuple[int, int, float, float]] = {}
+
+
+class Networks:
+    """A seat's networks of own routes, grown route by route: union-find over the cities,
+    each network's cities, and per network the fewest pieces from any of its cities to every
+    city (rows of the printed map's distances, merged with ``min`` as networks join)."""
+
+    def __init__(self, cities: int, reach: list[list[float]]) -> None:
+        self.parent: list[int] = list(range(cities))
+        self.members: dict[int, list[int]] = {c: [c] for c in range(cities)}
+        self.reach: list[list[float]] = [row[:] for row in reach]
+        self.changed: set[int] = set()
+
+    def find(self, city: int) -> int:
+        parent = self.parent
+        while parent[city] != city:
+            parent[city] = parent[parent[city]]
+            city = parent[city]
+        return city
+
+    def join(self, a_city: int, b_city: int) -> None:
+        a, b = self.find(a_city), self.find(b_city)
+        if a == b:
+            return
+        self.parent[a] = b
+        self.members[b] += self.members.pop(a)
+        into, other = self.reach[b], self.reach[a]
+        for c in range(len(into)):
+            if other[c] < into[c]:
+                into[c] = other[c]
+        self.changed.add(b)
+
+    def nearest(self, a: int, b: int) -> float:
+        """Fewest pieces from any city of network ``a`` to the nearest city of network ``b``."""
+        row = self.reach[a]
+        best = row[self.members[b][0]]
+        for city in self.members[b]:
+            if row[city] < best:
+                best = row[city]
+        return best
+
+
+class BoardWriter:
+    """Writes one variant's vectors (one player count) for base board games; the layout is
+    ``ObservationEncoder``'s, read from its fields."""
+
+    def __init__(self, encoder: Any) -> None:
+        fields = encoder.fields
+        self.players: int = encoder.players
+        self.size: int = encoder.size
+        self.phase = _start_of(fields, "phase")
+        self.to_move = _start_of(fields, "to_move")
+        self.hand = _start_of(fields, "hand")
+        self.display = _start_of(fields, "display")
+        self.cards: int = len(encoder.cards)
+        self.deck = _start_of(fields, "deck_size")
+        self.ticket_deck = _start_of(fields, "ticket_deck_size")
+        self.discards = _start_of(fields, "discards")
+        self.seats = _start_of(fields, "seats")
+        self.per_seat: int = encoder.per_seat
+        self.passes = _start_of(fields, "passes")
+        self.last_round = _start_of(fields, "last_round")
+        self.turns_left = _start_of(fields, "turns_left")
+        self.tickets = _start_of(fields, "tickets")
+        self.ticket_cols: int = encoder.ticket_cols
+        self.routes = _start_of(fields, "routes")
+        self.route_cols: int = encoder.route_cols
+        board = encoder.board
+        self.num_tickets: int = len(board.tickets)
+        self.ticket_a: list[int] = list(board.ticket_a)
+        self.ticket_b: list[int] = list(board.ticket_b)
+        self.route_a: list[int] = list(board.route_a)
+        self.route_b: list[int] = list(board.route_b)
+        self.cities: int = len(board.cities)
+        self.reach: list[list[float]] = [[float(x) for x in row] for row in encoder.distance]
+
+    @staticmethod
+    def handles(state_type: type) -> bool:
+        """Whether games of ``state_type`` show exactly the base board game's observation
+        (no edition adds fields to it): then this writer encodes them."""
+        if not issubclass(state_type, BoardState):
+            return False
+        for klass in state_type.__mro__:
+            if klass is BoardState:
+                return True
+            names = vars(klass)
+            if "_observation_fields" in names or "_seat_fields" in names:
+                return False
+        return False
+
+    def memory(self) -> SeatMemory:
+        """A seat's memory at the start of a game (its vector all zeros, as allocated)."""
+        return SeatMemory(
+            self.players, self.cities, self.reach, self.num_tickets * self.ticket_cols
+        )
+
+    def update(
+        self,
+        state: BoardState,
+        seat: int,
+        memory: SeatMemory,
+        base: int,
+        idx: list[int],
+        val: list[float],
+    ) -> None:
+        """Append to ``idx``/``val`` (each index plus ``base``) the numbers of ``seat``'s
+        vector that changed since ``memory`` last saw it, and remember the new ones."""
+        n = self.players
+        phase = state._phase
+        if phase != memory.phase:
+            memory.phase = phase
+            _one_hot(self.phase, self.to_move - self.phase, phase, base, idx, val)
+        mover = n if phase == OVER else (state._to_move - seat) % n
+        if mover != memory.mover:
+            memory.mover = mover
+            _one_hot(self.to_move, n + 1, mover, base, idx, val)
+        hand = state._hands[seat]
+        if hand != memory.hand:
+            memory.hand = hand[:]
+            _counts(self.hand, hand, base, idx, val)
+        display = state._display
+        before = memory.display
+        if display != before:
+            width = self.cards + 1
+            for slot in range(len(display)):
+                card = display[slot]
+                if before and before[slot] == card:
+                    continue
+                shown = card if card >= 0 else self.cards
+                _one_hot(self.display + slot * width, width, shown, base, idx, val)
+            memory.display = display[:]
+        deck = len(state._deck)
+        if deck != memory.deck:
+            memory.deck = deck
+            _one(self.deck, float(deck), base, idx, val)
+        ticket_deck = len(state._ticket_deck)
+        if ticket_deck != memory.ticket_deck:
+            memory.ticket_deck = ticket_deck
+            _one(self.ticket_deck, float(ticket_deck), base, idx, val)
+        discards = state._discards
+        if discards != memory.discards:
+            memory.discards = discards[:]
+            _counts(self.discards, discards, base, idx, val)
+        self._seats(state, seat, memory, base, idx, val)
+        if state._passes != memory.passes:
+            memory.passes = state._passes
+            _one(self.passes, float(state._passes), base, idx, val)
+        last = state._last_round
+        if last != memory.last_round:
+            memory.last_round = last
+            _one(self.last_round, 1.0 if last >= 0 else 0.0, base, idx, val)
+            _one(self.turns_left, float(last) if last >= 0 else -1.0, base, idx, val)
+        self._routes(state, seat, memory, base, idx, val)
+        self._tickets(state, seat, memory, base, idx, val)
+
+    def _seats(
+        self,
+        state: BoardState,
+        seat: int,
+        memory: SeatMemory,
+        base: int,
+        idx: list[int],
+        val: list[float],
+    ) -> None:
+        """Per relative seat: hand size, tickets, offered (-1: hidden), trains, points."""
+        n, phase = self.players, state._phase
+        hands, tickets, offers = state._hands, state._tickets, state._offers
+        for rel in range(n):
+            p = (seat + rel) % n
+            hidden = phase == SETUP and p != seat
+            row = [
+                sum(hands[p]),
+                -1 if hidden else len(tickets[p]),
+                -1 if hidden else len(offers[p]),
+                state._trains[p],
+                state._route_points[p],
+            ]
+            if row != memory.seats[rel]:
+                memory.seats[rel] = row
+                _counts(self.seats + rel * self.per_seat, row, base, idx, val)
+
+    def _routes(
+        self,
+        state: BoardState,
+        seat: int,
+        memory: SeatMemory,
+        base: int,
+        idx: list[int],
+        val: list[float],
+    ) -> None:
+        """Claims are only ever added: write the ones this seat has not seen yet."""
+        n, cols, seen = self.players, self.route_cols, memory.routes_seen
+        for p in range(n):
+            routes = state._routes[p]
+            if len(routes) == seen[p]:
+                continue
+            rel = (p - seat) % n
+            for k in range(seen[p], len(routes)):
+                _one(self.routes + routes[k] * cols + rel, 1.0, base, idx, val)
+            seen[p] = len(routes)
+
+    def _tickets(
+        self,
+        state: BoardState,
+        seat: int,
+        memory: SeatMemory,
+        base: int,
+        idx: list[int],
+        val: list[float],
+    ) -> None:
+        """The ticket block, visited when the seat's tickets, offer or routes changed."""
+        held = state._tickets[seat]
+        choosing = state._to_move == seat and state._phase in (SETUP, KEEP)
+        offer: list[int] = state._offers[seat] if choosing else []
+        own = state._routes[seat]
+        if (
+            len(held) == memory.held_seen
+            and len(own) == memory.own_routes_seen
+            and offer == memory.offer_seen
+        ):
+            return
+        networks = memory.networks
+        for k in range(memory.own_routes_seen, len(own)):
+            networks.join(self.route_a[own[k]], self.route_b[own[k]])
+        memory.held_seen, memory.own_routes_seen = len(held), len(own)
+        memory.offer_seen = list(offer)
+        cols = self.ticket_cols
+        values = [0.0] * (self.num_tickets * cols)
+        for t in held:
+            values[t * cols] = 1.0
+        for position in range(len(offer)):
+            values[offer[position] * cols + 1] = float(position + 1)
+        changed = networks.changed
+        memo = memory.progress
+        for t in held:
+            a, b = networks.find(self.ticket_a[t]), networks.find(self.ticket_b[t])
+            known = memo.get(t)
+            if known is None or known[0] != a or known[1] != b or a in changed or b in changed:
+                known = (a, b, 1.0, 0.0) if a == b else (a, b, 0.0, networks.nearest(a, b))
+                memo[t] = known
+            values[t * cols + 2] = known[2]
+            values[t * cols + 3] = known[3]
+        changed.clear()
+        before, start = memory.ticket_values, self.tickets
+        for i in range(len(values)):
+            if values[i] != before[i]:
+                idx.append(base + start + i)
+                val.append(values[i])
+        memory.ticket_values = values
+
+
+def _one(at: int, value: float, base: int, idx: list[int], val: list[float]) -> None:
+    idx.append(base + at)
+    val.append(value)
+
+
+def _one_hot(at: int, size: int, hot: int, base: int, idx: list[int], val: list[float]) -> None:
+    start = base + at
+    idx.extend(range(start, start + size))
+    val.extend(_ZEROS[:size])
+    val[len(val) - size + hot] = 1.0
+
+
+def _counts(at: int, counts: list[int], base: int, idx: list[int], val: list[float]) -> None:
+    start = base + at
+    idx.extend(range(start, start + len(counts)))
+    val.extend(counts)
+
+
+_ZEROS: list[float] = [0.0] * 64  # the longest one-hot: the phases, seats or cards + 1
+
+
+def legal_indices(
+    state: BoardState, space: Any, by_id: dict[int, int], row: int, rows: list[int], cols: list[int]
+) -> None:
+    """Append the action-space index of each legal action (``cols``) and ``row`` (``rows``):
+    a dictionary hit on each action's identity, the space's lookup by value for the few
+    actions a game built for itself."""
+    for action in state.legal_actions():
+        index = by_id.get(id(action), -1)
+        if index < 0:
+            index = space.index(action)
+        rows.append(row)
+        cols.append(index)
+
+
+def play_self(
+    writer: BoardWriter,
+    states: list[BoardState],
+    actions: list[int],
+    table: tuple[Any, ...],
+    memories: list[list[SeatMemory]],
+    space: Any,
+    seats: list[int],
+    changes: tuple[list[int], list[float]],
+    legal: tuple[list[int], list[int]],
+    ended: list[int],
+) -> None:
+    """One step of a batch of self-play games: play ``actions[i]`` (already checked legal) in
+    game ``i``, then queue the vector changes of the seat now to move (``seats[i]``) and its
+    legal actions; games that ended are listed in ``ended`` for the caller, unobserved."""
+    size, players = writer.size, writer.players
+    by_id: dict[int, int] = space._by_id
+    idx, val = changes
+    rows, cols = legal
+    for i in range(len(states)):
+        state = states[i]
+        state.apply(table[actions[i]])
+        if state._phase == OVER:
+            ended.append(i)
+            continue
+        seat = state._to_move
+        seats[i] = seat
+        writer.update(state, seat, memories[i][seat], (i * players + seat) * size, idx, val)
+        legal_indices(state, space, by_id, i, rows, cols)

@@ -36,26 +36,29 @@ def _start_of(fields: Any, name: str) -> int:
 
 
 class SeatMemory:
-    """What one seat's vector holds now: the engine's numbers each block was last written
-    from (compared with the engine's lists as they are, so an unchanged block costs one
-    comparison), and where the route and ticket blocks stand."""
+    """What one seat's vector holds now, number by number for the small fields (all zeros
+    at first, as the row is allocated), and where the route and ticket blocks stand."""
 
-    def __init__(self, players: int, cities: int, reach: list[list[float]], tickets: int) -> None:
-        self.phase = -1  # -1, [] ...: nothing written yet (the row is all zeros)
+    def __init__(
+        self, players: int, cards: int, face_up: int, cities: int, reach: list[list[float]]
+    ) -> None:
+        self.phase = -1  # the hot entry of each one-hot (-1: none written yet)
         self.mover = -1
-        self.hand: list[int] = []
-        self.display: list[int] = []
-        self.deck = -1
-        self.ticket_deck = -1
-        self.discards: list[int] = []
-        self.seats: list[list[int]] = [[] for _ in range(players)]  # per relative seat
-        self.passes = -1
-        self.last_round = -2
+        self.display: list[int] = [-1] * face_up
+        self.hand: list[int] = [0] * cards
+        self.discards: list[int] = [0] * cards
+        self.seats: list[int] = [0] * (players * 5)  # per relative seat, its five numbers
+        self.deck = 0
+        self.ticket_deck = 0
+        self.passes = 0
+        self.last_round = 0
+        self.turns_left = 0
         self.routes_seen: list[int] = [0] * players  # per absolute seat: its routes written
-        self.held_seen = -1  # tickets held when the ticket block was last written
+        self.held_seen = 0  # the tickets held, offered and own routes the block was written for
         self.offer_seen: list[int] = []
         self.own_routes_seen = 0
-        self.ticket_values: list[float] = [0.0] * tickets
+        self.ticket_rows: list[int] = []  # tickets whose row is not all zeros
+        self.ticket_values: dict[int, list[float]] = {}  # their rows
         self.networks = Networks(cities, reach)
         # Per ticket index: (network of end a, network of end b, completed, pieces).
         self.progress: dict[int, tuple[int, int, float, float]] = {}
@@ -114,6 +117,7 @@ class BoardWriter:
         self.hand = _start_of(fields, "hand")
         self.display = _start_of(fields, "display")
         self.cards: int = len(encoder.cards)
+        self.face_up: int = encoder.face_up
         self.deck = _start_of(fields, "deck_size")
         self.ticket_deck = _start_of(fields, "ticket_deck_size")
         self.discards = _start_of(fields, "discards")
@@ -151,9 +155,7 @@ class BoardWriter:
 
     def memory(self) -> SeatMemory:
         """A seat's memory at the start of a game (its vector all zeros, as allocated)."""
-        return SeatMemory(
-            self.players, self.cities, self.reach, self.num_tickets * self.ticket_cols
-        )
+        return SeatMemory(self.players, self.cards, self.face_up, self.cities, self.reach)
 
     def update(
         self,
@@ -169,27 +171,21 @@ class BoardWriter:
         n = self.players
         phase = state._phase
         if phase != memory.phase:
+            _move_hot(self.phase, memory.phase, phase, base, idx, val)
             memory.phase = phase
-            _one_hot(self.phase, self.to_move - self.phase, phase, base, idx, val)
         mover = n if phase == OVER else (state._to_move - seat) % n
         if mover != memory.mover:
+            _move_hot(self.to_move, memory.mover, mover, base, idx, val)
             memory.mover = mover
-            _one_hot(self.to_move, n + 1, mover, base, idx, val)
-        hand = state._hands[seat]
-        if hand != memory.hand:
-            memory.hand = hand[:]
-            _counts(self.hand, hand, base, idx, val)
-        display = state._display
-        before = memory.display
-        if display != before:
-            width = self.cards + 1
-            for slot in range(len(display)):
-                card = display[slot]
-                if before and before[slot] == card:
-                    continue
-                shown = card if card >= 0 else self.cards
-                _one_hot(self.display + slot * width, width, shown, base, idx, val)
-            memory.display = display[:]
+        _counts(self.hand, state._hands[seat], memory.hand, base, idx, val)
+        display, shown = state._display, memory.display
+        width = self.cards + 1
+        for slot in range(len(display)):
+            card = display[slot]
+            hot = card if card >= 0 else self.cards
+            if hot != shown[slot]:
+                _move_hot(self.display + slot * width, shown[slot], hot, base, idx, val)
+                shown[slot] = hot
         deck = len(state._deck)
         if deck != memory.deck:
             memory.deck = deck
@@ -198,19 +194,19 @@ class BoardWriter:
         if ticket_deck != memory.ticket_deck:
             memory.ticket_deck = ticket_deck
             _one(self.ticket_deck, float(ticket_deck), base, idx, val)
-        discards = state._discards
-        if discards != memory.discards:
-            memory.discards = discards[:]
-            _counts(self.discards, discards, base, idx, val)
+        _counts(self.discards, state._discards, memory.discards, base, idx, val)
         self._seats(state, seat, memory, base, idx, val)
         if state._passes != memory.passes:
             memory.passes = state._passes
             _one(self.passes, float(state._passes), base, idx, val)
         last = state._last_round
-        if last != memory.last_round:
-            memory.last_round = last
-            _one(self.last_round, 1.0 if last >= 0 else 0.0, base, idx, val)
-            _one(self.turns_left, float(last) if last >= 0 else -1.0, base, idx, val)
+        flag, left = (1, last) if last >= 0 else (0, -1)
+        if flag != memory.last_round:
+            memory.last_round = flag
+            _one(self.last_round, float(flag), base, idx, val)
+        if left != memory.turns_left:
+            memory.turns_left = left
+            _one(self.turns_left, float(left), base, idx, val)
         self._routes(state, seat, memory, base, idx, val)
         self._tickets(state, seat, memory, base, idx, val)
 
@@ -224,21 +220,28 @@ class BoardWriter:
         val: list[float],
     ) -> None:
         """Per relative seat: hand size, tickets, offered (-1: hidden), trains, points."""
-        n, phase = self.players, state._phase
+        n, setup = self.players, state._phase == SETUP
         hands, tickets, offers = state._hands, state._tickets, state._offers
+        known = memory.seats
         for rel in range(n):
             p = (seat + rel) % n
-            hidden = phase == SETUP and p != seat
-            row = [
-                sum(hands[p]),
+            hidden = setup and p != seat
+            at = rel * 5
+            _count(self.seats + at, sum(hands[p]), known, at, base, idx, val)
+            _count(
+                self.seats + at + 1,
                 -1 if hidden else len(tickets[p]),
-                -1 if hidden else len(offers[p]),
-                state._trains[p],
-                state._route_points[p],
-            ]
-            if row != memory.seats[rel]:
-                memory.seats[rel] = row
-                _counts(self.seats + rel * self.per_seat, row, base, idx, val)
+                known,
+                at + 1,
+                base,
+                idx,
+                val,
+            )
+            _count(
+                self.seats + at + 2, -1 if hidden else len(offers[p]), known, at + 2, base, idx, val
+            )
+            _count(self.seats + at + 3, state._trains[p], known, at + 3, base, idx, val)
+            _count(self.seats + at + 4, state._route_points[p], known, at + 4, base, idx, val)
 
     def _routes(
         self,
@@ -269,28 +272,30 @@ class BoardWriter:
         idx: list[int],
         val: list[float],
     ) -> None:
-        """The ticket block, visited when the seat's tickets, offer or routes changed."""
+        """The ticket block, visited when the seat's tickets, offer or routes changed; only
+        the rows of tickets held or offered, then or now, are compared."""
         held = state._tickets[seat]
         choosing = state._to_move == seat and state._phase in (SETUP, KEEP)
-        offer: list[int] = state._offers[seat] if choosing else []
         own = state._routes[seat]
-        if (
-            len(held) == memory.held_seen
-            and len(own) == memory.own_routes_seen
-            and offer == memory.offer_seen
-        ):
-            return
+        if len(held) == memory.held_seen and len(own) == memory.own_routes_seen:
+            if not choosing:
+                if not memory.offer_seen:
+                    return
+            elif state._offers[seat] == memory.offer_seen:
+                return
+        offer: list[int] = list(state._offers[seat]) if choosing else []
         networks = memory.networks
         for k in range(memory.own_routes_seen, len(own)):
             networks.join(self.route_a[own[k]], self.route_b[own[k]])
-        memory.held_seen, memory.own_routes_seen = len(held), len(own)
-        memory.offer_seen = list(offer)
-        cols = self.ticket_cols
-        values = [0.0] * (self.num_tickets * cols)
+        memory.held_seen, memory.own_routes_seen, memory.offer_seen = len(held), len(own), offer
+        rows: dict[int, list[float]] = {}
         for t in held:
-            values[t * cols] = 1.0
+            rows[t] = [1.0, 0.0, 0.0, 0.0]
         for position in range(len(offer)):
-            values[offer[position] * cols + 1] = float(position + 1)
+            row = rows.get(offer[position])
+            if row is None:
+                row = rows[offer[position]] = [0.0, 0.0, 0.0, 0.0]
+            row[1] = float(position + 1)
         changed = networks.changed
         memo = memory.progress
         for t in held:
@@ -299,15 +304,23 @@ class BoardWriter:
             if known is None or known[0] != a or known[1] != b or a in changed or b in changed:
                 known = (a, b, 1.0, 0.0) if a == b else (a, b, 0.0, networks.nearest(a, b))
                 memo[t] = known
-            values[t * cols + 2] = known[2]
-            values[t * cols + 3] = known[3]
+            row = rows[t]
+            row[2], row[3] = known[2], known[3]
         changed.clear()
-        before, start = memory.ticket_values, self.tickets
-        for i in range(len(values)):
-            if values[i] != before[i]:
-                idx.append(base + start + i)
-                val.append(values[i])
-        memory.ticket_values = values
+        cols, before = self.ticket_cols, memory.ticket_values
+        zeros = [0.0, 0.0, 0.0, 0.0]
+        for t in memory.ticket_rows:
+            if t not in rows:
+                rows[t] = zeros
+        for t, row in rows.items():
+            old = before.get(t, zeros)
+            at = self.tickets + t * cols
+            for c in range(4):
+                if row[c] != old[c]:
+                    idx.append(base + at + c)
+                    val.append(row[c])
+        memory.ticket_values = {t: row for t, row in rows.items() if row is not zeros}
+        memory.ticket_rows = list(memory.ticket_values)
 
 
 def _one(at: int, value: float, base: int, idx: list[int], val: list[float]) -> None:
@@ -315,34 +328,47 @@ def _one(at: int, value: float, base: int, idx: list[int], val: list[float]) -> 
     val.append(value)
 
 
-def _one_hot(at: int, size: int, hot: int, base: int, idx: list[int], val: list[float]) -> None:
-    start = base + at
-    idx.extend(range(start, start + size))
-    val.extend(_ZEROS[:size])
-    val[len(val) - size + hot] = 1.0
+def _move_hot(at: int, old: int, new: int, base: int, idx: list[int], val: list[float]) -> None:
+    """A one-hot whose hot entry moves from ``old`` (-1: none) to ``new``."""
+    if old >= 0:
+        idx.append(base + at + old)
+        val.append(0.0)
+    idx.append(base + at + new)
+    val.append(1.0)
 
 
-def _counts(at: int, counts: list[int], base: int, idx: list[int], val: list[float]) -> None:
-    start = base + at
-    idx.extend(range(start, start + len(counts)))
-    val.extend(counts)
+def _count(
+    at: int, value: int, known: list[int], k: int, base: int, idx: list[int], val: list[float]
+) -> None:
+    if known[k] != value:
+        known[k] = value
+        idx.append(base + at)
+        val.append(float(value))
 
 
-_ZEROS: list[float] = [0.0] * 64  # the longest one-hot: the phases, seats or cards + 1
+def _counts(
+    at: int, counts: list[int], known: list[int], base: int, idx: list[int], val: list[float]
+) -> None:
+    """Counts per card, compared one by one with the ones the row holds."""
+    for i in range(len(known)):
+        value = counts[i]
+        if known[i] != value:
+            known[i] = value
+            idx.append(base + at + i)
+            val.append(float(value))
 
 
 def legal_indices(
-    state: BoardState, space: Any, by_id: dict[int, int], row: int, rows: list[int], cols: list[int]
+    state: BoardState, space: Any, by_id: dict[int, int], base: int, flat: list[int]
 ) -> None:
-    """Append the action-space index of each legal action (``cols``) and ``row`` (``rows``):
-    a dictionary hit on each action's identity, the space's lookup by value for the few
+    """Append ``base`` plus the action-space index of each legal action to ``flat``: a
+    dictionary hit on each action's identity, the space's lookup by value for the few
     actions a game built for itself."""
     for action in state.legal_actions():
         index = by_id.get(id(action), -1)
         if index < 0:
             index = space.index(action)
-        rows.append(row)
-        cols.append(index)
+        flat.append(base + index)
 
 
 def play_self(
@@ -354,16 +380,16 @@ def play_self(
     space: Any,
     seats: list[int],
     changes: tuple[list[int], list[float]],
-    legal: tuple[list[int], list[int]],
+    legal: list[int],
     ended: list[int],
 ) -> None:
     """One step of a batch of self-play games: play ``actions[i]`` (already checked legal) in
     game ``i``, then queue the vector changes of the seat now to move (``seats[i]``) and its
-    legal actions; games that ended are listed in ``ended`` for the caller, unobserved."""
-    size, players = writer.size, writer.players
+    legal actions (flat indices into the batch's masks); games that ended are listed in
+    ``ended`` for the caller, unobserved."""
+    size, players, width = writer.size, writer.players, len(table)
     by_id: dict[int, int] = space._by_id
     idx, val = changes
-    rows, cols = legal
     for i in range(len(states)):
         state = states[i]
         state.apply(table[actions[i]])
@@ -373,4 +399,4 @@ def play_self(
         seat = state._to_move
         seats[i] = seat
         writer.update(state, seat, memories[i][seat], (i * players + seat) * size, idx, val)
-        legal_indices(state, space, by_id, i, rows, cols)
+        legal_indices(state, space, by_id, i * width, legal)

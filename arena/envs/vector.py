@@ -95,6 +95,7 @@ class TicketToRideVectorEnv(VectorEnv):  # type: ignore[misc]
         self._rows = np.zeros((num_envs, players, size), dtype=np.float32)
         self._flat = self._rows.reshape(-1)
         self._masks = np.zeros((num_envs, actions), dtype=np.int8)
+        self._masks_flat = self._masks.reshape(-1)
         self._states: list[GameState] = []
         self._memories: list[list[SeatMemory]] = []
         self._bots: list[dict[int, Bot]] = []
@@ -123,7 +124,7 @@ class TicketToRideVectorEnv(VectorEnv):  # type: ignore[misc]
         for i in range(n):
             self._new_game(i)
         changes: tuple[list[int], list[float]] = ([], [])
-        legal: tuple[list[int], list[int]] = ([], [])
+        legal: list[int] = []
         for i in range(n):
             self._observe(i, changes, legal)
         return self._batch(changes, legal), {
@@ -142,7 +143,7 @@ class TicketToRideVectorEnv(VectorEnv):  # type: ignore[misc]
         rewards, self._pending = self._pending, np.zeros((n, players))
         acting = list(self._learner)
         changes: tuple[list[int], list[float]] = ([], [])
-        legal: tuple[list[int], list[int]] = ([], [])
+        legal: list[int] = []
         ended: list[int] = []
         if self._fast:
             play_self(
@@ -269,9 +270,7 @@ class TicketToRideVectorEnv(VectorEnv):  # type: ignore[misc]
                 rewards[seat] += now - self._potential[i, seat]
                 self._potential[i, seat] = now
 
-    def _observe(
-        self, i: int, changes: tuple[list[int], list[float]], legal: tuple[list[int], list[int]]
-    ) -> None:
+    def _observe(self, i: int, changes: tuple[list[int], list[float]], legal: list[int]) -> None:
         """Queue game ``i``'s returned seat's vector changes and legal actions."""
         state = self._states[i]
         seat = self._learner[i] if self.opponents is not None else state.to_move
@@ -281,12 +280,11 @@ class TicketToRideVectorEnv(VectorEnv):  # type: ignore[misc]
         if self.writer is not None:
             memory = self._memories[i][seat]
             self.writer.update(state, seat, memory, base, *changes)  # type: ignore[arg-type]
-            legal_indices(state, self.space, self.space._by_id, i, *legal)  # type: ignore[arg-type]
+            legal_indices(state, self.space, self.space._by_id, i * len(self.space), legal)  # type: ignore[arg-type]
         else:
             self._rows[i, seat] = self.encoder.encode(state.observation(seat))
-            found = self.space.indices(state.legal_actions())
-            legal[0].extend([i] * len(found))
-            legal[1].extend(found)
+            start = i * len(self.space)
+            legal.extend(start + k for k in self.space.indices(state.legal_actions()))
 
     def _final_row(self, i: int, state: GameState) -> np.ndarray:
         """The last observation of game ``i``'s returned seat, as the game ended."""
@@ -301,13 +299,11 @@ class TicketToRideVectorEnv(VectorEnv):  # type: ignore[misc]
             self._flat[idx] = val
         return self._rows[i, seat].copy()
 
-    def _batch(
-        self, changes: tuple[list[int], list[float]], legal: tuple[list[int], list[int]]
-    ) -> np.ndarray:
+    def _batch(self, changes: tuple[list[int], list[float]], legal: list[int]) -> np.ndarray:
         """Write the queued changes and masks (one NumPy call each); the returned rows."""
         idx, val = changes
         if idx:
             self._flat[idx] = val
         self._masks.fill(0)
-        self._masks[legal] = 1
+        self._masks_flat[legal] = 1
         return self._rows[self._rows_index, self._learner]

@@ -13,8 +13,9 @@ shared machine moves it far less than wall time), in one process per engine buil
 - parallel: PettingZoo parallel, ``env.step({agent: index})``, every agent's observation;
 - gym: Gymnasium, the learner's seat against a ``random`` bot (the bot's moves count as
   moves: they go through the environment too);
-- vector: ``arena.envs.vector`` with ``--envs`` games, one ``step`` per batch, the choice of
-  all games drawn with one NumPy call; a batch step is ``--envs`` moves.
+- vector: ``arena.envs.vector`` with ``--envs`` games (self-play), one ``step`` per batch,
+  every game's choice in one NumPy call (the argmax of random numbers over the mask, from a
+  pool of random tables); a batch step is ``--envs`` moves.
 
 Each round runs the engine and every API, in reverse order every other round (A B C ..., then
 ... C B A); each API's ratio is its rate over the engine's in the same round, and the table
@@ -120,11 +121,14 @@ def vector(variant: str, players: int, moves: int, seed: int, envs: int) -> int:
 
     env = arena.envs.vector(variant, num_envs=envs, players=players)
     _, info = env.reset(seed=seed)
-    rng = np.random.default_rng(seed)
+    # The legal action with the largest random number is a uniform choice among the legal
+    # ones; 64 x 1,076 fresh random numbers a step would cost more than the step, so they
+    # come from a pool of tables, one drawn per step (a policy's cost, not the env's).
+    rng, pick = np.random.default_rng(seed), random.Random(seed)
+    pool = rng.random((16, *info["action_mask"].shape), dtype=np.float32)
     played = 0
     while played < moves:
-        masks = info["action_mask"]
-        actions = np.argmax(rng.random(masks.shape, dtype=np.float32) * masks, axis=1)
+        actions = np.argmax(pool[pick.randrange(16)] * info["action_mask"], axis=1)
         _, _, _, _, info = env.step(actions)
         played += envs
     return played

@@ -19,7 +19,7 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from arena.engine import GameState, IllegalActionError, Observation, Variant
 from arena.envs.actions import ActionSpace
 from arena.envs.encoding import HIGHEST, NONE, ObservationEncoder
-from arena.envs.fastobs import BoardWriter, SeatMemory
+from arena.envs.fastobs import BoardWriter, SeatMemory, legal_indices
 from arena.envs.rewards import check, margin
 from arena.variants import get_variant
 
@@ -217,7 +217,12 @@ class TicketToRideEnv(AECEnv):  # type: ignore[misc]
     def _mask(self, state: GameState, seat: int) -> np.ndarray:
         mask = np.zeros(len(self.space), dtype=np.int8)
         if state.to_move == seat:
-            mask[self.space.indices(state.legal_actions())] = 1
+            if self.writer is not None:  # compiled with the engine: its actions natively
+                legal: list[int] = []
+                legal_indices(state, self.space, self.space._by_id, 0, legal)  # type: ignore[arg-type]
+                mask[legal] = 1
+            else:
+                mask[self.space.indices(state.legal_actions())] = 1
         return mask
 
     def raw_observation(self, agent: str) -> Observation:

@@ -67,12 +67,15 @@ class SeatMemory:
 class Networks:
     """A seat's networks of own routes, grown route by route: union-find over the cities,
     each network's cities, and per network the fewest pieces from any of its cities to every
-    city (rows of the printed map's distances, merged with ``min`` as networks join)."""
+    city: the printed map's distances (``base``, shared by every seat and game, never
+    changed), a row of its own only for a network of more than one city (merged with ``min``
+    as networks join)."""
 
-    def __init__(self, cities: int, reach: list[list[float]]) -> None:
+    def __init__(self, cities: int, base: list[list[float]]) -> None:
         self.parent: list[int] = list(range(cities))
-        self.members: dict[int, list[int]] = {c: [c] for c in range(cities)}
-        self.reach: list[list[float]] = [row[:] for row in reach]
+        self.base = base
+        self.grown: dict[int, list[int]] = {}  # root -> its cities, for networks of 2 or more
+        self.reach: dict[int, list[float]] = {}  # root -> its own row, for the same
         self.changed: set[int] = set()
 
     def find(self, city: int) -> int:
@@ -82,23 +85,36 @@ class Networks:
             city = parent[city]
         return city
 
+    def members(self, root: int) -> list[int]:
+        grown = self.grown.get(root)
+        return [root] if grown is None else grown
+
+    def row(self, root: int) -> list[float]:
+        own = self.reach.get(root)
+        return self.base[root] if own is None else own
+
     def join(self, a_city: int, b_city: int) -> None:
         a, b = self.find(a_city), self.find(b_city)
         if a == b:
             return
         self.parent[a] = b
-        self.members[b] += self.members.pop(a)
-        into, other = self.reach[b], self.reach[a]
+        self.grown[b] = self.members(b) + self.members(a)
+        self.grown.pop(a, None)
+        into = self.reach.get(b)
+        if into is None:
+            into = self.reach[b] = self.base[b][:]
+        other = self.row(a)
         for c in range(len(into)):
             if other[c] < into[c]:
                 into[c] = other[c]
+        self.reach.pop(a, None)
         self.changed.add(b)
 
     def nearest(self, a: int, b: int) -> float:
         """Fewest pieces from any city of network ``a`` to the nearest city of network ``b``."""
-        row = self.reach[a]
-        best = row[self.members[b][0]]
-        for city in self.members[b]:
+        row, cities = self.row(a), self.members(b)
+        best = row[cities[0]]
+        for city in cities:
             if row[city] < best:
                 best = row[city]
         return best

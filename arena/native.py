@@ -47,6 +47,9 @@ COMPILED_MODULES = (
     # The search bots' planner and rollouts (bots/search.py, bots/ismcts.py): the hot code
     # of mcts-fast and its kin, calling the compiled engine natively.
     "bots.policy",
+    # The learning environments' observation writer (arena/envs/fastobs.py): it reads the
+    # compiled engine's state natively.
+    "arena.envs.fastobs",
 )
 GROUP = "arena._native"
 PACKAGES = ("arena.", "bots.")  # where a compiled module (and so a stray ``.so``) may be

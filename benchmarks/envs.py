@@ -1,69 +1,68 @@
-"""Environment benchmark: PettingZoo steps per second next to the raw engine's moves per second.
+"""Environment benchmark: each API's moves per CPU second over the bare engine's, per build.
 
-    python benchmarks/envs.py [--variant usa] [--players 2] [--games 40] [--rounds 6]
+    python benchmarks/envs.py [--players 2 4] [--moves 20000] [--rounds 4] [--envs 64]
+    python benchmarks/envs.py --build compiled      # one build only (default: both)
 
-Both sides play the same seeded random games in one process, one core, in CPU time (the load
-of other processes on a shared machine moves it far less than wall time), alternating A and B
-every round (A B, then B A):
+Every API plays seeded random games, choosing uniformly among the legal actions its mask
+marks, for about ``--moves`` moves a run, in CPU time (the load of other processes on a
+shared machine moves it far less than wall time), in one process per engine build
+(``ARENA_ENGINE``: compiled, pure):
 
-- A, the raw engine: ``legal_actions()``, a uniform choice, ``apply()``;
-- B, the environment: ``env.last()`` (the seat's typed observation, encoded, and the action
-  mask), a uniform choice among the mask's legal indices, ``env.step(index)``.
+- engine: ``legal_actions()``, a uniform choice, ``apply()`` (the reference, A);
+- aec: PettingZoo AEC, ``env.last()`` (observation vector and mask), ``env.step(index)``;
+- parallel: PettingZoo parallel, ``env.step({agent: index})``, every agent's observation;
+- gym: Gymnasium, the learner's seat against a ``random`` bot (the bot's moves count as
+  moves: they go through the environment too);
+- vector: ``arena.envs.vector`` with ``--envs`` games (self-play), one ``step`` per batch,
+  every game's choice in one NumPy call (the argmax of random numbers over the mask, from a
+  pool of random tables); a batch step is ``--envs`` moves.
 
-The figure is B's rate over A's (median of the per-round ratios): the issue's goal is >= 0.5.
-The engine build is the process's: ``ARENA_ENGINE=pure`` for the Python source.
-For context it also times A+, the raw engine plus the mover's typed observation (what every
-bot's loop pays), and gives B over A+: the environment's own cost (encoding, mask, API).
+Each round runs the engine and every API, in reverse order every other round (A B C ..., then
+... C B A); each API's ratio is its rate over the engine's in the same round, and the table
+gives the median and every round's ratio. The goal: >= 0.5 for each (for the vector, 0.5 x N
+engines: its moves per second over one engine's). The machine's load average is printed
+before and after each build's run.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import statistics
+import subprocess
+import sys
 import time
+from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
-import arena
-from arena.envs import aec
-from arena.variants import get_variant
+HERE = Path(__file__).resolve().parent.parent
+APIS = ("aec", "parallel", "gym", "vector")
 
 
-def raw_engine(variant: str, players: int, games: int, seed: int) -> int:
-    """Random games on the engine alone; the number of moves played."""
-    rules = get_variant(variant)
-    moves = 0
-    for game in range(games):
+def engine(variant: str, players: int, moves: int, seed: int, envs: int) -> int:
+    from arena.variants import get_variant
+
+    rules, played, game = get_variant(variant), 0, 0
+    while played < moves:
         state = rules.new_game(players, seed + game)
         rng = random.Random(seed + game)
         while not state.is_over:
             actions = state.legal_actions()
             state.apply(actions[rng.randrange(len(actions))])
-            moves += 1
-    return moves
+            played += 1
+        game += 1
+    return played
 
 
-def engine_with_observation(variant: str, players: int, games: int, seed: int) -> int:
-    """The raw engine plus the mover's typed observation: what every bot's loop pays."""
-    rules = get_variant(variant)
-    moves = 0
-    for game in range(games):
-        state = rules.new_game(players, seed + game)
-        rng = random.Random(seed + game)
-        while state.to_move is not None:
-            state.observation(state.to_move)
-            actions = state.legal_actions()
-            state.apply(actions[rng.randrange(len(actions))])
-            moves += 1
-    return moves
+def aec(variant: str, players: int, moves: int, seed: int, envs: int) -> int:
+    import arena.envs
 
-
-def environment(variant: str, players: int, games: int, seed: int) -> int:
-    """The same number of random masked games through the AEC environment; steps played."""
-    env = aec(variant, players)
-    steps = 0
-    for game in range(games):
+    env, played, game = arena.envs.aec(variant, players), 0, 0
+    while played < moves:
         env.reset(seed=seed + game)
         rng = random.Random(seed + game)
         while True:
@@ -72,48 +71,154 @@ def environment(variant: str, players: int, games: int, seed: int) -> int:
                 break
             legal = np.flatnonzero(observation["action_mask"])
             env.step(int(legal[rng.randrange(len(legal))]))
-            steps += 1
-    return steps
+            played += 1
+        game += 1
+    return played
 
 
-def timed(fn, *args: object) -> float:
-    """Moves (or steps) per CPU second of one call."""
+def parallel(variant: str, players: int, moves: int, seed: int, envs: int) -> int:
+    import arena.envs
+
+    env, played, game = arena.envs.parallel(variant, players), 0, 0
+    while played < moves:
+        observations, _ = env.reset(seed=seed + game)
+        rng = random.Random(seed + game)
+        while env.agents:
+            mover = env.game.agent_selection
+            legal = np.flatnonzero(observations[mover]["action_mask"])
+            observations, *_ = env.step({mover: int(legal[rng.randrange(len(legal))])})
+            played += 1
+        game += 1
+    return played
+
+
+def gym(variant: str, players: int, moves: int, seed: int, envs: int) -> int:
+    import arena.envs
+
+    env = arena.envs.gym(variant, opponents=["random"] * (players - 1))
+    counted = env.game.step
+    played, game = 0, 0
+
+    def step(action: int) -> None:  # every move, the learner's and the bots'
+        nonlocal played
+        played += 1
+        counted(action)
+
+    env.game.step = step  # type: ignore[method-assign]
+    while played < moves:
+        _, info = env.reset(seed=seed + game)
+        rng = random.Random(seed + game)
+        done = False
+        while not done:
+            legal = np.flatnonzero(info["action_mask"])
+            _, _, done, _, info = env.step(int(legal[rng.randrange(len(legal))]))
+        game += 1
+    return played
+
+
+def vector(variant: str, players: int, moves: int, seed: int, envs: int) -> int:
+    import arena.envs
+
+    env = arena.envs.vector(variant, num_envs=envs, players=players)
+    _, info = env.reset(seed=seed)
+    # The legal action with the largest random number is a uniform choice among the legal
+    # ones; 64 x 1,076 fresh random numbers a step would cost more than the step, so they
+    # come from a pool of tables, one drawn per step (a policy's cost, not the env's).
+    rng, pick = np.random.default_rng(seed), random.Random(seed)
+    pool = rng.random((16, *info["action_mask"].shape), dtype=np.float32)
+    played = 0
+    while played < moves:
+        actions = np.argmax(pool[pick.randrange(16)] * info["action_mask"], axis=1)
+        _, _, _, _, info = env.step(actions)
+        played += envs
+    return played
+
+
+RUNS: dict[str, Callable[[str, int, int, int, int], int]] = {
+    "engine": engine,
+    "aec": aec,
+    "parallel": parallel,
+    "gym": gym,
+    "vector": vector,
+}
+
+
+def rate(name: str, *job: object) -> float:
+    """Moves per CPU second of one run."""
     start = time.process_time()
-    count = fn(*args)
+    count = RUNS[name](*job)  # type: ignore[arg-type]
     return count / (time.process_time() - start)
+
+
+def measure(args: argparse.Namespace) -> dict[str, object]:
+    """This process's build: rounds of every run, alternated; each API's per-round ratios."""
+    import arena
+
+    names = ["engine", *APIS]
+    figures: dict[str, object] = {"build": arena.ENGINE_BUILD, "load": [os.getloadavg()[0]]}
+    for players in args.players:
+        job = (args.variant, players, args.moves, args.seed, args.envs)
+        for name in names:  # warm up: spaces, encoders, imports
+            rate(name, args.variant, players, 2000, args.seed, args.envs)
+        rates: dict[str, list[float]] = {name: [] for name in names}
+        for round_ in range(args.rounds):
+            for name in names[:: 1 if round_ % 2 == 0 else -1]:
+                rates[name].append(rate(name, *job))
+        figures[str(players)] = rates
+    figures["load"].append(os.getloadavg()[0])  # type: ignore[attr-defined]
+    return figures
+
+
+def report(figures: dict[str, object], args: argparse.Namespace) -> None:
+    load = figures["load"]
+    print(
+        f"{figures['build']} engine, {args.variant}; load average {load[0]:.1f} before, "  # type: ignore[index]
+        f"{load[1]:.1f} after ({os.cpu_count()} cores); CPU time, {args.rounds} rounds "  # type: ignore[index]
+        f"alternated, ~{args.moves:,} moves a run; vector: {args.envs} games"
+    )
+    print(f"  {'players':<8}{'API':<10}{'moves/s':>10}  {'/ engine':>8}  per round")
+    for players in args.players:
+        rates: dict[str, list[float]] = figures[str(players)]  # type: ignore[assignment]
+        base = rates["engine"]
+        print(f"  {players:<8}{'engine':<10}{statistics.median(base):>10,.0f}")
+        for name in APIS:
+            ratios = [r / b for r, b in zip(rates[name], base, strict=True)]
+            print(
+                f"  {'':<8}{name:<10}{statistics.median(rates[name]):>10,.0f}  "
+                f"{statistics.median(ratios):>8.2f}  {', '.join(f'{r:.2f}' for r in ratios)}"
+            )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", default="usa")
-    parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--games", type=int, default=40)
-    parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 4])
+    parser.add_argument("--moves", type=int, default=20_000, help="moves per run (about)")
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--envs", type=int, default=64, help="games in the vector env")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--build", choices=("both", "compiled", "pure"), default="both")
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    job = (args.variant, args.players, args.games, args.seed)
-    environment(args.variant, args.players, 2, args.seed)  # build the spaces once, warm up
-    raw, observed, env, ratios, own = [], [], [], [], []
-    for round_ in range(args.rounds):
-        order = (raw_engine, engine_with_observation, environment)
-        rates = {fn.__name__: timed(fn, *job) for fn in order[:: 1 if round_ % 2 == 0 else -1]}
-        raw.append(rates["raw_engine"])
-        observed.append(rates["engine_with_observation"])
-        env.append(rates["environment"])
-        ratios.append(rates["environment"] / rates["raw_engine"])
-        own.append(rates["environment"] / rates["engine_with_observation"])
-    print(
-        f"{args.variant}, {args.players} players, {args.games} games x {args.rounds} rounds "
-        f"(CPU time, one core, A/B alternating; the {arena.ENGINE_BUILD} engine)"
-    )
-    print(f"  raw engine   {statistics.median(raw):>9,.0f} moves/s (median)")
-    print(f"  + observation{statistics.median(observed):>9,.0f} moves/s (median)")
-    print(f"  environment  {statistics.median(env):>9,.0f} steps/s (median)")
-    print(
-        f"  ratio        {statistics.median(ratios):.2f}  "
-        f"(per round: {', '.join(f'{r:.2f}' for r in ratios)}; goal >= 0.5)"
-    )
-    print(f"  environment / (engine + observation)  {statistics.median(own):.2f}")
+    if args.json:  # a child: this process's build
+        print(json.dumps(measure(args)))
+        return
+    builds = ("compiled", "pure") if args.build == "both" else (args.build,)
+    for build in builds:
+        command = [sys.executable, __file__, "--json", *sys.argv[1:]]
+        done = subprocess.run(
+            command,
+            env={**os.environ, "ARENA_ENGINE": build, "PYTHONPATH": str(HERE)},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode:
+            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            raise SystemExit(f"error: the {build} build's run failed: {last}")
+        report(json.loads(done.stdout), args)
+        if done.stderr.strip():  # e.g. ARENA_ENGINE=compiled without a compiled build
+            print(f"  ({done.stderr.strip().splitlines()[-1]})")
 
 
 if __name__ == "__main__":

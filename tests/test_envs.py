@@ -18,11 +18,14 @@ import sys
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-from pettingzoo.test import api_test, seed_test
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
 
+import arena.envs
 from arena.engine import NotationError
 from arena.envs import ActionSpace, ObservationEncoder, aec, gym, policy_bot
-from arena.envs.rewards import rank_reward
+from arena.envs.rewards import rank_reward, score_reward
 from arena.variants import all_variants, get_variant
 from bots.filebot import load_factory
 from tests.journey import Journey
@@ -294,7 +297,8 @@ def test_an_unplayable_variant_or_player_count_is_refused():
 # ---------------------------------------------------------------------- the libraries' own tests
 
 
-@pytest.mark.parametrize(("variant", "players"), [("usa", 2), ("europe", 3), ("cardgame", 4)])
+@pytest.mark.parametrize("variant", PLAYABLE)
+@pytest.mark.parametrize("players", [2, 4])
 def test_pettingzoo_api_and_seed_tests(variant, players):
     api_test(aec(variant, players), num_cycles=200)
     seed_test(lambda: aec(variant, players), num_cycles=50)
@@ -530,3 +534,197 @@ def test_the_incremental_encoding_equals_a_fresh_encoders_at_every_step(variant)
         env.step(int(rng.choice(list(np.flatnonzero(env.action_mask())))))
         steps += 1
     assert steps > 50
+
+
+# ---------------------------------------------------------------------- the incremental writer
+
+INCREMENTAL = [name for name in PLAYABLE if aec(name, 2).writer is not None]
+
+
+def test_the_base_board_games_are_written_incrementally_and_the_editions_are_encoded():
+    assert {"usa", "newyork"} <= set(INCREMENTAL)
+    assert aec("europe", 2).writer is None and aec("cardgame", 2).writer is None
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    variant=st.sampled_from(INCREMENTAL),
+    players=st.sampled_from([2, 4]),
+    seed=st.integers(0, 2**32),
+    watch=st.floats(0.05, 1.0),
+)
+def test_the_incremental_observation_equals_a_from_scratch_one(variant, players, seed, watch):
+    """Over whole random games, each seat observed at random moments (so several moves
+    may pass between two of its observations), the vector the environment writes change
+    by change equals the reference encoder's from the typed observation, built from scratch;
+    so does the mask the legal set."""
+    env = aec(variant, players)
+    env.reset(seed=seed)
+    rng = random.Random(seed)
+    steps = 0
+    while not env.state.is_over:
+        for agent in env.agents:
+            if agent == env.agent_selection or rng.random() < watch:
+                seat = env.agent_name_mapping[agent]
+                fresh = ObservationEncoder(env.variant, players)
+                expected = fresh.encode(env.state.observation(seat))
+                assert np.array_equal(env.observe(agent)["observation"], expected), steps
+        mask = env.action_mask()
+        marked = {env.action_to_text(i) for i in np.flatnonzero(mask)}
+        assert marked == {str(a) for a in env.state.legal_actions()}
+        env.step(int(rng.choice(list(np.flatnonzero(mask)))))
+        steps += 1
+    for agent in env.agents:  # the final position too
+        seat = env.agent_name_mapping[agent]
+        expected = ObservationEncoder(env.variant, players).encode(env.state.observation(seat))
+        assert np.array_equal(env.observe(agent)["observation"], expected)
+    assert steps > 20  # a whole game (New York's are short)
+
+
+def test_a_state_set_from_outside_is_written_from_scratch():
+    """``env.state`` replaced by another game's state: the rows start over, not from the
+    routes and tickets of the game before."""
+    env = aec("usa", 2)
+    env.reset(seed=1)
+    rng = random.Random(1)
+    for _ in range(120):
+        env.step(int(rng.choice(list(np.flatnonzero(env.action_mask())))))
+    env.observe("player_0")
+    env.state = get_variant("usa").new_game(2, 99)
+    expected = ObservationEncoder(env.variant, 2).encode(env.state.observation(0))
+    assert np.array_equal(env.observe("player_0")["observation"], expected)
+
+
+# ---------------------------------------------------------------------- parallel and vector
+
+
+@pytest.mark.parametrize("variant", PLAYABLE)
+@pytest.mark.parametrize("players", [2, 4])
+def test_pettingzoo_parallel_api_and_seed_tests(variant, players):
+    parallel_api_test(arena.envs.parallel(variant, players), num_cycles=400)
+    parallel_seed_test(lambda: arena.envs.parallel(variant, players), num_cycles=100)
+
+
+def test_the_parallel_env_plays_the_movers_action_and_ignores_the_others():
+    env = arena.envs.parallel("usa", 2)
+    observations, _ = env.reset(seed=4)
+    reference = aec("usa", 2)
+    reference.reset(seed=4)
+    rng = random.Random(4)
+    while env.agents:
+        mover = reference.agent_selection
+        other = next(a for a in env.agents if a != mover)
+        assert not observations[other]["action_mask"].any()
+        index = int(rng.choice(list(np.flatnonzero(observations[mover]["action_mask"]))))
+        observations, rewards, terminations, _, infos = env.step({mover: index, other: 0})
+        reference.step(index)
+        for agent in reference.agents:
+            if agent in observations:
+                expected = reference.observe(agent)["observation"]
+                assert np.array_equal(observations[agent]["observation"], expected)
+            assert rewards[agent] == reference.rewards[agent]
+    assert all(terminations.values()) and "scores" in infos["player_0"]
+    assert env.state.fingerprint() == reference.state.fingerprint()
+
+
+def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly drawn legal index per row."""
+    return np.argmax(rng.random(masks.shape) * masks, axis=1)
+
+
+@pytest.mark.parametrize(("variant", "players"), [("usa", 2), ("usa", 4), ("europe", 3)])
+def test_the_vector_env_autoresets_in_the_same_step_and_its_rows_are_the_movers(variant, players):
+    """Every row is the seat to move's observation (equal to the reference encoder's), the
+    mask its legal set; a game that ends returns its last observation in final_obs, its
+    scores and every seat's terminal reward, and the row is the next game's first."""
+    env = arena.envs.vector(variant, num_envs=6, players=players)
+    observations, info = env.reset(seed=5)
+    rng = np.random.default_rng(5)
+    ended = steps = 0
+    while ended < 8:
+        states = env.states
+        for i, state in enumerate(states):
+            seat = state.to_move
+            assert info["seat"][i] == seat
+            expected = ObservationEncoder(env.variant, players).encode(state.observation(seat))
+            assert np.array_equal(observations[i], expected), (i, steps)
+            legal = {env.action_to_text(k) for k in np.flatnonzero(info["action_mask"][i])}
+            assert legal == {str(a) for a in state.legal_actions()}
+        before = [state.copy() for state in states]
+        actions = random_legal(info["action_mask"], rng)
+        acting = info["seat"].copy()
+        observations, rewards, terminated, truncated, info = env.step(actions)
+        assert not truncated.any()
+        for i in np.flatnonzero(terminated):
+            ended += 1
+            finished = before[i]
+            finished.apply(env.space.actions[actions[i]])
+            assert finished.is_over and env.states[i] is not states[i]
+            assert env.states[i].turn == 0 and not env.states[i].is_over
+            result = finished.result()
+            assert list(info["scores"][i]) == list(result.scores)
+            terminal = [score_reward(result, seat) for seat in range(players)]
+            assert list(info["rewards"][i]) == terminal
+            assert rewards[i] == terminal[acting[i]]
+            seat = int(acting[i])
+            last = ObservationEncoder(env.variant, players).encode(finished.observation(seat))
+            assert info["_final_obs"][i] and np.array_equal(info["final_obs"][i], last)
+        for i in np.flatnonzero(~terminated):
+            assert rewards[i] == 0.0 and not info["rewards"][i].any()
+        steps += 1
+    assert steps > 100
+
+
+def test_the_vector_env_replays_the_same_games_from_the_same_seed():
+    def run(seed: int) -> list[tuple]:
+        env = arena.envs.vector("usa", num_envs=4, players=2)
+        observations, info = env.reset(seed=seed)
+        rng = np.random.default_rng(0)
+        trace = [(observations.tobytes(), info["action_mask"].tobytes())]
+        for _ in range(300):
+            observations, rewards, terminated, _, info = env.step(
+                random_legal(info["action_mask"], rng)
+            )
+            trace.append((observations.tobytes(), rewards.tobytes(), terminated.tobytes()))
+        return trace
+
+    first = run(11)
+    assert run(11) == first
+    assert run(12) != first
+
+
+def test_the_vector_env_refuses_an_illegal_action_and_plays_nothing():
+    env = arena.envs.vector("usa", num_envs=3, players=2)
+    _, info = env.reset(seed=2)
+    before = [state.fingerprint() for state in env.states]
+    actions = random_legal(info["action_mask"], np.random.default_rng(0))
+    actions[1] = 16  # a claim, during the initial ticket choice
+    with pytest.raises(ValueError, match=r"game 1: action 16 \('claim 1 .*'\) is not legal now"):
+        env.step(actions)
+    with pytest.raises(IndexError, match=r"0\.\.1075"):
+        env.step(np.array([0, 0, 5000]))
+    with pytest.raises(ValueError, match="3 integers"):
+        env.step([0, 0])
+    assert [state.fingerprint() for state in env.states] == before
+
+
+def test_the_vector_env_against_bots_returns_the_learners_rows_and_rewards():
+    env = arena.envs.vector("usa", num_envs=3, opponents=["random"], seat=None, reward="win")
+    observations, info = env.reset(seed=8)
+    rng = np.random.default_rng(8)
+    seats, finished = set(), 0
+    while finished < 6:
+        for i, state in enumerate(env.states):
+            assert state.to_move == info["seat"][i]
+            seats.add(int(info["seat"][i]))
+            expected = ObservationEncoder(env.variant, 2).encode(state.observation(state.to_move))
+            assert np.array_equal(observations[i], expected)
+        acting = info["seat"].copy()
+        observations, rewards, terminated, _, info = env.step(
+            random_legal(info["action_mask"], rng)
+        )
+        for i in np.flatnonzero(terminated):
+            finished += 1
+            won = info["ranks"][i][acting[i]] == 1
+            assert rewards[i] == (1.0 if won else -1.0)
+    assert seats == {0, 1}, "the learner's seat is drawn per game"

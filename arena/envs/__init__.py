@@ -3,6 +3,8 @@ clone, else ``pip install 'ttr-arena[rl]'``).
 
     env = arena.envs.aec("usa", players=4, seed=7)        # PettingZoo AEC, every seat an agent
     env = arena.envs.gym("usa", opponents=["random"])      # Gymnasium, bots on the other seats
+    env = arena.envs.parallel("usa", players=2)            # PettingZoo parallel, self-play
+    envs = arena.envs.vector("usa", num_envs=64)           # 64 games stepped together
     env = gymnasium.make("arena.envs:ttr-arena/TicketToRide-v0", variant="europe")  # the same
     Bot = arena.envs.policy_bot(fn)                        # a trained policy as an arena bot
 
@@ -29,8 +31,10 @@ from arena.envs.actions import ActionSpace
 from arena.envs.aec import TicketToRideEnv, action_space_of
 from arena.envs.encoding import Field, ObservationEncoder
 from arena.envs.gym import TicketToRideGym
+from arena.envs.parallel import TicketToRideParallelEnv
 from arena.envs.policy import Policy, PolicyBot, policy_bot
 from arena.envs.rewards import SCHEMES
+from arena.envs.vector import TicketToRideVectorEnv
 
 
 def aec(
@@ -46,6 +50,21 @@ def gym(variant: str = "usa", opponents: Any = ("random",), **options: Any) -> T
     Options: ``seat`` (None: random per game), ``reward``, ``dense``, ``illegal`` (a penalty,
     default -1, or 'raise'), ``max_steps`` (truncation), ``render_mode``."""
     return TicketToRideGym(variant, opponents, **options)
+
+
+def parallel(
+    variant: str = "usa", players: int = 2, seed: int | None = None, **options: Any
+) -> TicketToRideParallelEnv:
+    """A PettingZoo parallel environment for self-play (only the mover's action is played).
+    Options as for ``aec``."""
+    return TicketToRideParallelEnv(variant, players, seed=seed, **options)
+
+
+def vector(variant: str = "usa", num_envs: int = 64, **options: Any) -> TicketToRideVectorEnv:
+    """A Gymnasium ``VectorEnv``: ``num_envs`` games stepped together in this process,
+    reset as soon as they end. Options: ``players`` (self-play, the default) or
+    ``opponents`` (bots on the other seats) with ``seat``; ``reward``, ``dense``."""
+    return TicketToRideVectorEnv(variant, num_envs, **options)
 
 
 # gymnasium.make(GYM_ID) once arena.envs is imported; gymnasium.make(f"arena.envs:{GYM_ID}")
@@ -64,8 +83,12 @@ __all__ = [
     "PolicyBot",
     "TicketToRideEnv",
     "TicketToRideGym",
+    "TicketToRideParallelEnv",
+    "TicketToRideVectorEnv",
     "action_space_of",
     "aec",
     "gym",
+    "parallel",
     "policy_bot",
+    "vector",
 ]

@@ -79,11 +79,15 @@ class ActionSpace:
             self._by_id[id(action)] = index
         return index
 
-    def action_to_text(self, index: int) -> str:
-        """The notation of action ``index`` (``claim 57 red w2``)."""
+    def checked(self, index: Any) -> int:
+        """``index`` as an int; ``IndexError`` unless it is an integer in the space."""
         if not isinstance(index, int | np.integer) or not 0 <= index < len(self.texts):
             raise IndexError(f"action index must be an integer in 0..{len(self.texts) - 1}")
-        return self.texts[int(index)]
+        return int(index)
+
+    def action_to_text(self, index: int) -> str:
+        """The notation of action ``index`` (``claim 57 red w2``)."""
+        return self.texts[self.checked(index)]
 
     def text_to_action(self, text: str) -> int:
         """The index of an action written in the notation; ``NotationError`` if it is not one

@@ -19,6 +19,7 @@ from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from arena.engine import GameState, IllegalActionError, Observation, Variant
 from arena.envs.actions import ActionSpace
 from arena.envs.encoding import HIGHEST, NONE, ObservationEncoder
+from arena.envs.fastobs import BoardWriter, SeatMemory, legal_indices
 from arena.envs.rewards import check, margin
 from arena.variants import get_variant
 
@@ -50,6 +51,13 @@ def mover(state: GameState) -> int:
     return seat
 
 
+def incremental_writer(variant: Variant, encoder: ObservationEncoder) -> BoardWriter | None:
+    """The fast writer of the variant's vectors, when its games show the base board game's
+    observation (``BoardWriter.handles``); None: encode typed observations."""
+    state_type = type(variant.new_game(encoder.players, 0))
+    return BoardWriter(encoder) if BoardWriter.handles(state_type) else None
+
+
 class TicketToRideEnv(AECEnv):  # type: ignore[misc]
     """A PettingZoo AEC environment over one variant and player count."""
 
@@ -78,6 +86,14 @@ class TicketToRideEnv(AECEnv):  # type: ignore[misc]
         self.players = players
         self.space = action_space_of(self.variant)
         self.encoder = ObservationEncoder(self.variant, players)
+        # The step path: base board games are written from the engine's state, change by
+        # change, into one preallocated row per seat (fastobs); other editions are encoded
+        # from their typed observations.
+        self.writer = incremental_writer(self.variant, self.encoder)
+        self._rows = np.zeros((players, self.encoder.size), dtype=np.float32)
+        self._flat = self._rows.reshape(-1)
+        self._memories: list[SeatMemory] = []
+        self._written: GameState | None = None  # the game the rows and memories are of
         self.possible_agents = [f"player_{seat}" for seat in range(players)]
         self.agent_name_mapping = {name: seat for seat, name in enumerate(self.possible_agents)}
         vector = spaces.Box(NONE, HIGHEST, shape=(self.encoder.size,), dtype=np.float32)
@@ -120,7 +136,7 @@ class TicketToRideEnv(AECEnv):  # type: ignore[misc]
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._potential = [0.0] * self.players
-        self.last_action: str | None = None
+        self.last_action: int | None = None
         self.agent_selection = self.possible_agents[mover(self.state)]
 
     def step(self, action: int) -> None:
@@ -130,12 +146,13 @@ class TicketToRideEnv(AECEnv):  # type: ignore[misc]
             self._was_dead_step(action)
             return
         state = self._live()
-        text = self.space.action_to_text(action)
+        index = self.space.checked(action)
         try:
-            state.apply(self.space.actions[int(action)])
+            state.apply(self.space.actions[index])
         except IllegalActionError as error:
-            raise ValueError(f"action {int(action)} ('{text}') is not legal now: {error}") from None
-        self.last_action = text
+            text = self.space.texts[index]
+            raise ValueError(f"action {index} ('{text}') is not legal now: {error}") from None
+        self.last_action = index
         self._cumulative_rewards[agent] = 0.0
         self._pay_rewards(state)
         if state.is_over:
@@ -175,8 +192,23 @@ class TicketToRideEnv(AECEnv):  # type: ignore[misc]
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
         state = self._live()
-        vector = self.encoder.encode(state.observation(seat))
-        return {"observation": vector, "action_mask": self._mask(state, seat)}
+        return {"observation": self.vector(state, seat), "action_mask": self._mask(state, seat)}
+
+    def vector(self, state: GameState, seat: int) -> np.ndarray:
+        """The seat's encoded observation (a new array: safe to keep)."""
+        writer = self.writer
+        if writer is None:
+            return self.encoder.encode(state.observation(seat))
+        if state is not self._written:  # a new game, or a state set from outside
+            self._written = state
+            self._rows.fill(0.0)
+            self._memories = [writer.memory() for _ in range(self.players)]
+        idx: list[int] = []
+        val: list[float] = []
+        writer.update(state, seat, self._memories[seat], seat * writer.size, idx, val)  # type: ignore[arg-type]
+        if idx:
+            self._flat[idx] = val
+        return self._rows[seat].copy()
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
         """The legal actions of ``agent`` (the selected one by default), without encoding."""
@@ -185,7 +217,12 @@ class TicketToRideEnv(AECEnv):  # type: ignore[misc]
     def _mask(self, state: GameState, seat: int) -> np.ndarray:
         mask = np.zeros(len(self.space), dtype=np.int8)
         if state.to_move == seat:
-            mask[self.space.indices(state.legal_actions())] = 1
+            if self.writer is not None:  # compiled with the engine: its actions natively
+                legal: list[int] = []
+                legal_indices(state, self.space, self.space._by_id, 0, legal)  # type: ignore[arg-type]
+                mask[legal] = 1
+            else:
+                mask[self.space.indices(state.legal_actions())] = 1
         return mask
 
     def raw_observation(self, agent: str) -> Observation:
@@ -198,10 +235,8 @@ class TicketToRideEnv(AECEnv):  # type: ignore[misc]
         state = self._live()
         points = ", ".join(f"player_{s}: {p}" for s, p in enumerate(state.scored_points))
         who = "over" if state.is_over else f"player_{state.to_move} to move ({state.phase})"
-        text = (
-            f"{self.variant.name} turn {state.turn}: {who}; points {points}; "
-            f"last action: {self.last_action or '-'}"
-        )
+        last = "-" if self.last_action is None else self.space.texts[self.last_action]
+        text = f"{self.variant.name} turn {state.turn}: {who}; points {points}; last action: {last}"
         if self.render_mode == "human":
             print(text)
             return None

@@ -16,7 +16,7 @@ such a learner cannot loop for ever, an episode is truncated after ``max_steps``
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ import numpy as np
 
 from arena.commands.common import existing_store
 from arena.engine import Action
-from arena.envs.aec import TicketToRideEnv, mover
+from arena.envs.aec import TicketToRideEnv
 from arena.referee.keys import MatchKey
 from arena.tournament.names import split_ref
 from bots import get_bot
@@ -73,11 +73,12 @@ class TicketToRideGym(gymnasium.Env[np.ndarray, int]):
         self.steps = 0
         self.render_mode = render_mode
         self.fixed_seat = seat
-        self.opponents = [_opponent(o, self.game.variant.name, Path(data_dir)) for o in opponents]
+        self.opponents = [opponent(o, self.game.variant.name, Path(data_dir)) for o in opponents]
         self.observation_space = self.game.vector_space
         self.action_space = self.game.action_space("player_0")
         self.seat = 0 if seat is None else seat
         self._bots: dict[int, Bot] = {}
+        self._board = self.game.variant.board.public_json()
 
     def action_to_text(self, index: int) -> str:
         return self.game.action_to_text(index)
@@ -100,18 +101,9 @@ class TicketToRideGym(gymnasium.Env[np.ndarray, int]):
         )
         self.game.reset(seed=game_seed)
         self.steps = 0
-        state = self.game._live()
-        board = self.game.variant.board.public_json()
-        others = [s for s in range(players) if s != self.seat]
-        # As the referee does: the bots' seeds are keyed, so that none can rebuild the deal.
-        key = MatchKey(self.np_random.bytes(32))
-        game_id = key.game_id(game_seed, 0)
-        self._bots = {}
-        for seat, (name, make) in zip(others, self.opponents, strict=True):
-            bot_seed = key.bot_seed(game_seed, seat, game_id)
-            bot = make(bot_seed) if name else make
-            bot.start_game(bot_seed, state.observation(seat), board)
-            self._bots[seat] = bot
+        self._bots = seat_bots(
+            self.np_random, self.game._live(), game_seed, self.seat, self.opponents, self._board
+        )
         reward = self._play_opponents()
         self._pending = reward
         return self._observe()
@@ -137,11 +129,7 @@ class TicketToRideGym(gymnasium.Env[np.ndarray, int]):
         game, agent = self.game, self.game.possible_agents[self.seat]
         state = game._live()
         reward = 0.0
-        while not state.is_over and state.to_move != self.seat:
-            seat = mover(state)
-            legal = state.legal_actions()
-            choice: Action | str = self._bots[seat].choose(state.observation(seat), legal)
-            action = game.variant.parse_action(choice) if isinstance(choice, str) else choice
+        for action in play_bots(state, self.seat, self._bots, game.variant):
             game.step(game.space.index(action))
             reward += game.rewards[agent]
         return reward
@@ -159,7 +147,39 @@ class TicketToRideGym(gymnasium.Env[np.ndarray, int]):
         self.game.close()
 
 
-def _opponent(opponent: str | Bot, variant: str, data_dir: Path) -> tuple[str, Any]:
+def seat_bots(
+    rng: np.random.Generator,
+    state: Any,
+    game_seed: int,
+    learner: int,
+    opponents: Sequence[tuple[str, Any]],
+    board: Any,
+) -> dict[int, Bot]:
+    """The opponents' bots of a new game, seated around ``learner`` and started as the
+    referee starts them: their seeds are keyed (``MatchKey``), so that none can rebuild the
+    deal."""
+    others = [s for s in range(state.num_players) if s != learner]
+    key = MatchKey(rng.bytes(32))
+    game_id = key.game_id(game_seed, 0)
+    bots: dict[int, Bot] = {}
+    for seat, (name, make) in zip(others, opponents, strict=True):
+        bot_seed = key.bot_seed(game_seed, seat, game_id)
+        bot = make(bot_seed) if name else make
+        bot.start_game(bot_seed, state.observation(seat), board)
+        bots[seat] = bot
+    return bots
+
+
+def play_bots(state: Any, learner: int, bots: dict[int, Bot], variant: Any) -> Iterator[Action]:
+    """Let the bots move until ``learner`` must decide (or the game ends), yielding each
+    engine action they choose, for the caller to play."""
+    while not state.is_over and state.to_move != learner:
+        seat = state.to_move
+        choice: Action | str = bots[seat].choose(state.observation(seat), state.legal_actions())
+        yield variant.parse_action(choice) if isinstance(choice, str) else choice
+
+
+def opponent(opponent: str | Bot, variant: str, data_dir: Path) -> tuple[str, Any]:
     """(name, factory) for an installed or registered bot's name, ("", instance) for a Bot."""
     if isinstance(opponent, Bot):
         return "", opponent

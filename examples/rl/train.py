@@ -1,6 +1,6 @@
 """Train a Ticket to Ride policy on CPU with plain numpy, then save it as a bot.
 
-    python examples/rl/train.py                    # about 5 minutes on 2 shared cores
+    python examples/rl/train.py                    # several minutes on 2 shared cores
     python examples/rl/train.py --games 40 --epochs 1 --finetune 10 --eval 20   # a smoke run
 
 1. Behaviour cloning: the ``planner`` bot plays 2-player USA games against itself in the
@@ -8,12 +8,13 @@
    encoded observation, its action mask, the planner's action index).
 2. A small MLP (examples/rl/bot/mlp.py) learns to predict those actions: masked softmax
    cross-entropy, Adam.
-3. Fine-tuning against ``planner`` (``--against``) in the Gymnasium environment
-   (``arena.envs.gym``): REINFORCE on the final score margin, sampling from the masked
-   softmax.
+3. Fine-tuning against ``planner`` (``--against``) in the vectorised environment
+   (``arena.envs.vector``, ``--envs`` games stepped together, one forward pass for all):
+   REINFORCE on the final score margin, sampling from the masked softmax.
 4. Evaluation: greedy play against ``random`` and ``planner`` (the learner's seat drawn per
-   game), with 95% Wilson intervals; the model is saved to examples/rl/bot/model.npz, which
-   examples/rl/bot/bot.py loads: ``arena submit rl-mlp --file examples/rl/bot``.
+   game), in the vectorised environment too, with 95% Wilson intervals; the model is saved
+   to examples/rl/bot/model.npz, which examples/rl/bot/bot.py loads:
+   ``arena submit rl-mlp --file examples/rl/bot``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import time
 from pathlib import Path
 
 try:
-    from arena.envs import aec, gym
+    from arena.envs import aec, vector
 except ImportError as missing:  # the rl extra is not installed: one line, what to do
     sys.exit(f"error: {missing}")
 import numpy as np
@@ -145,47 +146,62 @@ def accuracy(model: MLP, x: np.ndarray, masks: np.ndarray, y: np.ndarray) -> flo
     return float((logits.argmax(axis=1) == y).mean())
 
 
-def finetune(model: MLP, games: int, opponent: str, rng: np.random.Generator, seed: int) -> None:
+def finetune(
+    model: MLP, games: int, opponent: str, rng: np.random.Generator, seed: int, envs: int
+) -> None:
     """REINFORCE against ``opponent``: the final score margin (in units of 50 points) minus a
-    running baseline, so that a game won or lost by more counts more."""
-    env = gym("usa", opponents=[opponent], seat=None, reward="score")
+    running baseline, so that a game won or lost by more counts more. ``envs`` games are
+    played at once; each updates the model when it ends."""
+    env = vector("usa", num_envs=min(envs, games), opponents=[opponent], seat=None)
     optimiser = Adam(model.params, TRAINED, lr=2e-5)
-    baseline, wins = 0.0, 0
-    for game in range(games):
-        observation, info = env.reset(seed=seed + game)
-        xs, masks, ys = [], [], []
-        done, margin = False, 0.0
-        while not done:
-            mask = info["action_mask"]
-            probs = masked_softmax(model.logits(observation[None]), mask[None])[0]
-            action = int(rng.choice(len(probs), p=probs / probs.sum()))
-            xs.append(observation)
-            masks.append(mask)
-            ys.append(action)
-            observation, margin, done, _, info = env.step(action)
-        wins += margin > 0
-        reward = margin / 50
-        advantage = reward - baseline
-        baseline += 0.05 * (reward - baseline)
-        weights = np.full(len(ys), advantage, np.float32)
-        grads, _ = gradients(model, np.stack(xs), np.stack(masks), np.asarray(ys), weights)
-        optimiser.step(grads)
-        if (game + 1) % 50 == 0:
-            print(f"  {game + 1} games, {wins} won while exploring", flush=True)
+    baseline, wins, done = 0.0, 0, 0
+    observations, info = env.reset(seed=seed)
+    trails: list[tuple[list, list, list]] = [([], [], []) for _ in range(env.num_envs)]
+    while done < games:
+        masks = info["action_mask"]
+        probs = masked_softmax(model.logits(observations), masks)
+        actions = np.array([rng.choice(len(p), p=p / p.sum()) for p in probs])
+        for i, (xs, ms, ys) in enumerate(trails):
+            xs.append(observations[i])
+            ms.append(masks[i])
+            ys.append(actions[i])
+        observations, margins, ended, _, info = env.step(actions)
+        for i in np.flatnonzero(ended):
+            xs, ms, ys = trails[i]
+            trails[i] = ([], [], [])
+            if done == games:
+                continue
+            done += 1
+            wins += margins[i] > 0
+            reward = margins[i] / 50
+            advantage = reward - baseline
+            baseline += 0.05 * (reward - baseline)
+            weights = np.full(len(ys), advantage, np.float32)
+            grads, _ = gradients(model, np.stack(xs), np.stack(ms), np.asarray(ys), weights)
+            optimiser.step(grads)
+            if done % 50 == 0:
+                print(f"  {done} games, {wins} won while exploring", flush=True)
 
 
-def evaluate(model: MLP, opponent: str, games: int, seed: int) -> tuple[int, int]:
-    """Greedy games against ``opponent`` (seat drawn per game): wins (rank 1 alone) and games."""
-    env = gym("usa", opponents=[opponent], seat=None, reward="win")
-    wins = 0
-    for game in range(games):
-        observation, info = env.reset(seed=seed + game)
-        done, reward = False, 0.0
-        while not done:
-            observation, reward, done, _, info = env.step(
-                model.best(observation, info["action_mask"])
-            )
-        wins += reward > 0 and info["ranks"].count(1) == 1
+def evaluate(model: MLP, opponent: str, games: int, seed: int, envs: int) -> tuple[int, int]:
+    """Greedy games against ``opponent`` (seat drawn per game): wins (rank 1 alone) and
+    games. The first ``games`` games to start count (not the first to end, which would
+    favour short games); the games started after them are played out and ignored."""
+    env = vector("usa", num_envs=min(envs, games), opponents=[opponent], seat=None)
+    observations, info = env.reset(seed=seed)
+    counts = [True] * env.num_envs  # whether each env's current game is one of ``games``
+    started, wins, played = env.num_envs, 0, 0
+    while played < games:
+        logits = np.where(info["action_mask"] > 0, model.logits(observations), -np.inf)
+        seats = info["seat"]
+        observations, _, ended, _, info = env.step(np.argmax(logits, axis=1))
+        for i in np.flatnonzero(ended):
+            if counts[i]:
+                ranks = list(info["ranks"][i])
+                played += 1
+                wins += ranks[seats[i]] == 1 and ranks.count(1) == 1
+            counts[i] = started < games
+            started += counts[i]
     return wins, games
 
 
@@ -208,6 +224,7 @@ def main() -> None:
     parser.add_argument("--finetune", type=int, default=200, help="REINFORCE games")
     parser.add_argument("--against", default="planner", help="the fine-tuning opponent")
     parser.add_argument("--eval", type=int, default=200, help="evaluation games per opponent")
+    parser.add_argument("--envs", type=int, default=16, help="games played at once (3., 4.)")
     parser.add_argument("--seed", type=int, default=1, help="seeds games and weights")
     parser.add_argument(
         "--out", type=Path, default=HERE / "bot" / "model.npz", help="where the model is saved"
@@ -233,14 +250,18 @@ def main() -> None:
 
     if args.finetune:
         print(f"3. fine-tuning against {args.against} ({args.finetune} games) ...", flush=True)
-        finetune(model, args.finetune, args.against, rng, seed=20_000_000 + args.seed * 100_000)
+        finetune(
+            model, args.finetune, args.against, rng, 20_000_000 + args.seed * 100_000, args.envs
+        )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     model.save(args.out)
     print(f"   saved {args.out} ({time.perf_counter() - began:.0f} s)", flush=True)
 
     print("4. evaluation (greedy, 2-player USA, seat drawn per game; fresh seeds):", flush=True)
     for opponent in ("random", args.teacher):
-        wins, games = evaluate(model, opponent, args.eval, seed=30_000_000 + args.seed * 100_000)
+        wins, games = evaluate(
+            model, opponent, args.eval, 30_000_000 + args.seed * 100_000, args.envs
+        )
         low, high = wilson(wins, games)
         print(
             f"   vs {opponent:<10} won {wins}/{games} = {wins / games:.1%} "

@@ -13,6 +13,7 @@ the sums of the last 300 seat rows (every later read: the host keeps the sums).
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import statistics
 import tempfile
@@ -81,7 +82,8 @@ def main() -> None:
             ("an opponent", BotFilter(opponents=("u3.bot@1",))),
             ("a board", BotFilter(tournament="cup-usa-4p")),
         ):
-            took = median_ms(lambda w=where: store.bot_matches(bot, names, w, 20, 40), args.runs)
+            page = functools.partial(store.bot_matches, bot, names, where, 20, 40)
+            took = median_ms(page, args.runs)
             print(f"page of 20, {label}: {took:.0f} ms")
         _, _, last = store.bot_tallies(bot, names)
         took = median_ms(lambda: store.bot_tallies(bot, names), args.runs)

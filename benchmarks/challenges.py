@@ -99,7 +99,7 @@ def main() -> None:
                 visitor.wait_for(answer.headers["location"], r'id="status">ok<', 600)
                 people.append(visitor)
             wait_until(lambda: counts(host.data)[0] >= 10, "the ladder plays", 600)
-            rows = {"A": [], "B": []}
+            rows: dict[str, list] = {"A": [], "B": []}
             for index in range(args.windows):
                 kind = "AB"[index % 2]
                 if kind == "A":  # no queue: what the previous B left is played out, untimed

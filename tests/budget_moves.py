@@ -65,6 +65,8 @@ def main() -> None:
             fresh = [started(name, state, f"ref:{index}", budget_s=1e9) for _ in range(2)]
             twice = [decide(bot, state.copy()) for bot in fresh]
             candidates = len(fresh[0].candidates(state, state.legal_actions()))
+            budget = fresh[0].iterations
+            assert budget is not None, f"{name} is a budgeted bot"
             rows.append(
                 {
                     "position": state.fingerprint(),
@@ -72,7 +74,7 @@ def main() -> None:
                     "again": twice[1].action,
                     "rollouts": twice[0].rollouts,
                     "again_rollouts": twice[1].rollouts,
-                    "ceiling": fresh[0].iterations * candidates,
+                    "ceiling": budget * candidates,
                 }
             )
         report["bots"][name] = {"decisions": rows}  # type: ignore[index]

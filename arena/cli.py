@@ -709,6 +709,11 @@ def leaderboard(
     frame = leaderboard_frame(boards[None])
     if not frame.empty:
         frame["last_played"] = frame["last_played"].dt.strftime("%Y-%m-%d %H:%M:%S")
+    write_frame(frame, format, out)
+
+
+def write_frame(frame, format: str, out: Path | None) -> None:
+    """A leaderboard's table as CSV, JSON or Markdown, to ``out`` or to stdout."""
     text = {
         "csv": lambda: frame.to_csv(index=False),
         "json": lambda: frame.to_json(orient="records", indent=1),
@@ -782,16 +787,7 @@ def _print_hosted(boards: list, variant: str, format: str, out: Path | None) -> 
         columns=["board", "rank", "tied", "bot", "rating", "mu", "sigma", "games", "wins",
                  "win_rate", "mean_score", "mean_rank", "forfeits"],
     )  # fmt: skip
-    text = {
-        "csv": lambda: frame.to_csv(index=False),
-        "json": lambda: frame.to_json(orient="records", indent=1),
-        "md": lambda: frame.to_markdown(index=False, floatfmt=".2f") + "\n",
-    }[format]()
-    if out:
-        out.write_text(text)
-        console.print(f"leaderboard written to {out}")
-    else:
-        print(text, end="")
+    write_frame(frame, format, out)
 
 
 @app.command()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import shutil
 import subprocess
 import time
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.procfs import stat_fields
+from arena.tournament.results import MatchResult
 from tests.journey import ARENA, Journey, Outcome
 
 __all__ = ["ARENA", "arena", "one_line"]
@@ -149,3 +151,15 @@ def workers_writing_into(folder: str) -> set[int]:
     between fork and exec still holds its worker's files)."""
     holders = writing_into(folder)
     return {pid for pid in holders if parent_of(pid) not in holders}
+
+
+def two_player_match(idx: int, bots: list[str]) -> MatchResult:
+    """A plausible stored two-player USA match, drawn from ``idx``: two of ``bots``, one
+    winning (for tests that need many matches without playing them)."""
+    rng = random.Random(idx)
+    ranks = (1, 2) if rng.random() < 0.5 else (2, 1)
+    return MatchResult(
+        idx=idx, variant="usa", seed=idx, bots=tuple(rng.sample(bots, 2)),
+        scores=(100 - 10 * ranks[0], 100 - 10 * ranks[1]), ranks=ranks, engine_ranks=ranks,
+        faults=(None, None), breakdown=({}, {}), decisions=300, seconds=0.1, worker="test",
+    )  # fmt: skip

@@ -4,7 +4,6 @@ of a full recompute (real SQLite, the server's own LiveBoard and ladder code).""
 
 from __future__ import annotations
 
-import random
 import sqlite3
 from pathlib import Path
 
@@ -13,19 +12,14 @@ from arena.server.boards import SAVE_EVERY, LiveBoard
 from arena.tournament.results import MatchResult
 from arena.tournament.store import ResultsStore
 from leaderboards.standings import Board
+from tests.store_helpers import two_player_match
 
 NAME = "cup-usa-2p"
 BOTS = [f"p{i}.b@1" for i in range(12)]
 
 
 def match(idx: int) -> MatchResult:
-    rng = random.Random(idx)
-    ranks = (1, 2) if rng.random() < 0.5 else (2, 1)
-    return MatchResult(
-        idx=idx, variant="usa", seed=idx, bots=tuple(rng.sample(BOTS, 2)),
-        scores=(100 - 10 * ranks[0], 100 - 10 * ranks[1]), ranks=ranks, engine_ranks=ranks,
-        faults=(None, None), breakdown=({}, {}), decisions=300, seconds=0.1, worker="test",
-    )  # fmt: skip
+    return two_player_match(idx, BOTS)
 
 
 def stored(tmp_path: Path, indices) -> tuple[ResultsStore, int]:

@@ -4,7 +4,6 @@ many read it (a real store, the real application in process)."""
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 from starlette.testclient import TestClient
@@ -15,18 +14,13 @@ from arena.server.ladder import ladder_spec
 from arena.tournament.results import MatchResult
 from arena.tournament.store import ResultsStore
 from tests.host_helpers import competition_text, wait_until
+from tests.store_helpers import two_player_match
 
 BOTS = [f"u{i}.b@1" for i in range(6)]
 
 
 def match(idx: int) -> MatchResult:
-    rng = random.Random(idx)
-    ranks = (1, 2) if rng.random() < 0.5 else (2, 1)
-    return MatchResult(
-        idx=idx, variant="usa", seed=idx, bots=tuple(rng.sample(BOTS, 2)),
-        scores=(100 - 10 * ranks[0], 100 - 10 * ranks[1]), ranks=ranks, engine_ranks=ranks,
-        faults=(None, None), breakdown=({}, {}), decisions=300, seconds=0.1, worker="test",
-    )  # fmt: skip
+    return two_player_match(idx, BOTS)
 
 
 def test_boards_fold_as_matches_land_and_a_page_is_made_once_per_change(tmp_path: Path):

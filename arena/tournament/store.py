@@ -1158,6 +1158,30 @@ class ResultsStore:
         where = " WHERE t.name = ? AND m.id > ?"
         return self._results_query(where, (tournament, position), False)
 
+    def _write_cache(self, write: Callable[[sqlite3.Connection], bool]) -> bool:
+        """Run ``write`` in an immediate transaction of a short connection of its own, for a
+        cache (rating or board checkpoints): committed if it returns True, else rolled back.
+        A store that cannot be written that way (read-only, an older schema, busy for over a
+        second) keeps what it has; False then."""
+        try:
+            db = sqlite3.connect(self.path, timeout=CHECKPOINT_WAIT_SECONDS, isolation_level=None)
+        except sqlite3.Error:
+            return False
+        try:
+            if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                return False  # an older store is migrated by a writer, never by a reader
+            db.execute("PRAGMA synchronous=NORMAL")  # a checkpoint is a cache: no fsync wait
+            db.execute("BEGIN IMMEDIATE")
+            if not write(db):
+                db.execute("ROLLBACK")
+                return False
+            db.execute("COMMIT")
+            return True
+        except sqlite3.Error:
+            return False
+        finally:
+            db.close()
+
     def save_rating_checkpoints(
         self,
         checkpoints: Sequence[StoredCheckpoint],
@@ -1172,23 +1196,14 @@ class ResultsStore:
         Any command may call this, readers too: it writes through its own short connection,
         and a store it cannot write (read-only, an older schema, busy for over a second)
         keeps what it has. Returns whether they were kept."""
-        try:
-            db = sqlite3.connect(self.path, timeout=CHECKPOINT_WAIT_SECONDS, isolation_level=None)
-        except sqlite3.Error:
-            return False
-        try:
-            if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
-                return False  # an older store is migrated by a writer, never by a reader
-            db.execute("PRAGMA synchronous=NORMAL")  # a checkpoint is a cache: no fsync wait
-            db.execute("BEGIN IMMEDIATE")
+
+        def write(db: sqlite3.Connection) -> bool:
             if db.execute("SELECT epoch FROM ratings_epoch").fetchone()[0] != epoch:
-                db.execute("ROLLBACK")
                 return False
             leave_out = left_out_ids(db)
             for checkpoint in checkpoints:
                 found = count_up_to(db, checkpoint.variant, checkpoint.position, leave_out)
                 if found != checkpoint.matches:
-                    db.execute("ROLLBACK")
                     return False
             db.executemany(
                 "DELETE FROM rating_checkpoints WHERE variant = ? AND position = ?", list(drop)
@@ -1202,12 +1217,9 @@ class ResultsStore:
                     for c in checkpoints
                 ],
             )
-            db.execute("COMMIT")
             return True
-        except sqlite3.Error:
-            return False
-        finally:
-            db.close()
+
+        return self._write_cache(write)
 
     # ---------------------------------------------------------------- board checkpoints
 
@@ -1282,15 +1294,8 @@ class ResultsStore:
         first). Readers call this too: it writes through its own short connection, and a
         store it cannot write (read-only, older, busy for over a second) keeps what it has.
         Returns whether it was kept."""
-        try:
-            db = sqlite3.connect(self.path, timeout=CHECKPOINT_WAIT_SECONDS, isolation_level=None)
-        except sqlite3.Error:
-            return False
-        try:
-            if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
-                return False  # an older store is migrated by a writer, never by a reader
-            db.execute("PRAGMA synchronous=NORMAL")  # a checkpoint is a cache: no fsync wait
-            db.execute("BEGIN IMMEDIATE")
+
+        def write(db: sqlite3.Connection) -> bool:
             total = db.execute(
                 "SELECT matches FROM tournament_counts WHERE tournament_id = ?", (tournament_id,)
             ).fetchone()
@@ -1299,7 +1304,6 @@ class ResultsStore:
                 ids_after(tournament_id, position),
             ).fetchone()[0]
             if total is None or int(total[0]) - int(after) != matches:
-                db.execute("ROLLBACK")
                 return False
             db.execute(
                 "INSERT OR REPLACE INTO board_checkpoints (tournament_id, position, matches,"
@@ -1317,12 +1321,9 @@ class ResultsStore:
                 "DELETE FROM board_checkpoints WHERE tournament_id = ? AND position = ?",
                 [(tournament_id, p) for p, _ in stored if p not in kept],
             )
-            db.execute("COMMIT")
             return True
-        except sqlite3.Error:
-            return False
-        finally:
-            db.close()
+
+        return self._write_cache(write)
 
     @_translated
     def tally(self, tournament: str) -> tuple[int, dict[str, int]]:

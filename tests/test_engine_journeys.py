@@ -11,6 +11,7 @@ import textwrap
 
 import pytest
 
+from arena.tournament.compact import unpack_log
 from arena.variants import all_variants
 
 TYPED_BOT = """
@@ -107,9 +108,10 @@ def test_a_data_folder_from_before_rule_versions_keeps_its_results_and_says_why_
     with sqlite3.connect(tmp_path / "arena-data" / "results.sqlite") as db:
         # as every log was written before issue 17: no "rules" in the header
         for match_id, jsonl in db.execute("SELECT match_id, jsonl FROM logs").fetchall():
-            header, *rest = bytes(jsonl).decode().splitlines()
+            header, *rest = unpack_log(bytes(jsonl)).decode().splitlines()  # (stored packed)
             old = {k: v for k, v in json.loads(header).items() if k != "rules"}
             text = "\n".join([json.dumps(old), *rest]) + "\n"
+            # (written back plain, as releases of then stored it: read as such)
             db.execute("UPDATE logs SET jsonl = ? WHERE match_id = ?", (text.encode(), match_id))
     built = arena("site", "site", cwd=tmp_path)
     assert built.returncode == 0, built.stderr

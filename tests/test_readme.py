@@ -55,10 +55,11 @@ def fresh_copy(target: Path) -> None:
             shutil.copy2(source, target / name)
 
 
-# What only `make test` may bring: test and browser tools, Parquet, Ray's dashboard extras.
+# What only `make test` may bring: test and browser tools, Parquet, Ray's dashboard extras
+# (prometheus-client is the host's own: its /metrics).
 NOT_FOR_RUNNING = {
     "pytest", "pytest-xdist", "hypothesis", "ruff", "mypy", "playwright", "pyarrow",
-    "aiohttp", "grpcio", "opencensus", "prometheus-client", "py-spy", "smart-open", "virtualenv",
+    "aiohttp", "grpcio", "opencensus", "py-spy", "smart-open", "virtualenv",
 }  # fmt: skip
 VENV_BASE = {"pip", "setuptools", "wheel"}  # what `python -m venv` itself installs
 

@@ -409,7 +409,13 @@ class BotProcess:
             renamed = neutral_names([str(Path(p).resolve()) for p in own_files])
             seen_scratch = SCRATCH
             told = [moved(arg, renamed) for arg in self.command]
-            view = self._view(policy, limits, renamed, endpoint, relative)
+            # Without the sandbox nothing is hidden, but the scratch tmpfs on /tmp still
+            # covers what lives there (a checkout or a venv under /tmp): what a sandboxed
+            # bot would be granted (its runtime, the arena, its files) is bound back.
+            runtime = policy or SandboxPolicy.for_bot(
+                self.command, scratch, endpoint or "", (), own_files, shm=self.private_mounts
+            )
+            view = self._view(policy, limits, renamed, endpoint, relative, runtime)
             workdir = None  # PID 1 changes folder once its mounts are made
         else:
             renamed, view, seen_scratch = {}, None, str(scratch.resolve())
@@ -485,6 +491,7 @@ class BotProcess:
         renamed: Mapping[str, str],
         endpoint: str | None,
         stays: bool,
+        runtime: SandboxPolicy | None = None,
     ) -> View:
         """Its mount namespace's layout (``view.py``): with the sandbox on, the protected
         folders and the organiser's folder (unless its command line names it) covered,
@@ -499,6 +506,8 @@ class BotProcess:
             if not any(beneath(here, g) for g in command_grants(self.command, limits.protected)):
                 hidden.append(here)
             granted = [*policy.read, *policy.list_only]
+        elif runtime is not None:  # no sandbox: hide nothing, keep what lives under /tmp
+            granted = [*runtime.read, *runtime.list_only]
         if endpoint is not None and endpoint.startswith("ipc://"):
             granted.append(os.path.realpath(endpoint[len("ipc://") :]))
         workdir = os.path.realpath(os.getcwd()) if stays else SCRATCH

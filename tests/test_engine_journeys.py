@@ -140,7 +140,7 @@ class Nosy(RandomBot):
         try:
             open("{secret}").read()
             print("secret: read", file=sys.stderr)
-        except PermissionError:
+        except (PermissionError, FileNotFoundError):  # refused, or not there to be named
             print("secret: denied", file=sys.stderr)
 """
 

@@ -179,36 +179,11 @@ def latency(folder: Path, bots: int, matches: int, clients: int, seconds: float)
             lambda: stored(host.data, name) > matches, "the benchmark's condition", 3600
         )  # the ladder plays
         before = stored(host.data, name)
-        times: list[float] = []
-        errors: list[str] = []
-        stop = time.monotonic() + seconds
-
-        def client() -> None:
-            with httpx.Client(base_url=host.url, timeout=60) as http:
-                while time.monotonic() < stop:
-                    began = time.perf_counter()
-                    answer = http.get("/boards/usa/2")
-                    times.append(time.perf_counter() - began)
-                    if answer.status_code != 200:
-                        errors.append(str(answer.status_code))
-
-        threads = [threading.Thread(target=client) for _ in range(clients)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        read = read_for(host.url, clients, seconds)
         ladder = stored(host.data, name) - before
     finally:
         host.stop()
-    times.sort()
-    return {
-        "requests": len(times),
-        "errors": len(errors),
-        "p50_ms": 1000 * statistics.median(times),
-        "p95_ms": 1000 * times[int(0.95 * (len(times) - 1))],
-        "max_ms": 1000 * times[-1],
-        "ladder_matches_meanwhile": ladder,
-    }
+    return {**read, "ladder_matches_meanwhile": ladder}
 
 
 TAIL = 232  # matches a killed server may leave after its newest checkpoint (SAVE_EVERY + 32)

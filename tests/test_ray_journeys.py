@@ -23,7 +23,7 @@ from arena.tournament.executors import MAX_ATTEMPTS
 from arena.tournament.rayexec import SESSIONS, kill_if_using, processes_using, uses
 from arena.tournament.store import ResultsStore
 from tests.conftest import RAY, free_port, start_head, stop_ray_in
-from tests.referee_helpers import left_behind
+from tests.referee_helpers import left_behind, processes_with
 from tests.store_helpers import ARENA, arena, one_line
 from tests.test_store import hostile_folder, stored_matches
 
@@ -38,6 +38,25 @@ def two_bots(name: str, games: int, *extra: str) -> list[str]:
         "tournament", "run", "--name", name, "--bot", "random", "--bot", "ticket-by-ticket",
         "--players", "2", "--games", str(games), *extra,
     ]  # fmt: skip
+
+
+def marked_bots(
+    folder: Path,
+    name: str,
+    games: int,
+    marker: str,
+    *extra: str,
+    bots: tuple[str, ...] = ("random", "ticket-by-ticket"),
+) -> list[str]:
+    """``two_bots`` as a tournament file whose bots carry ``marker`` in their environment.
+    A bot's environment is the arena's own, whatever the driver's: only a tournament's
+    ``bot_env`` can mark it (so a search for leftover bots by the marker finds them)."""
+    spec = folder / f"{name}.toml"
+    spec.write_text(
+        f'name = "{name}"\nvariant = "usa"\nbots = {json.dumps(list(bots))}\n'
+        f'players = [2]\ngames = {games}\nbot_env = ["ARENA_TEST_MARKER={marker}"]\n'
+    )
+    return ["tournament", "run", str(spec), *extra]
 
 
 def start(args: list[str], cwd: Path, marker: str, env: dict | None = None) -> subprocess.Popen:
@@ -121,7 +140,7 @@ def test_a_local_ray_in_a_bot_authors_folder_stops_on_ctrl_c_and_is_cleaned_up_a
     folder = hostile_folder(tmp_path / "work")
     data = folder / "data"
     marker = f"ray-local-{tmp_path.name}"
-    args = two_bots("local", 4, "--ray", "--workers", "2")
+    args = marked_bots(tmp_path, "local", 4, marker, "--ray", "--workers", "2")
     # Ctrl-C: the local Ray and every bot gone, one line. One match stalls (the chaos hook)
     # so the run cannot end by itself before the signal, however fast or busy the machine.
     first_stall = str(tmp_path / "first-stall")
@@ -130,6 +149,7 @@ def test_a_local_ray_in_a_bot_authors_folder_stops_on_ctrl_c_and_is_cleaned_up_a
     wait_claimed(first_stall, driver)
     first_ray = session_folder(data)
     begun = matches_begun(data, "local")
+    assert processes_with(marker, where="environ"), "the stalled match's bots are not marked"
     output, _ = interrupt(driver, signal.SIGINT)
     assert len(matches_begun(data, "local") - begun) <= 2, "matches started after Ctrl-C"
     assert driver.returncode == 130, output
@@ -163,12 +183,13 @@ def test_sigterm_stops_a_cluster_run_from_a_bot_authors_folder_and_it_resumes(
     folder = hostile_folder(tmp_path / "work")
     data = folder / "data"
     marker = f"ray-cluster-{tmp_path.name}"
-    args = two_bots("cluster", 4, "--ray", ray_cluster)
+    args = marked_bots(tmp_path, "cluster", 4, marker, "--ray", ray_cluster)
     stall = str(tmp_path / "stall")  # a match stalls: the run cannot end before the signal
     driver = start(args, folder, marker, {chaos.STALL_IN_MATCH: stall})
     wait_stored(data, 2, driver)
     wait_claimed(stall, driver)
     begun = matches_begun(data, "cluster")
+    assert processes_with(marker, where="environ"), "the stalled match's bots are not marked"
     output, _ = interrupt(driver, signal.SIGTERM)
     assert len(matches_begun(data, "cluster") - begun) <= 2, "matches started after SIGTERM"
     assert driver.returncode == 143 and "stopped by SIGTERM" in output, output

@@ -17,9 +17,9 @@ from arena.procfs import process_start, process_tree, stat_fields
 from arena.tournament.results import MatchResult
 from arena.tournament.store import ResultsStore
 from tests.conftest import free_port, own_ports, ray_command, start_head, stop_ray_in
-from tests.referee_helpers import HOSTILE, hostile, left_behind, proc_text
+from tests.referee_helpers import HOSTILE, hostile, left_behind, proc_text, processes_with
 from tests.store_helpers import arena
-from tests.test_ray_journeys import interrupt, start, two_bots, wait_stored
+from tests.test_ray_journeys import interrupt, marked_bots, start, two_bots, wait_stored
 
 WAIT_S = 240  # for a stall to be reached, or a run to end, on a loaded machine
 
@@ -39,9 +39,9 @@ def started(data: Path, name: str, bot: str) -> int:
     return len(list((data / "bot-logs" / name).rglob(f"seat*-{bot}.tmp")))
 
 
-def bots_of(data: Path) -> list[int]:
-    """The live bot processes of a data folder (their HOME is a scratch folder in it)."""
-    return left_behind(str(data.resolve()), where="environ")
+def bots_of(marker: str) -> list[int]:
+    """The live bot processes of a tournament run by ``marked_bots`` with ``marker``."""
+    return left_behind(marker, where="environ")
 
 
 def raylet_of(pid: int) -> int:
@@ -57,7 +57,8 @@ def raylet_of(pid: int) -> int:
 
 def test_each_ray_worker_keeps_its_bot_processes_between_matches(tmp_path, ray_cluster):
     data = tmp_path / "data"
-    out = arena(*two_bots("warm", 10, "--ray", ray_cluster), data_dir=data)
+    marker = f"warm-{tmp_path.name}"
+    out = arena(*marked_bots(tmp_path, "warm", 10, marker, "--ray", ray_cluster), data_dir=data)
     assert out.code == 0, out.text
     results = stored(data, "warm")
     assert len(results) == 20 and all(r.attempts == 1 for r in results)
@@ -66,7 +67,7 @@ def test_each_ray_worker_keeps_its_bot_processes_between_matches(tmp_path, ray_c
     # process of each bot for all of its matches.
     assert len({r.worker for r in results}) == 2
     assert started(data, "warm", "random") == started(data, "warm", "ticket-by-ticket") == 2
-    assert not bots_of(data), "warm processes outlived the run"
+    assert not bots_of(marker), "warm processes outlived the run"
 
 
 def test_a_bot_that_crashes_in_a_warm_ray_process_is_charged_and_replaced(tmp_path):
@@ -74,10 +75,10 @@ def test_a_bot_that_crashes_in_a_warm_ray_process_is_charged_and_replaced(tmp_pa
     match), while warm. A local Ray with one worker plays the matches in order."""
     data = tmp_path / "data"
     crasher = hostile("crash-mid", "100")
-    args = [
-        "tournament", "run", "--name", "crash", "--bot", "random", "--bot", crasher,
-        "--players", "2", "--games", "3", "--ray", "--workers", "1",
-    ]  # fmt: skip
+    marker = f"crash-{tmp_path.name}"
+    args = marked_bots(
+        tmp_path, "crash", 3, marker, "--ray", "--workers", "1", bots=("random", crasher)
+    )
     out = arena(*args, data_dir=data)
     assert out.code == 0, out.text
     results = stored(data, "crash")
@@ -95,7 +96,7 @@ def test_a_bot_that_crashes_in_a_warm_ray_process_is_charged_and_replaced(tmp_pa
             assert started_in(data, "crash", index + 1, "100") == 1, "not replaced"
     assert started(data, "crash", "random") == 1, "the other seat's process was not kept"
     assert "0 failed" in arena("tournament", "show", "crash", data_dir=data).out
-    assert not bots_of(data) and not left_behind(str(HOSTILE))
+    assert not bots_of(marker) and not left_behind(str(HOSTILE))
 
 
 def test_a_lost_node_loses_its_pool_and_nothing_else(tmp_path):
@@ -114,7 +115,8 @@ def test_a_lost_node_loses_its_pool_and_nothing_else(tmp_path):
                 "start", f"--address=127.0.0.1:{port}", "--node-ip-address=127.0.0.1",
                 "--disable-usage-stats", "--num-cpus=1", *own_ports(), attempts=3,
             )  # fmt: skip
-        args = two_bots("lost", 5, "--ray", f"127.0.0.1:{port}")
+        marker = f"lost-{tmp_path.name}"
+        args = marked_bots(tmp_path, "lost", 5, marker, "--ray", f"127.0.0.1:{port}")
         driver = start(args, tmp_path, f"lost-{tmp_path.name}", {chaos.STALL_IN_MATCH: stall})
         try:
             deadline = time.monotonic() + WAIT_S
@@ -127,6 +129,7 @@ def test_a_lost_node_loses_its_pool_and_nothing_else(tmp_path):
             # Each with its start time: a busy machine may give a dead bot's pid to another.
             bots = {pid: process_start(pid) for pid in process_tree(worker) if pid != worker}
             assert bots, "the stalled match's bots were not started"
+            assert set(bots) & set(processes_with(marker, where="environ")), "not marked"
             for pid in set(process_tree(raylet_of(worker))) - set(bots):  # the node's Ray
                 os.kill(pid, signal.SIGKILL)
             output, _ = driver.communicate(timeout=WAIT_S)
@@ -147,7 +150,7 @@ def test_a_lost_node_loses_its_pool_and_nothing_else(tmp_path):
     assert not [pid for pid, began in bots.items() if process_start(pid) == began], (
         "its bots outlived it"
     )
-    assert not bots_of(data)
+    assert not bots_of(marker)
 
 
 def test_ctrl_c_stops_a_warm_ray_pool_with_every_bot(tmp_path, ray_cluster):

@@ -78,9 +78,10 @@ def test_arena_host_refuses_a_bad_file_in_one_line_and_stores_nothing(tmp_path: 
     assert not data.exists()
 
 
-def test_the_readme_shows_the_example_file() -> None:
-    readme = (EXAMPLE.parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Host a competition", 1)[1].split("\n## ", 1)[0]
+def test_the_hosting_doc_shows_the_example_file() -> None:
+    """docs/HOSTING.md's competition file is examples/competition.toml, byte for byte."""
+    doc = (EXAMPLE.parents[1] / "docs" / "HOSTING.md").read_text(encoding="utf-8")
+    section = doc.split("## The competition file", 1)[1].split("\n## ", 1)[0]
     assert f"```toml\n{EXAMPLE.read_text(encoding='utf-8')}```" in section
 
 

@@ -472,8 +472,8 @@ def test_without_the_extra_the_import_says_how_to_install_it():
     ]
     makefile = (_root() / "Makefile").read_text()
     assert "\nrl: " in makefile and "-e '.[rl]'" in makefile
-    readme = (_root() / "README.md").read_text()
-    assert "make rl" in readme.split("python examples/rl/train.py", 1)[0]
+    doc = (_root() / "docs" / "ENVS.md").read_text()
+    assert "make rl" in doc.split("python examples/rl/train.py", 1)[0]
 
 
 def test_gymnasium_makes_the_environment_by_its_registered_id():

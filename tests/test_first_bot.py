@@ -29,7 +29,8 @@ def blocks(text: str, marker: str, language: str) -> list[tuple[str, str]]:
 def test_the_first_bot_page_runs_as_written(tmp_path):
     text = DOC.read_text()
     readme = (ROOT / "README.md").read_text()
-    assert "docs/FIRST-BOT.md" in readme.split("## What works today", 1)[0], "linked at the top"
+    first_bot = readme.split("## Your first bot", 1)[1].split("\n## ", 1)[0]
+    assert "(docs/FIRST-BOT.md)" in first_bot, "linked from the README's first-bot section"
     arena = Journey(tmp_path)
     files = [(said, code) for said, code in blocks(text, "first-bot", "python") if "/" in said]
     assert [said for said, _ in files] == ["my-bot/bot.py"]

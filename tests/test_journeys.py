@@ -81,7 +81,7 @@ def recomputed_csv(data: Path, variant: str) -> str:
 
 
 def test_submit_play_stop_with_ctrl_c_resume_and_watch_in_one_folder(tmp_path):
-    """One bot author's afternoon, every step as the README gives it, in one folder:
+    """One bot author's afternoon, every step as docs/COMMANDS.md gives it, in one folder:
     submit a bot, start a tournament in a terminal, stop it with Ctrl-C, run the same
     command again, then read the standings, build the site and open a match in the
     viewer. Each step takes what the previous one left."""

@@ -1,12 +1,13 @@
-"""The README's commands work on a fresh clone after ``make run``, in the order written.
+"""The documented commands work on a fresh clone after ``make run``, in the order written.
 
 The repository's files (what a clone holds: tracked and not ignored) are copied
 to a fresh folder; ``make run`` runs there with this test run's environment (so
 nothing is installed again: ``-o`` tells make the install is done) but with only
 what ``make run`` installs importable (every other installed package is blocked,
 so a command needing pytest, pyarrow or Playwright fails here as after ``make run``),
-and with its JavaScript step (npm) for real; then every command of the README's
-list, in order, then its Python example.
+and with its JavaScript step (npm) for real; then every command of the list in
+docs/COMMANDS.md (the tour the README points to after ``make run``), in order, then
+docs/ENGINE.md's Python example.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ MARKER = "<!-- readme-commands"
 
 
 def readme_commands(text: str) -> list[list[str]]:
-    """The commands of the README's marked ``sh`` block, continuation lines joined."""
+    """The commands of docs/COMMANDS.md's marked ``sh`` block, continuation lines joined."""
     block = text.split(MARKER, 1)[1].split("```sh", 1)[1].split("```", 1)[0]
     lines = block.replace("\\\n", " ").splitlines()
     return [words for line in lines if (words := shlex.split(line, comments=True))]
@@ -137,18 +138,23 @@ def test_the_readme_commands_run_in_order_on_a_fresh_clone_after_make_run(tmp_pa
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "site written:" in done.stdout
 
-    text = (clone / "README.md").read_text()
+    readme = (clone / "README.md").read_text()
+    text = (clone / "docs" / "COMMANDS.md").read_text()
+    assert "docs/COMMANDS.md" in readme, "the README points to the tour of commands"
     commands = readme_commands(text)
     assert len(commands) >= 15 and all(words[0] == "arena" for words in commands)
     # `make run` prepares the JavaScript bot when npm is there, else says how; only then
-    # are the README's node commands left out.
+    # are the list's node commands left out.
     js_ready = shutil.which("npm") is not None and shutil.which("node") is not None
     if not js_ready:
         assert "npm not found: the JavaScript example bot needs Node.js" in done.stdout
     # A new shell has no `arena` on PATH ("command not found" after `make run`): the
-    # README says to activate .venv, and `make run` ends saying it too; the commands run so.
+    # README says to activate .venv (and so does the list's page, before its commands), and
+    # `make run` ends saying it too; the commands run so.
     activate = ". .venv/bin/activate"
-    assert activate in text.split(MARKER, 1)[0] and "bin/activate" in done.stdout.splitlines()[-1]
+    two_commands = readme.split("## The two commands", 1)[1].split("\n## ", 1)[0]
+    assert activate in two_commands and activate in text.split(MARKER, 1)[0]
+    assert "bin/activate" in done.stdout.splitlines()[-1]
     (clone / ".venv").symlink_to(VENV)
     bin_dir = str(VENV / "bin")
     path = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if p != bin_dir)
@@ -172,6 +178,7 @@ def test_the_readme_commands_run_in_order_on_a_fresh_clone_after_make_run(tmp_pa
     assert set(os.listdir(clone)) - root_before <= {"arena-data"}, set(os.listdir(clone))
 
     example = subprocess.run(
-        [sys.executable, "-c", python_example(text)], cwd=clone, capture_output=True, text=True
-    )
+        [sys.executable, "-c", python_example((clone / "docs" / "ENGINE.md").read_text())],
+        cwd=clone, capture_output=True, text=True,
+    )  # fmt: skip
     assert example.returncode == 0 and example.stdout.strip(), example.stderr

@@ -272,7 +272,7 @@ def test_damaged_pages_are_refused_and_recover_saves_every_intact_match(tmp_path
 
 
 def test_a_lost_key_is_said_and_means_new_deals_for_the_missing_matches_only(tmp_path, calm):
-    """The README's promise, both ways: with the tournament's key kept (or ARENA_SECRET
+    """docs/DURABILITY.md's promise, both ways: with the tournament's key kept (or ARENA_SECRET
     pinned) the missing matches replay as they were; with the key lost they get new deals,
     and the user is told so."""
     calm_dir, calm_csv = calm

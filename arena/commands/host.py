@@ -30,7 +30,8 @@ def host(
     competition_file: Annotated[Path, typer.Argument(help="the competition file (TOML)")],
     data_dir: DataDir = DATA_DIR,
     bind: Annotated[
-        str, typer.Option(help="address to listen on (0.0.0.0: every interface; see README)")
+        str,
+        typer.Option(help="address to listen on (0.0.0.0: every interface; see docs/HOSTING.md)"),
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="port (0: any free port)")] = 8080,
     workers: Annotated[int, typer.Option(help="local match workers", min=1)] = 1,
@@ -110,11 +111,14 @@ def host(
     if address.is_loopback and not behind_proxy:
         console.print(
             "only this machine can reach it: to open it to others, put a TLS reverse proxy in "
-            "front and add --behind-proxy (README: Host a competition)",
+            "front and add --behind-proxy (docs/HOSTING.md: Behind a TLS reverse proxy)",
             soft_wrap=True,
         )
     elif not address.is_loopback:
-        warn(f"listening on {bind}: put a TLS reverse proxy in front (README: Host a competition)")
+        warn(
+            f"listening on {bind}: put a TLS reverse proxy in front "
+            "(docs/HOSTING.md: Behind a TLS reverse proxy)"
+        )
     server = Server(uvicorn_config(app, behind_proxy), app.state.host.stopping.set)
     if log_format == "json":
         adopt_uvicorn_logs()

@@ -130,7 +130,7 @@ class PlayTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
 
 # Rounds of the final's round robin (each pair plays both seats each round): with 8
 # bots, adjacent places 200 Elo apart are told apart at 95% in 84% of simulated finals,
-# 100 Elo apart in half; closer places are shown tied. The table that says so: README,
+# 100 Elo apart in half; closer places are shown tied. The table that says so: docs/HOSTING.md,
 # "Running a class" (made by ``benchmarks/ratings.py --final-games``).
 FINAL_GAMES = 8
 
@@ -161,8 +161,8 @@ class ChallengesTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
 
 class LadderTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """How fast each board's ladder plays. The disk a competition fills grows with it: at
-    the default, 30 bots on two boards store well under 1 GB a week (README: Running it
-    for weeks)."""
+    the default, 30 bots on two boards store well under 1 GB a week (docs/HOSTING.md:
+    Running it for weeks)."""
 
     matches_per_hour: Count = 300  # per board
 

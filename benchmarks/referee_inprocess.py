@@ -6,7 +6,7 @@
 Two sides in one process, alternated every round (A then B, then B then A), each round
 short (``--games`` USA games of ``--players`` seats), CPU time (``time.process_time``:
 another process's load moves it far less than wall time); the figure is the median of the
-per-round ratios B / A (issue 31's goal: <= 2x).
+per-round ratios B / A (the goal: <= 2x).
 
 - A, the engine: the same random games on the engine alone: ``new_game``, then
   ``legal_actions()``, a uniform choice and ``apply()`` until the end, then ``result()``.

@@ -19,7 +19,7 @@ What it adds:
   candidates are the planner's move, a blind draw, claims of the longest routes it can
   pay for, and also a claim of each route of its plan it can pay for and a draw of each
   colour face up. Against ``planner`` in 2 players this took its win rate from 66% to
-  77% on the same 400 deals (docs/BOTS.md, issue 34); searching from 30 trains, or from
+  77% on the same 400 deals (docs/BOTS.md, what was tried); searching from 30 trains, or from
   22 without the plan's claims and face-up draws, did worse.
 - **Its own style**: its planner charges three trains' worth per claim when
   choosing paths (``monte-carlo``'s charges one), so its paths run over fewer,
@@ -63,7 +63,7 @@ OWN_STYLE = replace(SEARCH_STYLE, route_overhead=3.0)
 MCTS_SAMPLES = 46
 FAST_SAMPLES = 8
 # Every turn is searched once some seat is down to this share of its pieces: 22 of USA's
-# and Europe's 45 trains (tuned there), 7 of New York's 15 taxis (docs/BOTS.md, issue 34).
+# and Europe's 45 trains (tuned there), 7 of New York's 15 taxis (docs/BOTS.md, what was tried).
 USA_PIECES = 45
 SEARCHED_FROM_SHARE = 22 / USA_PIECES
 
@@ -98,7 +98,7 @@ class SearchBot(MonteCarloBot):
         (a draw of each colour face up) among the candidates. ``settings`` as
         ``MonteCarloBot``'s (``win_bonus``, ``min_trains``, ``endgame_claims``, ``belief``).
 
-        Tried in issue 34 and off by default, since neither measurably helped (docs/BOTS.md):
+        Tried and off by default, since neither measurably helped (docs/BOTS.md):
         ``corridor`` (a ticket this much likelier for each of the seat's claimed routes,
         up to ``overlap_cap``, on a path between its cities at most ``slack`` trains longer
         than the shortest), ``overhead`` (its own style's claim charge instead of 3)."""
@@ -268,7 +268,7 @@ def arena_bots() -> list[BotSpec]:
             f"that decide games ({MCTS_SAMPLES} rollouts a candidate, at most 0.9 s a decision)",
             functools.partial(SearchBot, samples=MCTS_SAMPLES, budget_s=0.9),
             # 3: every turn searched from 22 trains, with its plan's claims and face-up draws;
-            # 2: a budget that fits its cap (issue 34); 1 searched 80 a candidate
+            # 2: a budget that fits its cap; 1 searched 80 a candidate
             version="3",
         ),
         BotSpec(

@@ -528,7 +528,7 @@ def test_the_live_page_shows_a_match_appearing_while_a_tournament_runs(tmp_path,
 
 
 def test_the_play_form_of_arena_serve_starts_a_game_the_page_can_resign(tmp_path, page):
-    """Every POST to ``arena serve`` needs the token of its own pages (issue 29): the play
+    """Every POST to ``arena serve`` needs the token of its own pages: the play
     form sends it as a hidden field, the play page's clicks and resignation as a header."""
     server = subprocess.Popen(
         [str(ARENA), "serve", "--port", "0", "--data-dir", str(tmp_path / "arena-data")],

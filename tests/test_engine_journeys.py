@@ -109,7 +109,7 @@ def test_a_data_folder_from_before_rule_versions_keeps_its_results_and_says_why_
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
     with sqlite3.connect(tmp_path / "arena-data" / "results.sqlite") as db:
-        # as every log was written before issue 17: no "rules" in the header
+        # as every log of the first rules version was written: no "rules" in the header
         for match_id, jsonl in db.execute("SELECT match_id, jsonl FROM logs").fetchall():
             header, *rest = unpack_log(bytes(jsonl)).decode().splitlines()  # (stored packed)
             old = {k: v for k, v in json.loads(header).items() if k != "rules"}

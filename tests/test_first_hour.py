@@ -1,4 +1,4 @@
-"""A newcomer's first hour (issue 33): what cost minutes or trust, each walked as a user does,
+"""A newcomer's first hour: what cost minutes or trust, each walked as a user does,
 with the ``arena`` command in a fresh folder on an 80-column terminal."""
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ def test_it_decides_from_the_observation_alone():
 
 
 def test_its_experimental_belief_and_end_game_moves_read_the_observation_alone():
-    """The settings tried in issue 34: a ticket belief from the routes each seat claimed on
+    """The settings tried for strength: a ticket belief from the routes each seat claimed on
     near-shortest paths (off by default), and the end game's plan claims and face-up draws
     (on); still the same move for two states the seat cannot tell apart."""
     settings = {"corridor": 3.0, "plan_claims": True, "face_up": True}

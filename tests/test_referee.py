@@ -317,7 +317,7 @@ def test_a_person_given_the_same_seed_meets_the_same_bots_moves(tmp_path):
 def test_the_page_of_a_person_who_resigned_learns_the_game_is_over(seed, tmp_path):
     """The referee drops a resigned seat and sends it neither the game's end nor a bye:
     the page's long poll was left on "resigned" for ever in about three games of four
-    (CI, issue 27); the finished game must wake it."""
+    (CI); the finished game must wake it."""
     from arena.human import HumanGame
 
     game = HumanGame(USA, [BotEntry.parse("random")], 0, seed, log_dir=tmp_path).start()

@@ -1,5 +1,5 @@
 """Looking after the results store: check it, recover what is intact from a damaged one,
-back it up while tournaments run. Part of the store (with ``store.py``, the only SQL).
+back it up while tournaments run. Part of the store (with the ``store*.py`` modules, the only SQL).
 
 Recovery reads the damaged file table by table in rowid order, stepping over
 pages that cannot be read, and copies every intact match (its row, every seat

@@ -4,13 +4,10 @@ and a game recorded under older rules is refused in one line instead of a wrong 
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -163,24 +160,12 @@ def install_toll_plugin(folder):
     (info / "entry_points.txt").write_text("[arena.variants]\ntoll = toll_arena\n")
 
 
-@pytest.fixture
-def outside_tmp():
-    """A fresh folder outside /tmp (beside the checkout, gitignored): an installation under
-    /tmp is a documented limit of the bots' private /tmp (SECURITY.md, Limits)."""
-    root = Path(__file__).resolve().parents[1] / "test-artifacts"
-    root.mkdir(exist_ok=True)
-    folder = Path(tempfile.mkdtemp(dir=root))
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-def test_a_third_party_variant_installed_as_a_plugin_plays_in_sandboxed_bots(outside_tmp):
-    """A variant plugin from outside the arena's folders: listed, played by sandboxed bot
-    processes that load it (its file is readable to them, the folder around it is not), and
-    by bots that cannot load it (its actions reach them as text, their choice still counts)."""
+def test_a_third_party_variant_installed_as_a_plugin_plays_in_sandboxed_bots(tmp_path):
+    """A variant plugin from outside the arena's folders (pytest's, usually under /tmp):
+    listed, played by sandboxed bot processes that load it (its file is readable to them,
+    the folder around it is not), and by bots that cannot load it (its actions reach them as
+    text, their choice still counts)."""
     from tests.journey import Journey
-
-    tmp_path = outside_tmp
 
     install_toll_plugin(tmp_path / "plugins")
     (tmp_path / "plugins" / "secret.txt").write_text("the organiser's")

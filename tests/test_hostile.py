@@ -15,10 +15,12 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -35,6 +37,7 @@ from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.matchlog import MatchLog
 from arena.referee.process import BotProcess, ProcessLimits
 from arena.referee.sandbox import landlock_abi, network_namespace_available
+from arena.referee.view import OWN_CODE, SCRATCH
 from arena.tournament.bots import bot_limits
 from arena.tournament.executors import LocalExecutor
 from arena.tournament.frames import matches_frame, seats_frame
@@ -880,7 +883,7 @@ def test_a_disk_filler_is_stopped_at_its_quota_and_leaves_nothing(mounts, tmp_pa
     assert list(scratch.iterdir()) == [], "the scratch folder outlived its bot"
     if private:
         check_complete(outcome, {})
-        assert 0 < wrote["/tmp"] <= 64 * 2**20, report  # its scratch, in its own namespace
+        assert 0 < wrote[SCRATCH] <= 64 * 2**20, report  # its scratch, in its own namespace
         assert 0 < wrote["/dev/shm"] <= 64 * 2**20, report
         assert report.count("No space left on device") == 2, report
     else:
@@ -958,8 +961,8 @@ def test_a_stored_bot_lists_nothing_of_the_data_folder_or_the_organiser_s(
     listed them all when the referee ran where ``arena host``'s worker runs (``python -m``
     puts the organiser's folder on the import path, which bots were allowed to list). With
     private mounts the organiser's folder is not even named: its code is at /tmp/bot, its
-    scratch folder and working folder /tmp; without them, its paths still name it (SECURITY.md,
-    Limits) but nothing in it can be listed."""
+    scratch folder and working folder /tmp/scratch; without them, its paths still name it
+    (SECURITY.md, Limits) but nothing in it can be listed."""
     private = mounts == "private"
     if private and not private_mounts():
         pytest.skip("no private mounts here (arena doctor)")
@@ -979,6 +982,139 @@ def test_a_stored_bot_lists_nothing_of_the_data_folder_or_the_organiser_s(
     assert [name for name in seen if name in report] == [], report
     assert f"\nlist {folder}:" not in report and f"\nlist {data}:" not in report
     if private:
-        assert "cwd: /tmp\n" in report and "/proc/1/cwd -> /tmp\n" in report
+        assert f"cwd: {SCRATCH}\n" in report and f"/proc/1/cwd -> {SCRATCH}\n" in report
         assert "argv: ['/tmp/bot/lister.py'" in report or "/tmp/bot/lister.py" in report
-        assert "env HOME=/tmp\n" in report and "env TMPDIR=/tmp\n" in report
+        assert f"env HOME={SCRATCH}\n" in report and f"env TMPDIR={SCRATCH}\n" in report
+
+
+# ---------------------------------------------------------------- an installation under /tmp
+
+PROBER = Path(__file__).resolve().parent / "bots" / "prober.py"
+
+
+def prober_copy(path: Path, probes: list[tuple[str, str]]) -> Path:
+    """The prober at ``path``, with ``probes`` ((read|list|write, path), ...) written in."""
+    empty = "PROBES: list[tuple[str, str]] = []"
+    source = PROBER.read_text()
+    assert empty in source
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(source.replace(empty, f"PROBES: list[tuple[str, str]] = {probes!r}"))
+    return path
+
+
+@pytest.fixture
+def under_tmp():
+    """A fresh folder right under /tmp, wherever pytest keeps its own."""
+    folder = Path(tempfile.mkdtemp(dir="/tmp", prefix="ttr-arena-install-"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.skipif(ABI == 0, reason="this kernel has no Landlock")
+@pytest.mark.parametrize("mounts", ["private", "none"])
+def test_an_installation_under_tmp_opens_a_bot_no_more_than_anywhere_else(
+    mounts, under_tmp, tmp_path, monkeypatch
+):
+    """An organiser's installation under /tmp: a folder on the referee's import path (bots
+    may list it, as any import-path folder, not read it) holding a module and, beside it,
+    the organiser's notes; and the bot's own folder (its command line grants it, read-only).
+    The bot reads the notes, lists the folder above them and writes into both folders: all
+    refused, as anywhere else. With private mounts its scratch tmpfs used to be /tmp itself,
+    and what it may read under /tmp was bound back beneath it: Landlock's read-write rule
+    on the scratch folder covered those folders, and the notes were read."""
+    private = mounts == "private"
+    if private and not private_mounts():
+        pytest.skip("no private mounts here (arena doctor)")
+    library = under_tmp / "site"
+    library.mkdir()
+    (library / "helper.py").write_text("VALUE = 1\n")
+    notes = library / "organiser-notes.txt"
+    notes.write_text("the organiser's secret")
+    monkeypatch.syspath_prepend(str(library))
+    own = under_tmp / "bot"
+    probes = [("read", str(notes)), ("list", str(library)), ("list", str(under_tmp))]
+    probes += [("write", str(library)), ("write", str(own))]
+    script = prober_copy(own / "prober.py", probes)
+    entries = [BotEntry.parse(f"cmd:{sys.executable} -P -m bots.filebot {script}")]
+    entries.append(BotEntry.parse("random"))
+    limits = ProcessLimits(private_mounts=private)
+    with ProcessMatch(USA, entries, PATIENT, limits, tmp_path) as referee:
+        outcome = referee.play(1)
+    check_complete(outcome, {})
+    report = stderr_of(tmp_path, 0)
+    assert "END OF PROBES" in report, report
+    assert f"read {script}: ok" in report, report  # its own folder, at its own path
+    assert f"list {library}: ok helper.py organiser-notes.txt" in report, report  # it is there
+    assert f"read {notes}: refused (Permission denied)" in report, report
+    assert "the organiser's secret" not in report
+    assert f"list {under_tmp}: refused" in report, report
+    assert f"write {library}: refused" in report and f"write {own}: refused" in report, report
+    assert not list(under_tmp.rglob("planted-*"))
+    assert report.count(": written and read back") == 2, report  # HOME and TMPDIR
+
+
+@pytest.mark.skipif(ABI == 0, reason="this kernel has no Landlock")
+@pytest.mark.parametrize("mounts", ["private", "none"])
+def test_a_stored_bot_writes_its_scratch_and_reads_its_code_and_no_more_of_tmp(mounts, tmp_path):
+    """A registered bot reads its own stored code and writes its scratch folder (``HOME``,
+    ``TMPDIR``, where it starts); /tmp is not its to write. With private mounts its code is
+    at /tmp/bot and its scratch folder a tmpfs of its own at /tmp/scratch, beneath a
+    read-only /tmp."""
+    private = mounts == "private"
+    if private and not private_mounts():
+        pytest.skip("no private mounts here (arena doctor)")
+    from arena.tournament.bots import entry_for_record
+
+    data = tmp_path / "data"
+    code = data / "bots" / "prober" / "0123456789abcdef" / "prober.py"
+    prober_copy(code, [("write", "/tmp"), ("write", OWN_CODE)])
+    record = {"name": "prober", "version": 1, "kind": "file", "target": str(code.relative_to(data))}
+    entries = [entry_for_record(record, data), BotEntry.parse("random")]
+    limits = bot_limits(data, ProcessLimits(private_mounts=private))
+    with ProcessMatch(USA, entries, PATIENT, limits, data / "submissions" / "prober") as referee:
+        outcome = referee.play(1)
+    check_complete(outcome, {})
+    report = stderr_of(data / "submissions" / "prober", 0)
+    assert "END OF PROBES" in report, report
+    assert "write /tmp: refused" in report, report
+    if private:
+        assert f"read {OWN_CODE}/prober.py: ok" in report, report
+        assert f"HOME {SCRATCH}: written and read back" in report, report
+        assert f"TMPDIR {SCRATCH}: written and read back" in report, report
+        assert f"cwd: {SCRATCH}\n" in report and f"write {OWN_CODE}: refused" in report, report
+    else:
+        (scratch,) = (data / "submissions" / "prober").rglob("seat0-*.tmp")
+        assert f"read {code.resolve()}: ok" in report, report
+        assert f"HOME {scratch.resolve()}: written and read back" in report, report
+        assert f"TMPDIR {scratch.resolve()}: written and read back" in report, report
+
+
+@pytest.mark.skipif(ABI == 0, reason="this kernel has no Landlock")
+@pytest.mark.parametrize("mounts", ["private", "none"])
+def test_a_bot_script_right_in_tmp_is_granted_alone_not_the_machine_s_tmp(
+    mounts, under_tmp, tmp_path
+):
+    """A bot whose command line names a script right in /tmp: its script is granted, not
+    /tmp (shared by every user and process of the machine), so a file elsewhere under /tmp
+    stays unread and /tmp unlisted. The folder of a named file is granted, and /tmp was."""
+    private = mounts == "private"
+    if private and not private_mounts():
+        pytest.skip("no private mounts here (arena doctor)")
+    notes = under_tmp / "organiser-notes.txt"
+    notes.write_text("the organiser's secret")
+    script = Path(f"{under_tmp}.py")  # beside the folder: right in /tmp, and removed with it
+    try:
+        prober_copy(script, [("read", str(notes)), ("list", "/tmp")])
+        entries = [BotEntry.parse(f"cmd:{sys.executable} -P -m bots.filebot {script}")]
+        entries.append(BotEntry.parse("random"))
+        with ProcessMatch(
+            USA, entries, PATIENT, ProcessLimits(private_mounts=private), tmp_path
+        ) as referee:
+            outcome = referee.play(1)
+    finally:
+        script.unlink(missing_ok=True)
+    check_complete(outcome, {})
+    report = stderr_of(tmp_path, 0)
+    assert f"read {script}: ok" in report, report
+    assert f"read {notes}: refused" in report and "list /tmp: refused" in report, report
+    assert "the organiser's secret" not in report

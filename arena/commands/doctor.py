@@ -201,7 +201,7 @@ def _hidden() -> Check:
             True,
             "covered in each bot's mount namespace",
             "the data folder and the current folder are empty to bots (but what they may "
-            "read); a registered bot's code is at /tmp/bot, its scratch /tmp",
+            "read); a registered bot's code is at /tmp/bot, its scratch /tmp/scratch",
         )
     return Check(
         "data folder hidden",

@@ -288,15 +288,15 @@ class BotProcess:
         relative = _has_relative(self.command)
         if self.private_mounts:  # its own layout (view.py): its code and scratch under /tmp
             renamed = neutral_names([str(Path(p).resolve()) for p in own_files])
-            seen_scratch = SCRATCH
             told = [moved(arg, renamed) for arg in self.command]
-            # Without the sandbox nothing is hidden, but the scratch tmpfs on /tmp still
-            # covers what lives there (a checkout or a venv under /tmp): what a sandboxed
-            # bot would be granted (its runtime, the arena, its files) is bound back.
+            # Without the sandbox nothing is hidden, but the cover on /tmp still hides
+            # what lives there (a checkout or a venv under /tmp): what a sandboxed bot
+            # would be granted (its runtime, the arena, its files) is bound back.
             runtime = policy or SandboxPolicy.for_bot(
                 self.command, scratch, endpoint or "", (), own_files, shm=self.private_mounts
             )
             view = self._view(policy, limits, renamed, endpoint, relative, runtime)
+            seen_scratch = view.scratch or SCRATCH
             workdir = None  # PID 1 changes folder once its mounts are made
         else:
             renamed, view, seen_scratch = {}, None, str(scratch.resolve())
@@ -311,7 +311,7 @@ class BotProcess:
             pid_namespace()[0] if prefix else CGROUP if self.cgroup else PROCESS_GROUP
         )
         argv = told
-        mounts = self._mounts(limits) if self.private_mounts else []
+        mounts = self._mounts(limits, seen_scratch) if self.private_mounts else []
         if prefix and (policy is not None or mounts):
             # PID 1 of the new namespace mounts, confines itself, then becomes the bot.
             argv = [*confine_command(policy, abi, mounts, view), *argv]
@@ -356,13 +356,13 @@ class BotProcess:
         self._drain = LogDrain(self._log_streams(), limits.log_bytes)
         self._drain.start()
 
-    def _mounts(self, limits: ProcessLimits) -> list[Mount]:
-        """Its private ``/dev/shm`` and scratch folder, ``/tmp`` (in its own mount
+    def _mounts(self, limits: ProcessLimits, scratch: str) -> list[Mount]:
+        """Its private ``/dev/shm`` and scratch folder (``/tmp/scratch``, in its own mount
         namespace)."""
         mib = 1024 * 1024
         return [
             Mount("/dev/shm", limits.shm_mb * mib, limits.scratch_files),
-            Mount(SCRATCH, limits.scratch_mb * mib, limits.scratch_files, "1777"),
+            Mount(scratch, limits.scratch_mb * mib, limits.scratch_files, "1777"),
         ]
 
     def _view(
@@ -378,7 +378,7 @@ class BotProcess:
         folders and the organiser's folder (unless its command line names it) covered,
         and what it may read beneath them bound back; its own code at its neutral name;
         its working folder the organiser's if it ``stays`` there (entered again after the
-        mounts, so that it is the covered one), else ``/tmp``."""
+        mounts, so that it is the covered one), else its scratch folder."""
         hidden: list[str] = []
         granted: list[str] = []
         if policy is not None:
@@ -387,11 +387,11 @@ class BotProcess:
             if not any(beneath(here, g) for g in command_grants(self.command, limits.protected)):
                 hidden.append(here)
             granted = [*policy.read, *policy.list_only]
-        elif runtime is not None:  # no sandbox: hide nothing, keep what lives under /tmp
+        elif runtime is not None:  # no sandbox: hide nothing but /tmp, keep what lives there
             granted = [*runtime.read, *runtime.list_only]
         if endpoint is not None and endpoint.startswith("ipc://"):
             granted.append(os.path.realpath(endpoint[len("ipc://") :]))
-        workdir = os.path.realpath(os.getcwd()) if stays else SCRATCH
+        workdir = os.path.realpath(os.getcwd()) if stays else None
         return View.plan(hidden, granted, renamed, workdir, SYSTEM_ROOTS)
 
     def set_cpus(self, cpus: float) -> None:

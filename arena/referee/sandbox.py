@@ -23,9 +23,10 @@ without it (``landlock_abi()`` is 0) and SECURITY.md says what remains.
 A bot in its own PID namespace is confined by its PID 1 itself, just before
 the bot's program replaces it: ``python -I -S sandbox.py POLICY -- COMMAND``
 (``confine_command``), so that ``/proc/self`` is the bot's own entry. With a
-mount namespace of its own, PID 1 first mounts private, size-limited tmpfs file
-systems (``Mount``) on ``/dev/shm`` and the scratch folder: the rules then name
-those, and they vanish with the bot's last process.
+mount namespace of its own, PID 1 first lays out its view (``view.py``): private,
+size-limited tmpfs file systems (``Mount``) on ``/dev/shm`` and on the scratch folder
+(``/tmp/scratch``, under a read-only ``/tmp``): the rules then name those, and they
+vanish with the bot's last process.
 """
 
 from __future__ import annotations
@@ -42,10 +43,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 if __package__:
-    from arena.referee.view import View, moved
+    from arena.referee.view import TMP, View, moved
 else:  # PID 1 runs this file as a script (``python -I -S``): stdlib only, and the module beside it
     sys.path.append(os.path.dirname(os.path.abspath(__file__)))
-    from view import View, moved  # type: ignore[no-redef]
+    from view import TMP, View, moved  # type: ignore[no-redef]
 
 SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446
 CLONE_NEWNET = 0x40000000
@@ -180,8 +181,8 @@ class SandboxPolicy:
 
 def command_grants(argv: Sequence[str], protected: Sequence[str] = ()) -> list[str]:
     """What a bot's command line lets it read: the folder of each file it names (a folder
-    named: that folder), never anything inside a ``protected`` folder; a folder holding one
-    is narrowed to the file named."""
+    named: that folder), never anything inside a ``protected`` folder; a folder holding one,
+    or ``/tmp`` itself (the machine's, shared by everyone), is narrowed to the file named."""
     guarded = [Path(p).resolve() for p in protected]
     granted: list[str] = []
     for arg in argv:
@@ -192,7 +193,7 @@ def command_grants(argv: Sequence[str], protected: Sequence[str] = ()) -> list[s
         if any(target == g or g in target.parents for g in guarded):
             continue  # inside the store's folder: never
         folder = target if target.is_dir() else target.parent
-        if any(folder == g or folder in g.parents for g in guarded):
+        if str(folder) == TMP or any(folder == g or folder in g.parents for g in guarded):
             if target.is_file():
                 granted.append(str(target))  # the script only, not the folder around it
             continue
@@ -325,9 +326,7 @@ def main(argv: list[str]) -> None:
     policy, abi = SandboxPolicy.from_json(json.dumps(data))
     try:
         opened = view.open_sources()  # before any mount hides them
-        for mount in mounts:  # before Landlock: its rules then name the private mounts
-            mount.mount()
-        view.apply(opened)
+        view.apply(opened, mounts)  # before Landlock: its rules then name the private mounts
         if abi:
             restrict_self(policy, abi)  # fails closed: a bot that cannot be sandboxed never runs
     except OSError as error:

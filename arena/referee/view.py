@@ -4,20 +4,26 @@ Landlock decides what a bot may open; this decides what is there to name at all.
 mount namespace of its own (``containment.private_mounts``), PID 1 lays out, before it
 applies Landlock and becomes the bot:
 
-- ``/tmp``: its scratch folder (``TMPDIR``, ``HOME``), a private size-limited tmpfs, and
-  its working folder, unless its command line names the organiser's current folder;
+- ``/tmp``: an empty read-only tmpfs, like every protected folder: nothing of the host's
+  ``/tmp`` can be named, and no rule of the bot's covers it;
+- ``/tmp/scratch``: its scratch folder (``TMPDIR``, ``HOME``), a private size-limited
+  tmpfs, the only folder it may write (with its own ``/dev/shm``), and its working folder,
+  unless its command line names the organiser's current folder. Nothing else is mounted
+  beneath it, so its read-write rule covers nothing but its own files;
 - ``/tmp/bot``: its own stored code (a registered bot's version folder, which lives in the
   data folder), bound read-only: its path names nothing of the data folder, of the
   organiser's folders or of other bots (their names, their content hashes);
 - every protected folder (the data folder: accounts, results, uploads, every participant's
   code) and the organiser's current folder, when the bot is not granted it, covered by an
   empty read-only tmpfs: nothing in them can be listed or even named. What the bot is
-  granted beneath a covered folder (the Python installation, the arena's packages, the
-  files its command line names, its endpoint's socket) is bound back read-only at the same
-  path, so the bot sees under it exactly what Landlock lets it read.
+  granted beneath a covered folder or under ``/tmp`` (the Python installation, the arena's
+  packages, the files its command line names, its endpoint's socket) is bound back
+  read-only at the same path, so the bot sees under it exactly what Landlock lets it read:
+  an installation under ``/tmp`` is as closed to it as one anywhere else.
 
-Sources are opened before anything is mounted (a cover hides them), and a mount point is
-made only inside a tmpfs PID 1 itself mounted: nothing is ever created on the disk.
+Sources are opened before anything is mounted (a cover hides them), a folder is covered or
+bound only after every mount above it, and a mount point is made only inside a tmpfs PID 1
+itself mounted: nothing is ever created on the disk.
 """
 
 from __future__ import annotations
@@ -28,12 +34,14 @@ import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from typing import Protocol
 
-SCRATCH = "/tmp"
+TMP = "/tmp"
+SCRATCH = "/tmp/scratch"  # its scratch folder, unless a path bound back lies there
 OWN_CODE = "/tmp/bot"
-# Never covered (the system, the kernel's views, the scratch folder), nor any folder
-# holding one of them.
-UNCOVERABLE = ("/dev", "/proc", "/sys", SCRATCH)
+# Never covered (the system, the kernel's views), nor any folder holding one of them; /tmp
+# is covered anyway.
+UNCOVERABLE = ("/dev", "/proc", "/sys", TMP)
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND = 32, 4096
 # Flags of a mount that a read-only bind of it must keep (a user namespace may not drop
@@ -60,19 +68,13 @@ def neutral_names(own: Sequence[str]) -> dict[str, str]:
     return {path: OWN_CODE if i == 0 else f"{OWN_CODE}-{i + 1}" for i, path in enumerate(own)}
 
 
-def _outermost(paths: Iterable[str]) -> list[str]:
-    """``paths`` without those inside another of them."""
-    unique = sorted(set(paths), key=len)
-    kept: list[str] = []
-    for path in unique:
-        if not any(beneath(path, outer) for outer in kept):
-            kept.append(path)
-    return kept
+def _depth(path: str) -> int:
+    return len(PurePosixPath(path).parts)
 
 
 def coverable(folder: str, keep_visible: Sequence[str]) -> bool:
     """A folder may be covered unless it is ``/`` or holds the system, the kernel's views,
-    the scratch folder or one of ``keep_visible`` (the system roots)."""
+    ``/tmp`` or one of ``keep_visible`` (the system roots)."""
     return folder != "/" and not any(
         beneath(kept, folder) for kept in (*UNCOVERABLE, *keep_visible)
     )
@@ -86,14 +88,45 @@ class Bind:
     target: str
 
 
+class PrivateMount(Protocol):
+    """A private tmpfs PID 1 mounts (``sandbox.Mount``): the scratch folder, ``/dev/shm``."""
+
+    @property
+    def target(self) -> str: ...
+
+    def mount(self) -> None: ...
+
+
+def _covered(path: str, covers: Sequence[str], binds: Sequence[Bind]) -> bool:
+    """Whether ``path`` is hidden by the layout so far: the innermost of ``covers`` and
+    ``binds`` at or above it is a cover (a bind at a cover's own path shows the folder)."""
+    innermost, hidden = "", False
+    for target, is_cover in [*((c, True) for c in covers), *((b.target, False) for b in binds)]:
+        if beneath(path, target) and len(target) >= len(innermost):
+            innermost, hidden = target, is_cover
+    return hidden
+
+
+def _free_point(taken: Sequence[str]) -> str:
+    """``SCRATCH``, or ``SCRATCH-2``, ``-3``...: the first that neither holds nor lies in one of
+    ``taken`` (what is mounted under ``/tmp``), so that its read-write rule covers only it."""
+    point, n = SCRATCH, 1
+    while any(beneath(t, point) or beneath(point, t) for t in taken):
+        n += 1
+        point = f"{SCRATCH}-{n}"
+    return point
+
+
 @dataclass
 class View:
-    """The layout PID 1 makes: ``covers`` (empty read-only tmpfs), then ``binds``, then
-    ``workdir`` as its working folder (None: unchanged)."""
+    """The layout PID 1 makes: ``covers`` (empty read-only tmpfs), ``binds``, the private
+    ``scratch`` tmpfs (None: none, the bot's scratch folder is on the disk), each after
+    every mount above it; then ``workdir`` as its working folder (None: unchanged)."""
 
     covers: list[str] = field(default_factory=list)
     binds: list[Bind] = field(default_factory=list)
     workdir: str | None = None
+    scratch: str | None = None
 
     @classmethod
     def plan(
@@ -104,33 +137,46 @@ class View:
         workdir: str | None,
         system: Sequence[str] = (),
     ) -> View:
-        """Cover the ``hidden`` folders (outermost only, and only those ``coverable``; the
-        scratch tmpfs on ``/tmp`` is mounted anyway); bind each ``renamed`` folder at its
-        neutral name and every ``granted`` path beneath a covered folder back in place."""
-        covers = _outermost(h for h in hidden if coverable(h, system) and not beneath(h, SCRATCH))
-        screens = [SCRATCH, *covers]
+        """Cover ``/tmp`` and each ``hidden`` folder (if ``coverable`` and not hidden
+        already: also one inside a folder bound back); bind each ``renamed`` folder at its
+        neutral name, and every ``granted`` path that a cover hides back in place (never
+        ``/tmp`` itself: that would hide the scratch folder). The scratch folder goes where
+        nothing is bound; ``workdir`` None: it starts there."""
+        covers = [TMP]
         binds = [Bind(real, seen) for real, seen in renamed.items()]
-        back = [
-            g
-            for g in granted
-            if any(beneath(g, s) for s in screens) and not any(beneath(g, r) for r in renamed)
+        wanted = [(path, True) for path in hidden if coverable(path, system)]
+        wanted += [
+            (path, False)
+            for path in granted
+            if not beneath(TMP, path) and not any(beneath(path, r) for r in renamed)
         ]
-        binds += [Bind(path, path) for path in _outermost(back)]
-        return cls(covers, binds, workdir)
+        # Outer paths first (a folder hidden inside one bound back is covered after it); at
+        # one path the cover first, so that a granted folder shows.
+        for path, hide in sorted(wanted, key=lambda w: (_depth(w[0]), not w[1])):
+            hidden_now = _covered(path, covers, binds)
+            if hide and not hidden_now:
+                covers.append(path)
+            elif not hide and hidden_now:
+                binds.append(Bind(path, path))
+        scratch = _free_point([*covers[1:], *(b.target for b in binds)])
+        return cls(covers, binds, workdir or scratch, scratch)
 
     def to_dict(self) -> dict[str, object]:
         return {
             "covers": self.covers,
             "binds": [[b.source, b.target] for b in self.binds],
             "workdir": self.workdir,
+            "scratch": self.scratch,
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, object]) -> View:
         binds = [Bind(str(s), str(t)) for s, t in data.get("binds", []) or []]  # type: ignore[attr-defined]
         covers = [str(c) for c in data.get("covers", []) or []]  # type: ignore[attr-defined]
-        workdir = data.get("workdir")
-        return cls(covers, binds, str(workdir) if workdir else None)
+        workdir, scratch = data.get("workdir"), data.get("scratch")
+        return cls(
+            covers, binds, str(workdir) if workdir else None, str(scratch) if scratch else None
+        )
 
     # ------------------------------------------------------------ in PID 1
 
@@ -145,35 +191,52 @@ class View:
                 continue
         return opened
 
-    def apply(self, opened: Mapping[str, int]) -> None:
-        """Cover, bind, seal the covers read-only, change folder (``OSError`` on failure:
-        the caller fails closed). The scratch tmpfs is already on ``/tmp``."""
+    def apply(self, opened: Mapping[str, int], private: Sequence[PrivateMount] = ()) -> None:
+        """Cover, mount the ``private`` tmpfs (the scratch folder, ``/dev/shm``), bind: each
+        after every mount above it; seal the covers read-only, change folder (``OSError`` on
+        failure: the caller fails closed)."""
         libc = ctypes.CDLL(None, use_errno=True)
-        for cover in self.covers:
-            if libc.mount(b"tmpfs", cover.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, COVER_OPTIONS):
-                raise OSError(ctypes.get_errno(), f"cannot cover {cover}")
-        screens = [SCRATCH, *self.covers]
-        for bind in self.binds:
-            fd = opened.get(bind.source)
-            if fd is None:
-                continue
-            if not any(beneath(bind.target, s) for s in screens):
-                raise OSError(0, f"{bind.target} is not inside a private mount")
-            _mount_point(bind.target, stat.S_ISDIR(os.fstat(fd).st_mode))
-            target = bind.target.encode()
-            if libc.mount(f"/proc/self/fd/{fd}".encode(), target, None, MS_BIND, None):
-                raise OSError(ctypes.get_errno(), f"cannot bind {bind.target}")
-            # Read-only on top of Landlock's read-only rule: best effort (a user namespace
-            # may refuse to remount what it did not mount itself).
-            kept = os.statvfs(bind.target).f_flag & KEPT_FLAGS
-            libc.mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | kept, None)
-            os.close(fd)
+        steps: list[tuple[str, Bind | PrivateMount | None]] = [(c, None) for c in self.covers]
+        steps += [(m.target, m) for m in private]
+        steps += [(b.target, b) for b in self.binds]
+        for target, step in sorted(steps, key=lambda s: _depth(s[0])):  # stable: covers first
+            if step is None:
+                _cover(libc, target)
+            elif isinstance(step, Bind):
+                self._bind(libc, step, opened.get(step.source))
+            else:
+                if any(beneath(target, c) for c in self.covers):
+                    _mount_point(target, True)
+                step.mount()
         for cover in self.covers:
             flags = MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV
             if libc.mount(b"tmpfs", cover.encode(), b"tmpfs", flags, COVER_OPTIONS):
                 raise OSError(ctypes.get_errno(), f"cannot make the cover of {cover} read-only")
         if self.workdir is not None:
             os.chdir(self.workdir)
+
+    def _bind(self, libc: ctypes.CDLL, bind: Bind, fd: int | None) -> None:
+        """Bind ``bind``'s opened source (``fd``; None: gone, left out) read-only at its
+        target, a mount point made inside the cover above it."""
+        if fd is None:
+            return
+        if not any(beneath(bind.target, c) for c in self.covers):
+            raise OSError(0, f"{bind.target} is not inside a private mount")
+        _mount_point(bind.target, stat.S_ISDIR(os.fstat(fd).st_mode))
+        target = bind.target.encode()
+        if libc.mount(f"/proc/self/fd/{fd}".encode(), target, None, MS_BIND, None):
+            raise OSError(ctypes.get_errno(), f"cannot bind {bind.target}")
+        # Read-only on top of Landlock's read-only rule: best effort (a user namespace
+        # may refuse to remount what it did not mount itself).
+        kept = os.statvfs(bind.target).f_flag & KEPT_FLAGS
+        libc.mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | kept, None)
+        os.close(fd)
+
+
+def _cover(libc: ctypes.CDLL, folder: str) -> None:
+    """An empty tmpfs on ``folder`` (made read-only once everything beneath it is mounted)."""
+    if libc.mount(b"tmpfs", folder.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, COVER_OPTIONS):
+        raise OSError(ctypes.get_errno(), f"cannot cover {folder}")
 
 
 def _mount_point(target: str, folder: bool) -> None:

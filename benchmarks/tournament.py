@@ -35,8 +35,9 @@ from typing import Any
 from arena.referee.faults import TimeControl
 from arena.referee.launch import BotEntry
 from arena.referee.process import ProcessLimits
-from arena.tournament.executors import LocalExecutor, RayExecutor
+from arena.tournament.executors import LocalExecutor
 from arena.tournament.matchrun import MatchTask
+from arena.tournament.rayexec import RayExecutor
 from arena.tournament.schedule import MatchSpec, derive_seed
 
 WAYS: dict[str, dict[str, Any]] = {

@@ -178,6 +178,21 @@ def test_no_module_imports_a_higher_layer() -> None:
     assert not wrong, "imports of a layer not below:\n" + "\n".join(wrong)
 
 
+def test_protocols_use_only_the_engine_and_variants_of_the_arena() -> None:
+    """The protocol is the bots' side of the wire: of the arena it may name the rules and
+    the variants, never the referee that speaks it (tools/transcript.py records the
+    referee's side)."""
+    wrong = [
+        f"{where(module, line)}: {module} imports {target}"
+        for module, imported in graph().items()
+        if module.split(".")[0] == "protocols"
+        for target, line in imported.items()
+        if target.split(".")[0] == "arena"
+        and target.split(".")[:2] not in (["arena", "engine"], ["arena", "variants"])
+    ]
+    assert not wrong, "protocols/ imports more of the arena than the engine:\n" + "\n".join(wrong)
+
+
 def cycles() -> list[list[str]]:
     """The strongly connected components of more than one module (Tarjan, iterative)."""
     edges = graph()

@@ -109,7 +109,9 @@ def main() -> None:
     )
     args = parser.parse_args()
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-    executors = {way: LocalExecutor(args.workers) for way in WAYS}
+    executors: dict[str, LocalExecutor | RayExecutor] = {
+        way: LocalExecutor(args.workers) for way in WAYS
+    }
     if args.ray:
         ray_executor = RayExecutor(None, args.workers)
         executors["Ray, warm"] = ray_executor

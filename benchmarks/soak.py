@@ -92,7 +92,7 @@ def run_soak(matches: int, data_dir: Path, ray_address: str | None, workers: int
     """Play the soak ladder into ``data_dir`` and check everything; returns the report."""
     from arena.referee.faults import TimeControl
     from arena.referee.process import ProcessLimits
-    from arena.tournament.executors import RayExecutor
+    from arena.tournament.rayexec import RayExecutor
     from arena.tournament.runner import TournamentRunner
     from arena.tournament.spec import TournamentSpec
     from arena.tournament.store import ResultsStore

@@ -35,8 +35,9 @@ from typing import Any
 from arena.referee.faults import TimeControl
 from arena.referee.launch import BotEntry
 from arena.referee.process import ProcessLimits
-from arena.tournament.executors import LocalExecutor, RayExecutor
+from arena.tournament.executors import LocalExecutor
 from arena.tournament.matchrun import MatchTask
+from arena.tournament.rayexec import RayExecutor
 from arena.tournament.schedule import MatchSpec, derive_seed
 
 WAYS: dict[str, dict[str, Any]] = {
@@ -108,7 +109,9 @@ def main() -> None:
     )
     args = parser.parse_args()
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-    executors = {way: LocalExecutor(args.workers) for way in WAYS}
+    executors: dict[str, LocalExecutor | RayExecutor] = {
+        way: LocalExecutor(args.workers) for way in WAYS
+    }
     if args.ray:
         ray_executor = RayExecutor(None, args.workers)
         executors["Ray, warm"] = ray_executor

@@ -32,12 +32,12 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from arena.referee.matchlog import LogError, MatchLog, check_rules
-from arena.server.ids import parse_id
 from arena.tournament.forfeits import read_tail, reason
 from arena.tournament.store import ResultsStore
 from arena.variants import get_variant
 from leaderboards.checkpoints import newest_sound, resumed
 from leaderboards.data import StoredMatch, stored_matches
+from leaderboards.ids import parse_id
 from leaderboards.replay import board_drawing, replay_steps, seat_names, whole_number
 from leaderboards.standings import Standings
 from leaderboards.tables import RatingHistory, frames, head_to_head_from

@@ -41,17 +41,17 @@ def test_the_checked_in_schema_is_generated_from_messages_py():
 
 
 def test_the_transcript_in_protocol_md_is_what_the_referee_really_says():
-    """PROTOCOL.md's transcript is recorded from a real game (python -m protocols.transcript
+    """PROTOCOL.md's transcript is recorded from a real game (python -m tools.transcript
     --write); replaying it must give the same messages, the illegal claim rejected for the
     reason shown, and every message valid for the schema's types."""
-    from protocols import transcript
+    from tools import transcript
 
     def steady(text: str) -> str:  # the clocks are the only thing that may differ
         return re.sub(r'"(deadline_ms|bank_ms)":\d+', r'"\1":N', text)
 
     conversation = transcript.record()
     assert steady(transcript.documented()) == steady(transcript.render(conversation)), (
-        "PROTOCOL.md's transcript is stale: run 'python -m protocols.transcript --write'"
+        "PROTOCOL.md's transcript is stale: run 'python -m tools.transcript --write'"
     )
     for who, message in conversation:
         raw = json.dumps(message).encode()

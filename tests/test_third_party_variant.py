@@ -9,7 +9,7 @@ import random
 import pytest
 from rich.console import Console
 
-from arena.cli import result_table
+from arena.commands.report import result_table
 from arena.engine import IllegalActionError, NotationError, parse_action, verb
 from arena.plugins import plugin_manager
 from arena.referee.faults import TimeControl

@@ -24,7 +24,8 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.escape import escaped
-from arena.tournament.store import ResultsStore, StoreCutShort, replacement_traces
+from arena.tournament.lookup import existing_store
+from arena.tournament.store import ResultsStore
 
 # No console markup: names, reasons and paths come from users and bots, and a '[x]' in
 # them is text (styles are given as Text styles instead).
@@ -65,17 +66,6 @@ def fail(message: str, code: int = USAGE) -> typer.Exit:
 
 def warn(message: str) -> None:
     errors.print(Text.assemble(("warning:", "yellow"), " ", escaped(message)), soft_wrap=True)
-
-
-def existing_store(data_dir: Path, write: bool = False) -> ResultsStore | None:
-    """The store in ``data_dir`` if there is one; reading commands never create one and
-    open it read-only (an archived copy in a read-only folder reads as well)."""
-    if not (Path(data_dir) / "results.sqlite").is_file():
-        traces = replacement_traces(Path(data_dir))
-        if traces is not None:  # the results are there, under another name
-            raise StoreCutShort(traces)
-        return None
-    return ResultsStore(data_dir, read_only=not write)
 
 
 def writable(path: Path | None, option: str) -> None:

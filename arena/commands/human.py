@@ -31,9 +31,8 @@ def play_as_person(
 ) -> None:
     """Serve the play page, wait until the game is over, print and store its result; then
     keep serving (the page's replay link, the leaderboards) until Ctrl-C."""
-    from arena.cli import result_table
     from arena.commands.common import RUNTIME, console, fail
-    from arena.commands.report import print_faults
+    from arena.commands.report import print_faults, result_table
     from arena.commands.serve import open_server
 
     server = open_server(DATA_DIR, port)

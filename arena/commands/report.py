@@ -6,10 +6,12 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from arena.commands.common import console, fitted_table
+from arena.commands.common import console, fitted_table, shrink_to_fit
+from arena.engine.result import GameResult, ScoreLabel
 from arena.escape import escaped
 from arena.referee.matchlog import MatchLog
 from arena.tournament.forfeits import read_tail, reason
@@ -97,3 +99,56 @@ def print_forfeits(store: ResultsStore, tournament: str, data_dir: Path) -> None
             Text.assemble((f"{escaped(bot)} forfeited {summary}:", "yellow"), f" {why}{where}"),
             soft_wrap=True,
         )
+
+
+def result_table(
+    result: GameResult,
+    seats: list[str],
+    title: str,
+    ranks: list[int] | None = None,
+    *,
+    labels: dict[str, ScoreLabel] | None = None,
+) -> Table:
+    """The result as a table, its columns headed by the variant's score ``labels``
+    (``variant.score_labels``); ``ranks`` overrides the engine's ranks (after forfeits)."""
+    ranks = list(ranks) if ranks is not None else list(result.ranks)
+    has_path = "longest_path" in result.breakdown[0]
+    labels = labels or {}
+    heading = {c: labels[c].heading if c in labels else c for c in result.categories}
+    legend = [
+        f"{heading[c]} {labels[c].legend}"
+        for c in result.categories
+        if c in labels and heading[c] != c
+    ]
+    legend.append("done tickets completed/failed")
+    if has_path:
+        legend.append("path longest path")
+    table = Table(title=title, box=box.SIMPLE_HEAD, caption=", ".join(legend), pad_edge=False)
+    table.add_column("#", justify="right")
+    table.add_column("seat", justify="right")
+    table.add_column("bot")  # a long name is cut with an ellipsis (shrink_to_fit)
+    for category in result.categories:
+        table.add_column(heading[category], justify="right")
+    table.add_column("total", justify="right", style="bold")
+    table.add_column("done", justify="right")
+    if has_path:
+        table.add_column("path", justify="right")
+    for seat in sorted(range(len(seats)), key=lambda s: (ranks[s], s)):
+        row = result.breakdown[seat]
+        table.add_row(
+            str(ranks[seat]),
+            str(seat),
+            seats[seat],
+            *(str(row[c]) for c in result.categories),
+            str(row["total"]),
+            f"{row.get('completed_tickets', 0)}/{row.get('failed_tickets', 0)}",
+            *([str(row["longest_path"])] if has_path else []),
+        )
+    return shrink_to_fit(table, 2)
+
+
+def _print_outcome(
+    outcome, names: list[str], title: str, data_dir: Path, labels: dict[str, ScoreLabel]
+) -> None:
+    console.print(result_table(outcome.result, names, title, outcome.ranks, labels=labels))
+    print_faults(outcome, names, data_dir)

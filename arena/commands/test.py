@@ -31,8 +31,7 @@ from arena.commands.common import (
     writing_store,
 )
 from arena.commands.running import run_or_exit
-from arena.referee.faults import DEFAULT_MATCHES_PER_PROCESS, TimeControl
-from arena.tournament.spec import SpecError, TournamentSpec
+from arena.tournament.spec import DEFAULT_MATCHES_PER_PROCESS, SpecError, TournamentSpec
 from arena.tournament.sprt import BadHypotheses, Hypotheses, Verdict, elo_of_score
 
 
@@ -142,7 +141,9 @@ def test(
         raise fail("--opponent is for 3-5 players: add --players 3 (or more)")
     seated = [others[i % len(others)] for i in range(players - 2)] if others else []
     try:
-        spec = TournamentSpec(
+        spec = TournamentSpec.with_clock(
+            move_ms,
+            bank_ms,
             name=name or "test",
             variant=variant,
             bots=(new, base, *seated),
@@ -150,7 +151,6 @@ def test(
             format="sprt",
             games=max_games,
             seed=seed,
-            time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms),
             matches_per_process=matches_per_process,
             sprt=hypotheses,
         )

@@ -26,6 +26,7 @@ from arena.commands.common import (
     reading_store,
     writable,
 )
+from arena.commands.tournament_run import tournament_run
 from arena.escape import escaped
 from arena.tournament.names import BadName, check_name
 from arena.tournament.spec import SpecError, TournamentSpec
@@ -243,3 +244,11 @@ def bundle_match(
         f"reproduce it with: arena replay --reproduce {out}",
         soft_wrap=True,
     )
+
+
+app = typer.Typer(help="Run, list and delete tournaments.", no_args_is_help=True)
+app.command("list")(list_tournaments)
+app.command("show")(show_tournament)
+app.command("delete")(delete_tournament)
+app.command("bundle")(bundle_match)
+app.command("run")(tournament_run)

@@ -23,11 +23,10 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from arena.commands.common import existing_store
 from arena.engine import Action
 from arena.envs.aec import TicketToRideEnv
 from arena.referee.keys import MatchKey
-from arena.tournament.names import split_ref
+from arena.tournament.lookup import registered_bot
 from bots import get_bot
 from bots.filebot import load_factory
 from bots.sdk import Bot
@@ -185,13 +184,9 @@ def opponent(opponent: str | Bot, variant: str, data_dir: Path) -> tuple[str, An
         return "", opponent
     if not isinstance(opponent, str):
         raise TypeError(f"an opponent is a bot's name or a Bot, not {opponent!r}")
-    name, version = split_ref(opponent)
-    store = existing_store(data_dir)
-    record = store.bot(name, version) if store is not None else None
-    if store is not None and record is not None:
-        return opponent, _registered(record, store.data_dir, variant)
-    if version is not None:
-        raise KeyError(f"no registered bot '{name}' version {version} in {data_dir}")
+    record = registered_bot(opponent, data_dir)
+    if record is not None:
+        return opponent, _registered(record, Path(data_dir), variant)
     spec = get_bot(opponent)  # KeyError lists the installed bots
     if not spec.supports(variant):
         raise ValueError(f"bot '{opponent}' does not play {variant}")

@@ -19,7 +19,7 @@ from arena.server.botstats import Sums
 from arena.server.charts import rating_chart
 from arena.server.finals import ladder_rows
 from arena.server.host import Host, host_of, signed_in
-from arena.server.pages import fault_reason
+from arena.server.seatlogs import fault_reason
 from arena.tournament.store import BotFilter
 
 PER_PAGE = 20  # matches a page lists unless ``per`` says otherwise

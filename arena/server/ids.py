@@ -1,61 +1,13 @@
-"""Numbers from a request (ids in URLs, numbers in query strings and forms), parsed once
-and only within their range.
-
-SQLite's integers are signed 64-bit: a larger Python ``int`` given to a query raises
-``OverflowError``. So an id is ASCII digits (no sign, no other script's digits, no
-leading zeros) of at most ``MAX_ID``; anything else is not an id at all. In a route,
-``{name:id}`` matches only such ids, so any other path is a plain 404 from the router
-and no handler ever sees an out-of-range number.
+"""Ids in URLs: ``{name:id}`` in a route matches only ids in SQLite's range
+(``leaderboards.ids``), so any other path is a plain 404 from the router and no handler
+ever sees an out-of-range number.
 """
 
 from __future__ import annotations
 
-import re
-
 from starlette.convertors import Convertor, register_url_convertor
 
-MAX_ID = 2**63 - 1  # SQLite's largest INTEGER
-
-
-def below_or_equal(limit: str) -> str:
-    """A regular expression for the strings of exactly ``len(limit)`` ASCII digits whose
-    value is at most ``limit`` (itself digits without a leading zero)."""
-    choices = [limit]
-    for at, digit in enumerate(limit):
-        if digit == "0":
-            continue
-        lowest = "1" if at == 0 else "0"
-        smaller = int(digit) - 1
-        if smaller < int(lowest):
-            continue
-        rest = len(limit) - at - 1
-        choices.append(f"{limit[:at]}[{lowest}-{smaller}][0-9]{{{rest}}}")
-    return "|".join(choices)
-
-
-# 0, or 1 to 18 digits without a leading zero, or 19 digits up to MAX_ID.
-ID_PATTERN = f"0|[1-9][0-9]{{0,{len(str(MAX_ID)) - 2}}}|{below_or_equal(str(MAX_ID))}"
-_ID = re.compile(f"(?:{ID_PATTERN})")
-
-
-def parse_id(text: str | None, high: int = MAX_ID) -> int | None:
-    """``text`` as a number from 0 to ``high`` (at most ``MAX_ID``), or None if it is
-    anything else (a sign, a leading zero, another script's digits, too large)."""
-    if text is None or not _ID.fullmatch(text):
-        return None
-    value = int(text)
-    return value if value <= high else None
-
-
-def parse_signed(text: str | None) -> int | None:
-    """``text`` as a number from -MAX_ID to MAX_ID (an optional '-'), or None."""
-    if text is None:
-        return None
-    negative = text.startswith("-")
-    value = parse_id(text[1:] if negative else text)
-    if value is None or (negative and value == 0):
-        return None
-    return -value if negative else value
+from leaderboards.ids import ID_PATTERN, MAX_ID
 
 
 class IdConvertor(Convertor[int]):

@@ -17,6 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from arena.server.seatlogs import fault_reason
 from arena.tournament.store import BotFilter
 
 if TYPE_CHECKING:
@@ -74,8 +75,6 @@ def flagged(played: int, forfeits: int) -> bool:
 
 def ladder_faults(host: Host) -> list[BotFaults]:
     """Every playing version's recent ladder faults, most forfeits in the window first."""
-    from arena.server.pages import fault_reason  # pages import the host: import when used
-
     tournaments = [host.competition.ladder_name(*board) for board in host.competition.boards]
     voided = host.accounts.voided()
     found = []

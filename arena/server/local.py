@@ -47,13 +47,13 @@ from arena.human import HumanGame
 from arena.referee.keys import MatchKey
 from arena.referee.process import ProcessLimits
 from arena.server.host import signature
-from arena.server.ids import MAX_ID, parse_id, parse_signed
 from arena.tournament.bots import resolve
 from arena.tournament.names import check_name
 from arena.tournament.results import MatchResult
 from arena.tournament.store import FILE_NAME, ResultsStore, StoreError
 from arena.variants import all_variants, get_variant
 from leaderboards.data import stored_matches
+from leaderboards.ids import MAX_ID, parse_id, parse_signed
 from leaderboards.replay import BoardFacts, board_drawing, describe
 from leaderboards.site import CONTENT_TYPES, Site, environment, safe_json
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import re
 import time
 from typing import Any
@@ -40,12 +39,12 @@ from arena.server.host import (
     signature,
     signed_in,
 )
-from arena.server.ids import parse_id
 from arena.server.play import play_tournament
 from arena.server.play_pages import desk_of
+from arena.server.seatlogs import fault_reason, seat_stderr
 from arena.server.shown import bot_folder, forms, shown
-from arena.tournament.forfeits import read_tail, reason
 from arena.variants import all_variants
+from leaderboards.ids import parse_id
 from leaderboards.replay import board_drawing
 from leaderboards.site import safe_json
 
@@ -286,16 +285,6 @@ def competition_match(host: Host, match_id: int) -> tuple[Any, list[str | None]]
     return result, seats
 
 
-def _log(host: Host, match_id: int) -> list[dict[str, Any]]:
-    lines = []
-    for raw in host.store.match_log(match_id).splitlines():
-        try:
-            lines.append(json.loads(raw))
-        except ValueError:
-            continue
-    return lines
-
-
 @needs_user
 def match_stderr(request: Request, host: Host, user: User) -> Response:
     """One seat's stderr of one match: its owner's and admins' only."""
@@ -309,23 +298,6 @@ def match_stderr(request: Request, host: Host, user: User) -> Response:
         return host.refuse(request, 404, "no such log")
     text = shown_to_owner(host, found[0].bots[seat], seat_stderr(host, found[0].match_id, seat))
     return PlainTextResponse(text or "(no stderr)")
-
-
-def seat_stderr(host: Host, match_id: int, seat: int) -> str:
-    """The end of one seat's stderr log in a match ('' if none): for its owner's eyes only."""
-    header = next((line for line in _log(host, match_id) if line.get("type") == "header"), {})
-    seats = header.get("seats", [])
-    path = seats[seat].get("stderr") if seat < len(seats) else None
-    file = (host.data_dir / path).resolve() if path else None
-    inside = file is not None and host.data_dir.resolve() in file.parents  # never elsewhere
-    return read_tail(file) if inside else ""
-
-
-def fault_reason(host: Host, match_id: int, seat: int, code: str, detail: str | None) -> str:
-    """A forfeit in one line for its owner: the code and the error its stderr names (a
-    crash's exception line), else the referee's words."""
-    stderr = seat_stderr(host, match_id, seat) if code in ("crash", "no-show") else ""
-    return reason(code, detail or "", stderr)
 
 
 def shown_to_owner(host: Host, label: str, text: str | None) -> str | None:

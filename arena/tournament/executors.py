@@ -230,12 +230,3 @@ def _release(workers: list[_Worker]) -> None:
     for worker in workers:
         with contextlib.suppress(OSError, ValueError):
             worker.conn.send(None)
-
-
-def __getattr__(name: str):
-    """``RayExecutor`` lives in rayexec.py; imported on use (Ray is slow to import)."""
-    if name == "RayExecutor":
-        from arena.tournament.rayexec import RayExecutor
-
-        return RayExecutor
-    raise AttributeError(name)

@@ -258,6 +258,12 @@ class TournamentSpec:
             }
         )
 
+    @classmethod
+    def with_clock(cls, move_ms: int, bank_ms: int, **fields: Any) -> TournamentSpec:
+        """A tournament described by flags (``arena tournament run``, ``arena test``): its
+        time control given as its two numbers."""
+        return cls(time_control=TimeControl(move_ms=move_ms, bank_ms=bank_ms), **fields)
+
     @property
     def fingerprint(self) -> str:
         """Identifies the schedule: the same fingerprint resumes the same tournament."""

@@ -1,14 +1,15 @@
 """The example transcript of PROTOCOL.md, recorded from a real game (never written by hand).
 
-    python -m protocols.transcript            # print it
-    python -m protocols.transcript --write    # put it into protocols/PROTOCOL.md
+    python -m tools.transcript            # print it (from the checkout's root)
+    python -m tools.transcript --write    # put it into protocols/PROTOCOL.md
 
 Two bots play a 2-player game of USA through the real referee and sockets;
 seat 1 (the bot whose side is shown) answers its first turn with an action it
 may not take, then plays the first legal action every time. The messages are
 shortened where marked with ``…`` (the token, observations, long lists), and
 nothing else is changed: tests/test_protocol.py checks that PROTOCOL.md holds
-exactly what this prints.
+exactly what this prints. It lives in tools/, not protocols/: it drives the referee, and
+the protocol's own modules import nothing of the arena but the engine (docs/ARCHITECTURE.md).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ MATCH_ID = "f8be6e45705d"
 KEY = b"the protocol transcript's own key"
 FIRST_TURN_ANSWER = "claim 99 red"  # Seattle-Vancouver, 1 gray: this seat holds no red card
 BEGIN, END = "<!-- transcript: begin -->", "<!-- transcript: end -->"
-PROTOCOL_MD = Path(__file__).resolve().parent / "PROTOCOL.md"
+PROTOCOL_MD = Path(__file__).resolve().parent.parent / "protocols" / "PROTOCOL.md"
 OBSERVATION_KEYS = ("phase", "to_move", "hand", "offered_tickets")
 
 

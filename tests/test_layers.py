@@ -282,3 +282,22 @@ def test_the_reader_sees_every_kind_of_import() -> None:
         "arena.referee.keys": 3,
         "arena.engine.actions": 7,
     }
+
+
+# The engine's state and its editions may stay whole (the hot path, one edition a module);
+# every other module has one job and stays readable in one sitting.
+LONGEST_LINES = 700
+WHOLE = ("arena/engine/", "arena/variants/")
+
+
+def test_modules_stay_small_and_the_command_line_only_builds_the_tree() -> None:
+    folders = (*PACKAGES, "tools", "benchmarks")
+    long = {
+        str(path.relative_to(ROOT)): lines
+        for folder in folders
+        for path in (ROOT / folder).rglob("*.py")
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > LONGEST_LINES
+        and not str(path.relative_to(ROOT)).startswith(WHOLE)
+    }
+    assert long == {}, f"split these along a seam: {long}"
+    assert len((ROOT / "arena" / "cli.py").read_text().splitlines()) <= 150

@@ -102,9 +102,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     own ports and folder, and none is stopped by ``ray stop`` outside a PID namespace."""
     on_ray = [item for item in items if _uses_the_cluster(item)]
     longest = [i for i in on_ray if i.name.startswith(LONGEST_ON_RAY)]
-    for item in on_ray:
-        group = longest.index(item) % RAY_GROUPS if item in longest else RAY_GROUPS - 1
-        item.add_marker(pytest.mark.xdist_group(f"ray-{group}"))
+    # The longest first, one a group; then the rest dealt in turn, so that the groups
+    # (each one worker's, end to end) take about as long as each other.
+    for index, item in enumerate(longest + [i for i in on_ray if i not in longest]):
+        item.add_marker(pytest.mark.xdist_group(f"ray-{index % RAY_GROUPS}"))
 
 
 def _uses_the_cluster(item: pytest.Item) -> bool:

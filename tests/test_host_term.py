@@ -280,7 +280,7 @@ def finals_of(host: HostProcess) -> dict[str, list[dict]]:
     return boards
 
 
-def test_a_deadline_moved_twice_keeps_each_final_and_reopens_submissions(tmp_path: Path) -> None:
+def test_a_deadline_moved_three_times_keeps_each_final_and_reopens_submissions(tmp_path: Path) -> None:
     host = HostProcess(tmp_path, without_top(competition_text())).start()
     try:
         visitors = {name: host.visitor() for name in ("alice", "bob", "carol")}
@@ -302,15 +302,17 @@ def test_a_deadline_moved_twice_keeps_each_final_and_reopens_submissions(tmp_pat
             assert lower["tied"] == (not told) and (lower["rank"] == upper["rank"]) == (not told)
         late = visitors["alice"].upload("late", "late.py", GREEDY)
         assert late.status_code == 400 and "submissions are closed" in late.text
-        # Moved again in the file, and restarted: open until then, the first final kept.
+        # Moved again in the file (an hour ahead), and restarted: open, the first final kept.
         host.stop()
-        host.file.write_text(without_top(competition_text(deadline_in(60))))
+        host.file.write_text(without_top(competition_text(deadline_in(3600))))
         host.start()
         assert "Submissions close" in home(admin)
         assert "an earlier final" in admin.get("/final").text
         assert visitors["alice"].upload("second", "second.py", GREEDY).status_code == 303
         played = len(stored(host))
         wait_until(lambda: len(stored(host)) > played, "the ladder plays again")
+        # The third move, on the page again, to two seconds ahead: the second final plays.
+        assert confirm(admin, "/admin/deadline", {"deadline": deadline_in(2)}).status_code == 303
         text = admin.wait_for("/final", r"\(round 2\)</h2>", seconds=300)
         wait_until(lambda: "competition's result" in home(admin), "the second final's result")
         text = admin.get("/final").text

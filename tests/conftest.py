@@ -50,12 +50,17 @@ def own_ports() -> list[str]:
     return [f"--{name}-port={free_port()}" for name in NODE_PORTS]
 
 
+# The arena asks nothing of Ray's log forwarding (its driver sets log_to_driver=False): a
+# node's log monitor would only poll its log files, a tenth of a core all session long.
+QUIET_NODE = ("--include-log-monitor=false",)
+
+
 def start_head(temp: Path, port: int, *extra: str) -> None:
     """``ray start --head`` on loopback, its files in ``temp`` and every port its own."""
     ray_command(
         "start", "--head", f"--port={port}", "--include-dashboard=false", f"--temp-dir={temp}",
         "--node-ip-address=127.0.0.1", "--disable-usage-stats", "--num-cpus=1", *own_ports(),
-        *extra,
+        *QUIET_NODE, *extra,
     )  # fmt: skip
 
 
@@ -80,7 +85,7 @@ def ray_cluster():
         start_head(temp, port)
         ray_command(
             "start", f"--address={address}", "--node-ip-address=127.0.0.1",
-            "--disable-usage-stats", "--num-cpus=1", *own_ports(), attempts=3,
+            "--disable-usage-stats", "--num-cpus=1", *own_ports(), *QUIET_NODE, attempts=3,
         )  # fmt: skip
         yield address
     finally:
@@ -90,7 +95,15 @@ def ray_cluster():
 # The tests on the session's cluster, in this many groups, each in one test worker with a
 # cluster of its own; the longest tests first, each in a group of its own.
 RAY_GROUPS = 2
-LONGEST_ON_RAY = ("test_the_chaos_loop", "test_a_100_match_soak")
+LONGEST_ON_RAY = ("test_the_chaos_loop", "test_a_soak_on_ray")
+# The files whose tests take longest (minutes each, end to end): they start first, so that
+# the last minutes of a run are not one worker finishing a long test while the rest wait.
+LONGEST_FILES = (
+    "test_chaos.py", "test_soak.py", "test_properties.py", "test_readme.py",
+    "test_budgets.py", "test_engine_builds.py", "test_host_term.py", "test_host_ladder.py",
+    "test_ray_journeys.py", "test_tournament.py", "test_first_bot.py", "test_host_throttle.py",
+    "test_host_operations.py", "test_host_backup.py", "test_legal_actions.py",
+)  # fmt: skip
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups off the markers
@@ -106,6 +119,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # (each one worker's, end to end) take about as long as each other.
     for index, item in enumerate(longest + [i for i in on_ray if i not in longest]):
         item.add_marker(pytest.mark.xdist_group(f"ray-{index % RAY_GROUPS}"))
+    items.sort(key=lambda item: item.path.name not in LONGEST_FILES)  # stable: else as found
 
 
 def _uses_the_cluster(item: pytest.Item) -> bool:

@@ -280,7 +280,9 @@ def finals_of(host: HostProcess) -> dict[str, list[dict]]:
     return boards
 
 
-def test_a_deadline_moved_three_times_keeps_each_final_and_reopens_submissions(tmp_path: Path) -> None:
+def test_a_deadline_moved_three_times_keeps_each_final_and_reopens_submissions(
+    tmp_path: Path,
+) -> None:
     host = HostProcess(tmp_path, without_top(competition_text())).start()
     try:
         visitors = {name: host.visitor() for name in ("alice", "bob", "carol")}

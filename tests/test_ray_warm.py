@@ -16,7 +16,7 @@ from arena import chaos
 from arena.procfs import process_start, process_tree, stat_fields
 from arena.tournament.results import MatchResult
 from arena.tournament.store import ResultsStore
-from tests.conftest import free_port, own_ports, ray_command, start_head, stop_ray_in
+from tests.conftest import QUIET_NODE, free_port, own_ports, ray_command, start_head, stop_ray_in
 from tests.referee_helpers import HOSTILE, hostile, left_behind, proc_text, processes_with
 from tests.store_helpers import arena
 from tests.test_ray_journeys import interrupt, marked_bots, start, two_bots, wait_stored
@@ -113,7 +113,7 @@ def test_a_lost_node_loses_its_pool_and_nothing_else(tmp_path):
         for _ in range(2):
             ray_command(
                 "start", f"--address=127.0.0.1:{port}", "--node-ip-address=127.0.0.1",
-                "--disable-usage-stats", "--num-cpus=1", *own_ports(), attempts=3,
+                "--disable-usage-stats", "--num-cpus=1", *own_ports(), *QUIET_NODE, attempts=3,
             )  # fmt: skip
         marker = f"lost-{tmp_path.name}"
         args = marked_bots(tmp_path, "lost", 5, marker, "--ray", f"127.0.0.1:{port}")

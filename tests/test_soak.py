@@ -1,4 +1,4 @@
-"""The soak on a real Ray cluster: 100 ladder matches mixing normal bots with the whole
+"""The soak on a real Ray cluster: 60 ladder matches mixing normal bots with the whole
 hostile zoo (benchmarks/soak.py runs 1,000 and reports the figures)."""
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ def load_soak():
     return module
 
 
-def test_a_100_match_soak_on_ray_loses_nothing_and_charges_every_hostile_bot(tmp_path, ray_cluster):
+def test_a_soak_on_ray_loses_nothing_and_charges_every_hostile_bot(tmp_path, ray_cluster):
     soak = load_soak()
-    report = soak.run_soak(100, tmp_path / "data", ray_cluster, workers=2)
+    report = soak.run_soak(60, tmp_path / "data", ray_cluster, workers=2)
     known = [p for p in report.problems if QUIET_TIMEOUT.fullmatch(p)]
     assert not [p for p in report.problems if p not in known], "\n".join(report.problems)
     for bot in [*soak.FAULTING, *soak.ABUSERS, "hermit", "forker", "flooder", "snoop"]:

@@ -1,7 +1,8 @@
 """A match on the host's map, seen by each visitor as the competition allows: a real
 ``arena host``, two participants whose bots write to stderr and attach notes, and each
 visitor's copy of the viewer's data and of the match log checked field by field: the
-owner sees their seat's hand, tickets, stderr and notes; nobody sees another seat's.
+owner sees their seat's hand, tickets, stderr and notes; nobody sees another seat's. The
+match's bundle (its seed) is its bots' owners' and the organiser's only.
 ``replays = "owners"`` hides the match, its data and its log from everyone else."""
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from typing import Any
 import pytest
 
 from arena.server.replays import PUBLIC_FIELDS
+from arena.tournament.bundle import load_bundle
+from arena.tournament.results import match_id
 from arena.tournament.store import ResultsStore
 from leaderboards.replay import apply_patch
 from tests.host_helpers import HostProcess, Visitor, competition_text, wait_until
@@ -185,6 +188,41 @@ def test_the_match_log_download_is_filtered_the_same_way(cup: Cup) -> None:
         assert text.count('"type":"action"') == len(actions)
 
 
+def test_the_bundle_is_its_seats_owners_and_of_a_finished_match_only(cup: Cup) -> None:
+    """The bundle holds the game's seed (every hand follows): the owners of the match's
+    bots and the organiser download it; a visitor who may watch the match gets 404 and
+    no link; a match not stored (planned, playing) has no bundle for anyone."""
+    match = cup.match.match_id
+    path = f"/matches/{match}/bundle.json"
+    with ResultsStore.reader(cup.host.data) as store:
+        seed = json.loads(store.match_log(match).split(b"\n", 1)[0])["seed"]
+    for who in ("alice", "bob", "root"):
+        answer = cup.people[who].get(path)
+        assert answer.status_code == 200, (who, answer.text[-500:])
+        disposition = answer.headers["content-disposition"]
+        assert disposition == f'attachment; filename="{LADDER}-{cup.match.idx}-bundle.json"'
+        bundle = load_bundle(answer.content)  # intact: its digest matches
+        assert (bundle.match_id, bundle.game_seed) == (match, seed)
+        assert [s.bot for s in bundle.seats] == list(cup.match.bots)
+        assert 'id="bundle"' in cup.people[who].get(f"/matches/{match}").text
+    for who in ("carol", "stranger"):
+        assert cup.people[who].get(path).status_code == 404, who
+        page = cup.people[who].get(f"/matches/{match}")
+        assert page.status_code == 200 and 'id="bundle"' not in page.text
+    # Matches planned but not stored: 404 while unplayed (one may finish meanwhile).
+    with ResultsStore.reader(cup.host.data) as store:
+        info = store.tournament_info(LADDER)
+        assert info is not None
+        planned = [m.index for m in store.planned(info.id)]
+        done = {r.idx for r in store.results(LADDER, details=False)}
+    for index in [i for i in planned if i not in done] + [max(planned) + 1]:
+        unplayed = match_id(info.id, index)
+        answer = cup.people["alice"].get(f"/matches/{unplayed}/bundle.json")
+        if answer.status_code != 404:  # served: only once it was stored, so finished
+            with ResultsStore.reader(cup.host.data) as store:
+                assert store.match_result(unplayed) is not None, answer.status_code
+
+
 def test_replays_for_owners_hide_the_match_from_others(cup: Cup) -> None:
     """Last: the competition file changes and the server restarts."""
     cup.host.stop()
@@ -195,6 +233,7 @@ def test_replays_for_owners_hide_the_match_from_others(cup: Cup) -> None:
         f"/matches/{match}",
         f"/matches/{match}/replay.json",
         f"/matches/{match}/log.jsonl",
+        f"/matches/{match}/bundle.json",
     ):
         assert cup.people["carol"].get(path).status_code == 404, path
         assert cup.people["stranger"].get(path).status_code == 404, path

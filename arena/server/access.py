@@ -48,6 +48,15 @@ def sees_match(
     return competition.visibility.replays != "owners" or plays_in(user, owners)
 
 
+def sees_bundle(user: User | None, owners: list[str | None], practice: bool = False) -> bool:
+    """A finished match's bundle (``arena replay --reproduce``): the owners of its seats'
+    bots and admins only. It holds the game's seed, from which every hand and ticket of
+    that game follows, so it tells more than the match page shows anyone but an admin;
+    a participant needs it to play their bot's game again. Never a person's game
+    (``practice``): a person is not a bot to replay."""
+    return not practice and plays_in(user, owners)
+
+
 def sees_bot_pages(user: User | None, competition: Competition) -> bool:
     return competition.visibility.bot_pages == "public" or user is not None
 

@@ -43,6 +43,7 @@ from arena.server.play import play_tournament
 from arena.server.play_pages import desk_of
 from arena.server.seatlogs import fault_reason, seat_stderr
 from arena.server.shown import bot_folder, forms, shown
+from arena.tournament.bundle import BundleError, bundle_json
 from arena.variants import all_variants
 from leaderboards.ids import parse_id
 from leaderboards.replay import board_drawing
@@ -196,9 +197,11 @@ def match_page(request: Request) -> Response:
         data, refused = _replay(host, result, owners, sight), None
     except LogError as error:  # recorded under rules this engine no longer plays
         data, refused = None, str(error)
+    bundle = access.sees_bundle(user, owners, _practice(host, result))
     return host.page(
         request, "match.html", result=result, seats=seats, voided=voided, sight=sight,
         refused=refused, replay=Markup(replays.embedded_json(data)) if data else None,
+        bundle=bundle,
     )  # fmt: skip
 
 
@@ -236,6 +239,33 @@ def match_log(request: Request) -> Response:
     )
 
 
+def match_bundle(request: Request) -> Response:
+    """The match's bundle (``arena replay --reproduce``): its seats' owners' and admins'
+    only (``access.sees_bundle``: it holds the game's seed), of a stored match, so a
+    finished one: a match still playing has no stored result, hence no page and no bundle."""
+    host = host_of(request)
+    user = signed_in(request)
+    found = _visible_match(request, host, user)
+    if found is None or not access.sees_bundle(user, found[1], _practice(host, found[0])):
+        return host.refuse(request, 404, "no such match bundle")
+    result = found[0]
+    try:
+        body = bundle_json(host.store, result.match_id)
+    except BundleError as error:  # an older store that kept no key or plan for it
+        return host.refuse(request, 409, f"no bundle for this match: {error}")
+    name = f"{result.tournament}-{result.idx}-bundle.json"
+    return Response(
+        body,
+        media_type="application/json",
+        headers={"content-disposition": f'attachment; filename="{name}"'},
+    )
+
+
+def _practice(host: Host, result: Any) -> bool:
+    """A person's game against bots (``/play``), not a match between bots."""
+    return bool(result.tournament == play_tournament(host.competition))
+
+
 def _visible_match(
     request: Request, host: Host, user: User | None
 ) -> tuple[Any, list[str | None]] | None:
@@ -243,8 +273,7 @@ def _visible_match(
     found = competition_match(host, request.path_params["match_id"])
     if found is None:
         return None
-    practice = found[0].tournament == play_tournament(host.competition)
-    if not access.sees_match(user, host.competition, found[1], practice):
+    if not access.sees_match(user, host.competition, found[1], _practice(host, found[0])):
         return None
     return found
 

@@ -11,15 +11,17 @@ from __future__ import annotations
 import math
 import os
 import re
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from arena.server.botstats import Sums, mean_interval, wilson
+from arena.tournament.bundle import load_bundle
 from arena.tournament.store import ResultsStore
 from tests import test_browser
-from tests.host_helpers import PYTHON_BOT, HostProcess, Visitor, competition_text, wait_until
+from tests.host_helpers import ARENA, PYTHON_BOT, HostProcess, Visitor, competition_text, wait_until
 from tests.test_browser import CHROMIUM
 
 pytestmark = pytest.mark.xdist_group("host-dashboard")
@@ -294,6 +296,98 @@ def test_a_participant_finds_a_loss_from_the_dashboard_in_a_browser(cup: Cup, br
     finally:
         context.close()
     assert errors == []  # no script error, nothing the CSP refused
+
+
+# The participant's copy changed from its third decision on: the first decision after
+# that with a choice is played otherwise.
+CHANGED = CRASHY.replace(
+    b"        return legal_actions[0]\n",
+    b"        self.decisions = getattr(self, 'decisions', 0) + 1\n"
+    b"        return legal_actions[-1 if self.decisions >= 3 else 0]\n",
+)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
+def test_a_participant_reproduces_a_loss_from_its_match_page_bundle(
+    cup: Cup, browser, tmp_path: Path
+) -> None:
+    """From the dashboard to a loss without a fault (the bot sat first), its match on the
+    map, its bundle downloaded, and ``arena replay --reproduce`` with the participant's own
+    copy of the bot (identical), then with a changed copy (the first differing decision)."""
+    from playwright.sync_api import expect
+
+    assert CHANGED != CRASHY
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text) if csp(message.text) else None)
+    page.set_default_timeout(60_000)
+    try:
+        page.goto(cup.host.url + "signin")
+        page.fill("input[name=name]", "alice")
+        page.fill("input[name=password]", "correct horse battery")
+        page.click("#signin-button")
+        page.wait_for_url(re.compile(r"/me$"))
+        page.locator('section.my-bot[data-bot="alice.crashy"] a.losses').click()
+        page.wait_for_url(re.compile(r"/bots/alice\.crashy\?result=lost"))
+        page.select_option("form.filters select[name=fault]", "no")  # a loss, not a crash
+        page.click("#filter")
+        page.wait_for_url(re.compile(r"fault=no"))
+        rows = page.locator("table.bot-matches tr[data-match]")
+        expect(rows.first).to_be_visible()
+        assert set(rows.evaluate_all("rows => rows.map(r => r.dataset.result)")) == {"lost"}
+        assert set(rows.evaluate_all("rows => rows.map(r => r.dataset.fault)")) == {""}
+        loss = int(rows.first.get_attribute("data-match") or 0)
+        rows.first.locator("a.match").click()
+        page.wait_for_url(re.compile(rf"/matches/{loss}$"))
+        expect(page.locator("#map")).to_be_visible()  # the match plays on the map
+        expect(page.locator("#step")).to_contain_text("step 0 /")
+        with page.expect_download() as download:
+            page.click("#bundle")
+        saved = tmp_path / download.value.suggested_filename
+        download.value.save_as(saved)
+    finally:
+        context.close()
+    assert errors == []
+    assert saved.name.endswith("-bundle.json"), saved.name
+    bundle = load_bundle(saved.read_bytes())
+    assert bundle.match_id == loss
+    seat = next(s.seat for s in bundle.seats if s.bot.startswith("alice.crashy@"))
+    assert bundle.ranks[seat] != 1 and not bundle.faults  # her bot lost, nobody forfeited
+
+    own, changed = tmp_path / "mine" / "crashy.py", tmp_path / "changed" / "crashy.py"
+    for path, code in ((own, CRASHY), (changed, CHANGED)):
+        path.parent.mkdir()
+        path.write_bytes(code)
+    greedy = bundle.seats[1 - seat].bot  # the other seat: the public example, bob's bot
+
+    def reproduce(copy: Path) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [ARENA, "replay", "--reproduce", str(saved), "--bot", f"alice.crashy={copy}",
+             "--bot", f"{greedy}={PYTHON_BOT / 'greedy.py'}"],
+            capture_output=True, text=True, timeout=600, cwd=tmp_path,
+        )  # fmt: skip
+
+    same = reproduce(own)
+    assert same.returncode == 0, same.stdout + same.stderr
+    assert f"your copy {own}: the same code as the server ran" in same.stdout
+    assert same.stdout.strip().splitlines()[-1] == f"identical: {len(bundle.moves)} decisions"
+
+    differs = reproduce(changed)
+    assert differs.returncode == 1, differs.stdout + differs.stderr
+    assert "NOT the code the server ran" in differs.stdout
+    line = differs.stdout.strip().splitlines()[-1]
+    found = re.match(
+        rf"differs: game {bundle.game_id}, decision (\d+), seat {seat}, observation turn \d+: "
+        r"recorded '(.+)', replayed '(.+)'$",
+        line,
+    )
+    assert found, line
+    decision = int(found.group(1))
+    hers = [n for n, m in enumerate(bundle.moves, start=1) if m.seat == seat]
+    assert decision in hers[2:]  # her third decision or later, as the copy was changed
+    assert found.group(2) == bundle.moves[decision - 1].action != found.group(3)
 
 
 def csp(text: str) -> bool:

@@ -97,8 +97,17 @@ def _given(seat: BundleSeat, value: str) -> SeatBot:
         raise BundleError(
             f"--bot {seat.bot}={value}: no Python file (.py) or folder with bot.py there"
         )
-    same = code_hash(path) == seat.code_hash if seat.code_hash else None
+    same = _same_code(path, seat.code_hash) if seat.code_hash else None
     return SeatBot(seat.seat, file_entry(seat.bot, path, seat.version), f"your copy {path}", same)
+
+
+def _same_code(path: Path, recorded: str) -> bool:
+    """Whether the copy at ``path`` is the code hashed as ``recorded``. A single file is
+    also compared as ``bot.py``: ``arena host`` stores an uploaded ``.py`` under that name,
+    and the participant's own copy keeps the name they gave it."""
+    if code_hash(path) == recorded:
+        return True
+    return path.is_file() and code_hash(path, named="bot.py") == recorded
 
 
 def _known(seat: BundleSeat, store: ResultsStore | None) -> SeatBot:

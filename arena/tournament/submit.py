@@ -113,14 +113,16 @@ def _folder_files(root: Path) -> list[Path]:
     return sorted(files)
 
 
-def code_hash(root: Path) -> str:
+def code_hash(root: Path, named: str | None = None) -> str:
     """The content hash a bot is registered with: its file's (or folder's files') names and
     bytes. A match bundle carries it, so a participant's local copy can be checked against
-    what the server ran."""
+    what the server ran. ``named``: a single file's hash as if it had that name (the host
+    stores an uploaded ``.py`` as ``bot.py``)."""
     digest = hashlib.sha256()
     files = [root] if root.is_file() else _folder_files(root)
     for path in files:
-        digest.update(str(path.relative_to(root.parent if root.is_file() else root)).encode())
+        name = str(path.relative_to(root.parent if root.is_file() else root))
+        digest.update((named if named is not None and root.is_file() else name).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
 

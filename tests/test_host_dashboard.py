@@ -4,7 +4,9 @@ intervals, its rating over time; a crash reads as the exception its stderr names
 bot's owner only; the dashboard (``/me``) shows each of a participant's bots. The ladder is
 played by real bots: one crashes whenever it sits second (validation seats it first, so it
 passes), the other is the greedy example. The competition is then closed and its final
-played, so the stored matches no longer change while the pages are read."""
+played, so the stored matches no longer change while the pages are read. In a browser, a
+participant goes from the dashboard to a loss, downloads its bundle and reproduces it with
+``arena replay --reproduce``."""
 
 from __future__ import annotations
 

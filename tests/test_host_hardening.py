@@ -45,6 +45,7 @@ BAD_IDS = [
 ID_ROUTES = [
     ("GET", "/boards/usa/{}"),
     ("GET", "/matches/{}"),
+    ("GET", "/matches/{}/bundle.json"),
     ("GET", "/matches/{}/stderr/0"),
     ("GET", "/matches/1/stderr/{}"),
     ("GET", "/submissions/{}"),

@@ -66,7 +66,7 @@ def digest(secret: str) -> str:
 
 
 def one_time_code() -> str:
-    """A code a person hands over (a password reset, a team invite): 48 random bits in
+    """A code a person hands over (a password reset, a team invite): 96 random bits in
     four groups, kept only as its hash, typed back in any case."""
     return "-".join(secrets.token_hex(3) for _ in range(4))
 

@@ -148,6 +148,8 @@ def test_active_bots_count_the_teams_versions_together(school: Class) -> None:
     refused(school.bob.post(f"/submissions/{third}/play", {"play": "1"}), "at most 2 versions")
     # One side so far: the board waits for a second participant.
     assert "1 so far" in school.dave.get("/boards/usa/2").text
+    rules = school.dave.get("/rules").text
+    assert 'id="team-size">2<' in rules and "(or of a team, together)" in rules
 
 
 def stored(host: HostProcess) -> list:

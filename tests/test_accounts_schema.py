@@ -134,3 +134,32 @@ def test_arena_host_refuses_a_data_folder_of_a_newer_arena_in_one_line(tmp_path:
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
     assert "newer ttr-arena" in done.stderr and "upgrade ttr-arena" in done.stderr
     assert "serving" not in done.stdout
+
+
+def test_an_upgraded_store_keeps_teams_and_counts_their_playing_versions(tmp_path: Path) -> None:
+    """The teams step on the old release's store: its accounts make a team, and what they
+    had playing before counts for the team (``active_bots`` per team, one side a table)."""
+    from arena.server.accounts import AccountError
+
+    accounts = Accounts(old_data_folder(tmp_path))
+    alice, bob = accounts.user_named("alice"), accounts.user_named("bob")
+    assert alice is not None and bob is not None and alice.team is None
+    team = accounts.create_team(alice, "pair", max_size=2)
+    # Bob's own playing version and Alice's old one would be two: over a limit of one.
+    sid = accounts.add_submission(bob, "second", "uploads/x/bot")
+    accounts.passed(sid, 1, active_limit=1)
+    _, code = accounts.new_team_invite(alice, max_size=2)
+    with pytest.raises(AccountError, match="would have 2 versions playing"):
+        accounts.join_team(bob, code, max_size=2, active_limit=1)
+    accounts.join_team(bob, code, max_size=2, active_limit=2)
+    bob = accounts.user_named("bob")
+    assert bob is not None and bob.team == "pair" and bob.mates == {"alice", "bob"}
+    side = f"team:{team.id}"
+    assert accounts.sides() == {"alice.first@1": side, "bob.second@1": side}
+    assert accounts.playing() == {"alice.first@1": "alice", "bob.second@1": "bob"}
+    third = accounts.add_submission(alice, "third", "uploads/y/bot")
+    accounts.passed(third, 1, active_limit=2)  # the team's third: it rests
+    assert accounts.submission(third)["active"] == 0  # type: ignore[index]
+    Accounts(tmp_path / "data")  # opened again: nothing changes
+    assert version_of(tmp_path / "data") == schema.VERSION
+    assert [t.members for t in Accounts(tmp_path / "data").teams()] == [("alice", "bob")]

@@ -41,7 +41,7 @@ def test_a_few_games_leave_places_tied_and_many_set_them_apart() -> None:
 
 def test_a_csv_cell_never_starts_a_spreadsheet_formula() -> None:
     row = {
-        "board": "usa-2p", "owner": "bob", "bot": "x", "version": 1, "label": "bob.x@1",
+        "board": "usa-2p", "owner": "bob", "team": "", "bot": "x", "version": 1, "label": "bob.x@1",
         "final_round": None, "final_rank": None, "final_tied": None, "ladder_rank": None,
         "rating": None, "mu": None, "sigma": None, "games": 0, "wins": 0, "final_games": 0,
         "final_wins": 0, "disabled": '=HYPERLINK("http://evil")', "faults": {"timeout": 2},

@@ -38,6 +38,9 @@ def test_the_example_loads() -> None:
         ({"time_control": {"move_ms": 0}}, "time_control.move_ms: must be"),
         ({"name": "a b"}, "competition name"),
         ({"title": " "}, "title: give the competition a title"),
+        ({"teams": {"max_size": 0}}, "teams.max_size: must be a whole number >= 1"),
+        ({"teams": {"max_size": 9}}, "teams.max_size: must be a whole number <= 8"),
+        ({"teams": {"max_size": "2"}}, "teams.max_size: expected a whole number"),
     ],
 )
 def test_mistakes_are_one_line(change: dict, message: str) -> None:

@@ -314,7 +314,7 @@ def export(
         Path | None, typer.Option("--out", "-o", help="write here instead of stdout")
     ] = None,
 ) -> None:
-    """The standings for grading: one row per bot version and board (owner, bot, version,
+    """The standings for grading: one row per bot version and board (owner, team, bot, version,
     final and ladder rank, rating, games, wins, faults by code), voided matches left out."""
     from arena.server.accounts import FILE_NAME, Accounts
     from arena.server.export import FORMATS, as_csv, as_json, described, standings

@@ -2,7 +2,8 @@
 
 A participant sees their own submissions (code, validation reason and stderr,
 versions) and their own bots' per-match stderr logs, and the challenges they made or
-whose opponents include one of their bots; everyone sees names,
+whose opponents include one of their bots; a team's members see each other's as their
+own (``User.speaks_for``: the one rule, used by every check here); everyone sees names,
 ratings and what the competition file makes public (replays, bot pages); an
 admin sees everything. A page refused for privacy answers 404, as if the thing
 did not exist, so ids cannot be probed.
@@ -16,13 +17,15 @@ from arena.server.accounts import User
 from arena.server.competition import Competition
 
 
-def owns(user: User | None, owner: str) -> bool:
-    return user is not None and (user.admin or user.name == owner)
+def owns(user: User | None, owner: str | None) -> bool:
+    """What ``owner`` sees of their own bots: theirs, their team's and admins'."""
+    return user is not None and (user.admin or user.speaks_for(owner))
 
 
 def sees_submission(user: User | None, submission: dict[str, Any]) -> bool:
-    """Code, validation reason and stderr, versions: the owner's and admins' only."""
-    return user is not None and (user.admin or submission["user_id"] == user.id)
+    """Code, validation reason and stderr, versions: the owner's (and their team's) and
+    admins' only."""
+    return owns(user, submission["owner"])
 
 
 def sees_replays(user: User | None, competition: Competition) -> bool:
@@ -32,7 +35,7 @@ def sees_replays(user: User | None, competition: Competition) -> bool:
 
 
 def plays_in(user: User | None, owners: list[str | None]) -> bool:
-    return user is not None and (user.admin or user.name in owners)
+    return user is not None and (user.admin or any(user.speaks_for(o) for o in owners))
 
 
 def sees_match(
@@ -64,14 +67,12 @@ def sees_bot_pages(user: User | None, competition: Competition) -> bool:
 def sees_fault_reason(user: User | None, owner: str | None) -> bool:
     """The error line a forfeiting seat's stderr names (read from its log): the bot's owner's
     and admins' only, as its stderr is; others see the fault code and the referee's words."""
-    return owns(user, owner or "")
+    return owns(user, owner)
 
 
 def sees_challenge(user: User | None, challenge: dict[str, Any]) -> bool:
     """A challenge's page: its challenger's, the owners' of the bots it challenged, and
     admins'. Nobody else's: a challenge is a participant's practice (they may try a new
     bot against a chosen rival before ranking it), and its games move no rating, so the
-    boards lose nothing by it staying private."""
-    return user is not None and (
-        user.admin or user.name == challenge["owner"] or user.name in challenge["owners"]
-    )
+    boards lose nothing by it staying private. A team's members see their team's."""
+    return plays_in(user, [challenge["owner"], *challenge["owners"]])

@@ -10,8 +10,9 @@ with argon2id (memory-hard, argon2-cffi), session ids and tokens with SHA-256
 ``Accounts`` is made of one part per concern over the one connection per thread
 (``accounts_db.AccountsBase``): ``accounts_users`` (accounts, sign-in, sessions),
 ``accounts_tokens`` (API tokens), ``accounts_submissions`` (uploads, validation, which
-versions play) and ``accounts_competition`` (challenges, voids, finals, settings). Every
-name is importable from here.
+versions play), ``accounts_teams`` (teams and their invite codes) and
+``accounts_competition`` (challenges, voids, finals, settings). Every name is importable
+from here.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from arena.server.accounts_db import (
     digest,
 )
 from arena.server.accounts_submissions import AccountSubmissions, bot_key
+from arena.server.accounts_teams import INVITE_SECONDS, AccountTeams, Left, Team
 from arena.server.accounts_tokens import (
     DEFAULT_SCOPES,
     MAX_LIVE_TOKENS,
@@ -47,6 +49,7 @@ from arena.server.accounts_users import (
 __all__ = [
     "DEFAULT_SCOPES",
     "FILE_NAME",
+    "INVITE_SECONDS",
     "MAX_LIVE_TOKENS",
     "MAX_PASSWORD",
     "MIN_PASSWORD",
@@ -60,6 +63,8 @@ __all__ = [
     "AccountsBase",
     "FinalRound",
     "Grant",
+    "Left",
+    "Team",
     "User",
     "bot_key",
     "check_account_name",
@@ -68,6 +73,6 @@ __all__ = [
 ]
 
 
-class Accounts(AccountUsers, AccountTokens, AccountSubmissions, AccountCompetition):
+class Accounts(AccountUsers, AccountTokens, AccountSubmissions, AccountTeams, AccountCompetition):
     """``accounts.sqlite`` in ``data_dir``; one connection per thread (web handlers run in
     a thread pool, the validator and the ladder in threads of their own)."""

@@ -51,12 +51,12 @@ class AccountCompetition(AccountsBase):
         return found[0] if found else None
 
     def challenges(self, user: User | None = None, since: float = 0.0) -> list[dict[str, Any]]:
-        """Challenges made since ``since``; with a ``user``, those they made or whose
-        opponents include one of their bots."""
+        """Challenges made since ``since``; with a ``user``, those they (or their team)
+        made or whose opponents include one of their (or their team's) bots."""
         found = self._challenges("WHERE c.created_at > ?", (since,))
         if user is None:
             return found
-        return [c for c in found if c["owner"] == user.name or user.name in c["owners"]]
+        return [c for c in found if any(map(user.speaks_for, [c["owner"], *c["owners"]]))]
 
     def open_challenges(self) -> list[dict[str, Any]]:
         return self._challenges("WHERE c.status = 'queued'", ())

@@ -33,14 +33,46 @@ class User:
     name: str
     role: str
     disabled: bool
+    team: str | None = None  # the team's name, if the account is in one
+    mates: frozenset[str] = frozenset()  # the team's members (the account too)
 
     @property
     def admin(self) -> bool:
         return self.role == "admin"
 
+    def speaks_for(self, owner: str | None) -> bool:
+        """Whether what ``owner`` sees of their own bots (code, logs, their seats' hands
+        and stderr), this account sees too: it is ``owner``, or in ``owner``'s team.
+        Admins see more, but not by this: each check adds ``admin`` where it applies."""
+        return owner is not None and (owner == self.name or owner in self.mates)
+
+
+# An account as ``User`` reads it: with its team and the team's members, if any.
+USER_QUERY = (
+    "SELECT u.id, u.name, u.role, u.disabled, t.name, (SELECT group_concat(o.name, ',')"
+    " FROM team_members n JOIN users o ON o.id = n.user_id WHERE n.team_id = m.team_id)"
+    " FROM users u LEFT JOIN team_members m ON m.user_id = u.id"
+    " LEFT JOIN teams t ON t.id = m.team_id"
+)
+
+
+def user_of(row: tuple) -> User:
+    mates = frozenset(row[5].split(",")) if row[5] else frozenset()
+    return User(row[0], row[1], row[2], bool(row[3]), row[4], mates)
+
 
 def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def one_time_code() -> str:
+    """A code a person hands over (a password reset, a team invite): 96 random bits in
+    four groups, kept only as its hash, typed back in any case."""
+    return "-".join(secrets.token_hex(3) for _ in range(4))
+
+
+def code_digest(code: str) -> str:
+    return digest(code.strip().lower())
 
 
 def check_account_name(name: str, what: str = "name") -> None:
@@ -89,7 +121,5 @@ class AccountsBase:
         db.execute("COMMIT")
 
     def user(self, user_id: int) -> User | None:
-        row = self.db.execute(
-            "SELECT id, name, role, disabled FROM users WHERE id = ?", (user_id,)
-        ).fetchone()
-        return User(row[0], row[1], row[2], bool(row[3])) if row else None
+        row = self.db.execute(USER_QUERY + " WHERE u.id = ?", (user_id,)).fetchone()
+        return user_of(row) if row else None

@@ -143,15 +143,21 @@ def signout(request: Request) -> Response:
     return response
 
 
-def own_page(request: Request, host: Host, user: User, token: str | None = None) -> Response:
+def own_page(
+    request: Request, host: Host, user: User, token: str | None = None, invite: str | None = None
+) -> Response:
     """The participant's page: their bots at a glance, uploads, submissions and versions, API
-    tokens (a new one shown once)."""
+    tokens (a new one shown once), their team (a new invite code shown once) and its
+    members' submissions."""
+    mates = user.mates - {user.name}
     return host.page(
         request, "me.html", bots=dashboard(host, user),
         submissions=host.accounts.submissions(user)[::-1],
         tokens=host.accounts.tokens(user), new_token=token, max_tokens=MAX_LIVE_TOKENS,
         challenges=host.accounts.challenges(user)[::-1],
         flags=host.faults.flags_of(host, user.name),
+        team=host.accounts.team_of(user), new_invite=invite,
+        team_submissions=[s for s in host.accounts.submissions() if s["owner"] in mates][::-1],
     )  # fmt: skip
 
 

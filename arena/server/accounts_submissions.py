@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from arena.server.accounts_db import AccountError, AccountsBase, User
+from arena.server.accounts_teams import playing_count, side_ids
 
 
 def bot_key(user: str, bot: str) -> str:
@@ -75,7 +76,8 @@ class AccountSubmissions(AccountsBase):
 
     def passed(self, submission_id: int, version: int, active_limit: int) -> None:
         """A validated version: it replaces its bot's active version, and plays if the
-        participant has fewer than ``active_limit`` active versions."""
+        participant (with their team, if in one) has fewer than ``active_limit`` active
+        versions."""
         with self.transaction() as db:
             user_id, bot = db.execute(
                 "SELECT user_id, bot FROM submissions WHERE id = ?", (submission_id,)
@@ -83,9 +85,7 @@ class AccountSubmissions(AccountsBase):
             db.execute(
                 "UPDATE submissions SET active = 0 WHERE user_id = ? AND bot = ?", (user_id, bot)
             )
-            active = db.execute(
-                "SELECT COUNT(*) FROM submissions WHERE user_id = ? AND active = 1", (user_id,)
-            ).fetchone()[0]
+            active = playing_count(db, side_ids(db, user_id))
             db.execute(
                 "UPDATE submissions SET status = 'ok', version = ?, active = ? WHERE id = ?",
                 (version, int(active < active_limit), submission_id),
@@ -99,13 +99,11 @@ class AccountSubmissions(AccountsBase):
             if active:
                 if row[1] != "ok" or row[2]:
                     raise AccountError("only a validated, enabled version can play")
-                count = db.execute(
-                    "SELECT COUNT(*) FROM submissions WHERE user_id = ? AND active = 1 AND id != ?",
-                    (row[0], submission_id),
-                ).fetchone()[0]
+                count = playing_count(db, side_ids(db, row[0]), but=submission_id)
                 if count >= active_limit:
                     raise AccountError(
-                        f"at most {active_limit} versions play at once: stop one first"
+                        f"at most {active_limit} versions play at once (a team's together):"
+                        " stop one first"
                     )
             db.execute(
                 "UPDATE submissions SET active = ? WHERE id = ?", (int(active), submission_id)
@@ -156,6 +154,19 @@ class AccountSubmissions(AccountsBase):
             (board,) if board is not None else (),
         )
         return {f"{bot_key(user, bot)}@{version}": user for user, bot, version in rows}
+
+    def sides(self, board: str | None = None) -> dict[str, str]:
+        """The versions that play (as ``playing``), each with its side: ``team:ID`` for a
+        member of a team, else its owner's name (never two bots of one side at a table)."""
+        teams = dict(
+            self.db.execute(
+                "SELECT u.name, m.team_id FROM team_members m JOIN users u ON u.id = m.user_id"
+            ).fetchall()
+        )
+        return {
+            label: f"team:{teams[owner]}" if owner in teams else owner
+            for label, owner in self.playing(board).items()
+        }
 
     def eligible(self) -> set[str]:
         """Validated versions an admin did not disable, of enabled accounts (the final's

@@ -10,11 +10,15 @@ import time
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from arena.server.accounts_db import (
+    USER_QUERY,
     AccountError,
     AccountsBase,
     User,
     check_account_name,
+    code_digest,
     digest,
+    one_time_code,
+    user_of,
 )
 from arena.server.throttle import keys_for
 
@@ -46,14 +50,11 @@ class AccountUsers(AccountsBase):
         return User(cursor.lastrowid, name, role, False)
 
     def user_named(self, name: str) -> User | None:
-        row = self.db.execute(
-            "SELECT id, name, role, disabled FROM users WHERE name = ?", (name,)
-        ).fetchone()
-        return User(row[0], row[1], row[2], bool(row[3])) if row else None
+        row = self.db.execute(USER_QUERY + " WHERE u.name = ?", (name,)).fetchone()
+        return user_of(row) if row else None
 
     def users(self) -> list[User]:
-        rows = self.db.execute("SELECT id, name, role, disabled FROM users ORDER BY id")
-        return [User(r[0], r[1], r[2], bool(r[3])) for r in rows]
+        return [user_of(row) for row in self.db.execute(USER_QUERY + " ORDER BY u.id")]
 
     def set_role(self, name: str, role: str) -> None:
         """Make ``name`` an admin or a participant; the last enabled admin stays one (else
@@ -87,7 +88,7 @@ class AccountUsers(AccountsBase):
         """A one-time code to set ``user``'s password, for an admin to hand over: only its
         hash is kept; it expires after ``seconds`` and works once. A new code replaces the
         codes not yet used."""
-        code = "-".join(secrets.token_hex(3) for _ in range(4))
+        code = one_time_code()
         with self.transaction() as db:
             db.execute(
                 "DELETE FROM password_resets WHERE user_id = ? AND used_at IS NULL", (user.id,)
@@ -95,7 +96,7 @@ class AccountUsers(AccountsBase):
             db.execute(
                 "INSERT INTO password_resets (code_hash, user_id, by_user, expires_at)"
                 " VALUES (?, ?, ?, ?)",
-                (digest(code), user.id, by.id if by else 0, time.time() + seconds),
+                (code_digest(code), user.id, by.id if by else 0, time.time() + seconds),
             )
         return code
 
@@ -108,7 +109,7 @@ class AccountUsers(AccountsBase):
         with self.transaction() as db:
             row = db.execute(
                 "SELECT user_id, expires_at, used_at FROM password_resets WHERE code_hash = ?",
-                (digest(code.strip().lower()),),
+                (code_digest(code),),
             ).fetchone()
             if row is None or row[2] is not None or row[1] < time.time():
                 raise AccountError(
@@ -117,7 +118,7 @@ class AccountUsers(AccountsBase):
                 )
             db.execute(
                 "UPDATE password_resets SET used_at = ? WHERE code_hash = ?",
-                (time.time(), digest(code.strip().lower())),
+                (time.time(), code_digest(code)),
             )
             db.execute("UPDATE users SET password = ? WHERE id = ?", (hashed, row[0]))
             db.execute("DELETE FROM sessions WHERE user_id = ?", (row[0],))

@@ -28,6 +28,7 @@ from arena.server.web import form_of
 def admin(request: Request, host: Host, user: User) -> Response:
     return host.page(
         request, "admin.html", users=host.accounts.users(), submissions=host.accounts.submissions(),
+        teams=host.accounts.teams(),
         voided=sorted(host.accounts.voided()), server=status(host),
         failed=host.accounts.throttle.failed_signins(),
         announcements=announcements.newest(host.accounts), faults=host.faults.report(host),

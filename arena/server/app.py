@@ -99,6 +99,7 @@ from arena.server.submissions import (
     upload,
 )
 from arena.server.supervisor import Supervisor
+from arena.server.team_pages import team_create, team_invite, team_join, team_leave, team_remove
 from arena.server.web import (
     CsrfForms,
     ErrorPages,
@@ -132,6 +133,11 @@ ROUTES = [
     Route("/me", me),
     Route("/me/tokens", new_token, methods=["POST"]),
     Route("/me/tokens/{token_id:id}/revoke", revoke_token, methods=["POST"]),
+    Route("/me/team", team_create, methods=["POST"]),
+    Route("/me/team/invite", team_invite, methods=["POST"]),
+    Route("/me/team/join", team_join, methods=["POST"]),
+    Route("/me/team/leave", team_leave, methods=["POST"]),
+    Route("/me/team/remove", team_remove, methods=["POST"]),
     Route("/upload", upload, methods=["POST"]),
     Route("/play", host_play_form, methods=["GET"]),
     Route("/play", start_play, methods=["POST"]),

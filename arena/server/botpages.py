@@ -150,7 +150,7 @@ def bot_page(request: Request) -> Response:
         charts=charts, matches=matches, total=total, pages=pages, chosen=chosen,
         board_list=boards, opponents=sorted(keys - {key}), fault_codes=FAULT_CODES,
         per_board=per_board, per_opponent=per_opponent, is_owner=access.owns(user, owner),
-        flags=host.faults.flags_of(host, owner, key) if user and user.name == owner else [],
+        flags=host.faults.flags_of(host, owner, key) if user and user.speaks_for(owner) else [],
     )  # fmt: skip
 
 

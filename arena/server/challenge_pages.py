@@ -27,8 +27,8 @@ def choices(host: Host, user: User, variant: str, players: int) -> dict[str, Any
     play the board, and every opponent they may choose (others' versions, built-in bots)."""
     pool = host.accounts.playing(board_name(variant, players))
     return {
-        "mine": sorted(bot for bot, owner in pool.items() if owner == user.name),
-        "theirs": sorted(bot for bot, owner in pool.items() if owner != user.name),
+        "mine": sorted(bot for bot, owner in pool.items() if user.speaks_for(owner)),
+        "theirs": sorted(bot for bot, owner in pool.items() if not user.speaks_for(owner)),
         "builtin": list(host.competition.challenges.builtin),
         "max_games": host.competition.challenges.max_games,
         "opponents": players - 1,
@@ -53,7 +53,7 @@ def _checked(
     variant, players = found
     pool = host.accounts.playing(board)
     mine = str(form.get("bot", ""))
-    if pool.get(mine) != user.name:
+    if not user.speaks_for(pool.get(mine)):
         raise Refused(f"choose one of your bots that plays the {variant} {players}p board")
     opponents = [str(o) for o in form.getlist("opponent") if str(o)]
     if len(opponents) != players - 1:
@@ -65,7 +65,7 @@ def _checked(
     for bot in opponents:
         if bot in builtin:
             owners.append("")
-        elif bot in pool and pool[bot] != user.name:
+        elif bot in pool and not user.speaks_for(pool[bot]):
             owners.append(pool[bot])
         else:
             raise Refused(

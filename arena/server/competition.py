@@ -32,6 +32,8 @@ file (``arena.tournament.spec``), so a wrong key or value is one line naming its
     share = 0.2                     # at most this part of the matches the worker plays
     [ladder]
     matches_per_hour = 300          # per board: what the disk fills with grows with it
+    [teams]
+    max_size = 2                    # members a team may have; 1 (the default): no teams
     [retention]                     # the bots' stdout/stderr files of each match
     log_days = 1                    # kept this long, and the newest logs_per_bot of each bot;
     logs_per_bot = 20
@@ -167,6 +169,19 @@ class LadderTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     matches_per_hour: Count = 300  # per board
 
 
+# The largest team a competition file may allow: teams are a class's pairs or small
+# groups (Battlecode's are up to 4), not a way to pool a whole class's bots.
+MAX_TEAM_SIZE = 8
+
+
+class TeamsTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """Participants who work together: a team's members share its bots (they see each
+    other's code and logs, ``limits.active_bots`` counts the team's, and two of its bots
+    never share a ladder table). ``max_size`` 1: everyone plays alone."""
+
+    max_size: Annotated[int, msgspec.Meta(ge=1, le=MAX_TEAM_SIZE)] = 1
+
+
 class RetentionTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """How long the bots' per-match stdout and stderr files are kept (results and match
     logs, which replays need, are kept for good), and the data folder's budget."""
@@ -191,6 +206,7 @@ class CompetitionFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     challenges: ChallengesTable = ChallengesTable()
     ladder: LadderTable = LadderTable()
     retention: RetentionTable = RetentionTable()
+    teams: TeamsTable = TeamsTable()
 
 
 @dataclass(frozen=True)
@@ -210,6 +226,7 @@ class Competition:
     challenges: ChallengesTable
     ladder: LadderTable
     retention: RetentionTable
+    teams: TeamsTable
 
     def ladder_name(self, variant: str, players: int) -> str:
         return ladder_name(self.name, variant, players)
@@ -271,6 +288,7 @@ class Competition:
             typed.challenges,
             typed.ladder,
             typed.retention,
+            typed.teams,
         )
 
     @classmethod

@@ -1,6 +1,6 @@
-"""Results for grading: one row per bot version and board, with its owner, its final and
-ladder places, its rating, games, wins and faults by code; voided matches left out, as
-on the boards (the ladder rank here is the board's rank).
+"""Results for grading: one row per bot version and board, with its owner and the owner's
+team (if any), its final and ladder places, its rating, games, wins and faults by code;
+voided matches left out, as on the boards (the ladder rank here is the board's rank).
 
 The same rows for ``/admin/export`` and ``arena admin export``: the command line reads
 what the competition is (its name, boards, and whether the final counts the ladder's
@@ -24,11 +24,12 @@ from arena.tournament.store import ResultsStore
 
 KEY = "competition"
 FORMATS = ("csv", "json")
-# Teams are not kept yet: the owner is the account that uploaded the version.
+# The owner is the account that uploaded the version; the team, the owner's team now
+# (empty when none).
 COLUMNS = (
-    "board", "owner", "bot", "version", "label", "final_round", "final_rank", "final_tied",
-    "ladder_rank", "rating", "mu", "sigma", "games", "wins", "final_games", "final_wins",
-    "disabled",
+    "board", "owner", "team", "bot", "version", "label", "final_round", "final_rank",
+    "final_tied", "ladder_rank", "rating", "mu", "sigma", "games", "wins", "final_games",
+    "final_wins", "disabled",
 )  # fmt: skip
 
 
@@ -59,7 +60,7 @@ def standings(store: ResultsStore, accounts: Accounts, what: Described) -> list[
     """Every version on every board (ladder rank order, then the versions off the boards),
     as the export's rows; fault columns ``faults_CODE`` for every code that occurred."""
     voided, hidden = accounts.voided(), accounts.hidden()
-    owners = accounts.owners()
+    owners, teams = accounts.owners(), accounts.team_names()
     out: list[dict[str, Any]] = []
     for variant, players in what.boards:
         board = f"{variant}-{players}p"
@@ -94,10 +95,12 @@ def standings(store: ResultsStore, accounts: Accounts, what: Described) -> list[
             key, _, version = label.rpartition("@")
             row = shown.get(label, {})
             placed = final.get(label, {})
+            owner = owners.get(label, key.partition(".")[0])
             out.append(
                 {
                     "board": board,
-                    "owner": owners.get(label, key.partition(".")[0]),
+                    "owner": owner,
+                    "team": teams.get(owner, ""),
                     "bot": key.partition(".")[2],
                     "version": int(version) if version.isdigit() else version,
                     "label": label,

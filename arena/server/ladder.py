@@ -6,8 +6,8 @@ is the versions that play now): it holds the tournament's lease, plans each wave
 before playing it, stores every match as it lands and resumes after a kill exactly
 as a tournament does. What differs is who meets whom (``next_table``): a focus
 bot drawn with weight σ² / (1 + games), so new and uncertain bots play more;
-opponents near it in μ; never two bots of one participant at one table (Halite
-III's rule); seats rotated with the table's index.
+opponents near it in μ; never two bots of one participant (or of one team) at one
+table (Halite III's rule); seats rotated with the table's index.
 """
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ def next_table(
     rng: random.Random,
     index: int,
 ) -> tuple[str, ...] | None:
-    """Who sits where at the next table, from ``pool`` (bot -> owner); None when fewer
-    than ``players`` participants have a bot that plays."""
+    """Who sits where at the next table, from ``pool`` (bot -> its side: its team, else
+    its owner); None when fewer than ``players`` sides have a bot that plays."""
     bots = sorted(pool)
     if len({pool[b] for b in bots}) < players:
         return None
@@ -83,8 +83,8 @@ def ladder_spec(competition: Competition, variant: str, players: int) -> Tournam
 class BoardLadder(TournamentRunner):
     """One board's endless ladder; ``play_wave`` plans (if needed) and plays one wave.
 
-    ``pool`` says which bots play now and whose they are; ``voided`` the matches an
-    admin voided (left out of the ratings tables are chosen by)."""
+    ``pool`` says which bots play now and whose they are (their side: team or owner);
+    ``voided`` the matches an admin voided (left out of the ratings tables are chosen by)."""
 
     def __init__(
         self,

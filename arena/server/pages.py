@@ -116,9 +116,9 @@ def board_page(request: Request) -> Response:
 
 
 def participants(host: Host, variant: str, players: int) -> int:
-    """Participants with a version that plays the board (passed its validation): its
-    ladder starts once there are ``players`` of them."""
-    return len(set(host.accounts.playing(f"{variant}-{players}p").values()))
+    """Participants (a team counts once) with a version that plays the board (passed its
+    validation): its ladder starts once there are ``players`` of them."""
+    return len(set(host.accounts.sides(f"{variant}-{players}p").values()))
 
 
 def _finals(host: Host, history: bool) -> list[dict[str, Any]]:

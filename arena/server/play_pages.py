@@ -76,11 +76,12 @@ def desk_of(host: Host) -> Desk:
 
 
 def opponents(host: Host, user: User) -> list[str]:
-    """What a participant may play against: their own validated bots, the built-in ones."""
+    """What a participant may play against: their own (and their team's) validated bots,
+    the built-in ones."""
     own = [
         s["label"]
         for s in host.accounts.submissions()
-        if s["owner"] == user.name and s["status"] == "ok" and s["label"] and not s["disabled"]
+        if user.speaks_for(s["owner"]) and s["status"] == "ok" and s["label"] and not s["disabled"]
     ]
     return sorted(set(own)) + sorted(all_bots())
 

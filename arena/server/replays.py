@@ -10,9 +10,9 @@ visitor may see):
   paid, the face-up card taken), the public state at every step (trains, routes, hand
   and ticket *counts*, the face-up cards), each seat's points from routes, the final
   scoring table, fault codes, decision times;
-- a bot's owner also sees their own seats' observations (hand, tickets, offered
-  tickets), score so far with tickets, the lines their bot wrote to stderr and its notes
-  at each decision, and their faults' details;
+- a bot's owner (and their team: ``User.speaks_for``) also sees their own seats'
+  observations (hand, tickets, offered tickets), score so far with tickets, the lines
+  their bot wrote to stderr and its notes at each decision, and their faults' details;
 - an admin (the organiser) sees everything, the seed included.
 
 Nobody else sees the seed (with it the deal, hence every hand, follows), the server's
@@ -75,7 +75,7 @@ def sight_of(user: Any, owners: list[str | None]) -> Sight:
         return Sight()
     if user.admin:
         return Sight(everything=True)
-    return Sight(frozenset(seat for seat, owner in enumerate(owners) if owner == user.name))
+    return Sight(frozenset(seat for seat, owner in enumerate(owners) if user.speaks_for(owner)))
 
 
 # ------------------------------------------------------------------ the match log (JSONL)

@@ -154,6 +154,32 @@ CREATE TABLE settings (
 );
 """
 
+# Teams: participants working together (``[teams] max_size``). An account is in at most
+# one team (``team_members.user_id`` is the key); its owner hands out one-time invite
+# codes (hashed, expiring, used once, as password resets are).
+TEAMS = """
+CREATE TABLE teams (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    owner_id INTEGER NOT NULL REFERENCES users(id),
+    created_at REAL NOT NULL
+);
+CREATE TABLE team_members (
+    user_id INTEGER PRIMARY KEY REFERENCES users(id),
+    team_id INTEGER NOT NULL REFERENCES teams(id),
+    joined_at REAL NOT NULL
+);
+CREATE INDEX team_members_team ON team_members(team_id);
+CREATE TABLE team_invites (
+    code_hash TEXT PRIMARY KEY,     -- sha256 of the code the owner hands over
+    team_id INTEGER NOT NULL REFERENCES teams(id),
+    by_user INTEGER NOT NULL,
+    expires_at REAL NOT NULL,
+    used_at REAL,
+    used_by INTEGER
+);
+"""
+
 # Step N brings a store from version N-1 to N. Append only.
 STEPS: dict[int, str] = {
     1: VERSION_1,
@@ -161,6 +187,7 @@ STEPS: dict[int, str] = {
     3: BOARDS_AND_CHALLENGES,
     4: ANNOUNCEMENTS,
     5: CLASS_TERM,
+    6: TEAMS,
 }
 VERSION = max(STEPS)
 

@@ -331,7 +331,8 @@ class Worker:
         """The board's ladder, made once enough participants have bots that play."""
         if (variant, players) in self.ladders:
             return self.ladders[variant, players]
-        pool = functools.partial(self.accounts.playing, f"{variant}-{players}p")
+        # bot -> side (its team, or its owner): never two bots of one side at a table
+        pool = functools.partial(self.accounts.sides, f"{variant}-{players}p")
         if len(set(pool().values())) < players:
             return None
         spec = ladder_spec(self.competition, variant, players)

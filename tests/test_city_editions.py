@@ -384,7 +384,8 @@ def test_the_published_bots_play_the_fixture_editions_through_the_referee(varian
     ("name", "says"),
     [("amsterdam", "20 of the 24 contract cards"), ("sanfrancisco", "all routes")],
 )
-def test_an_edition_with_incomplete_data_says_what_is_missing(name, says):
+def test_an_edition_with_incomplete_data_says_what_is_missing(name, says, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # where a data folder would land, were a bot started
     variant = get_variant(name)
     assert not variant.playable and variant.status == "incomplete data"
     with pytest.raises(VariantUnavailableError, match=says):
@@ -394,6 +395,7 @@ def test_an_edition_with_incomplete_data_says_what_is_missing(name, says):
     assert name in listing.output and "incomplete" in listing.output
     played = CliRunner().invoke(app, ["play", "--variant", name])
     assert played.exit_code != 0 and says in " ".join(played.output.split())
+    assert not (tmp_path / "arena-data").exists(), "bots were started for a game never played"
 
 
 def test_completing_the_amsterdam_contracts_is_a_data_change_only():

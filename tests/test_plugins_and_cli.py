@@ -17,9 +17,15 @@ from tests.toll_variant import TINY_MAP, TINY_RULES
 
 
 def cli(*args):
+    """``arena ARGS`` in the test's folder (its data folder lands there, not in the checkout)."""
     return subprocess.run(
         [sys.executable, "-m", "arena.cli", *args], capture_output=True, text=True, timeout=120
     )
+
+
+@pytest.fixture(autouse=True)
+def in_own_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
 
 
 @pytest.fixture

@@ -52,6 +52,11 @@ class Variant:
     def status(self) -> str:
         return "playable" if self.playable else "incomplete data"
 
+    def check_playable(self) -> None:
+        """Raise ``VariantUnavailableError`` naming what is missing: called before anything
+        is started for a game (bot processes) that could never begin."""
+        self._game()
+
     def _game(self, playing: bool = True) -> type[GameBase]:
         """The state class; ``playing``: to play, which needs complete data."""
         if self.game is None or (playing and not self.playable):

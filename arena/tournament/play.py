@@ -53,6 +53,7 @@ def play_games(
     from arena.referee.process import ProcessLimits
     from arena.tournament.bots import bot_limits
 
+    variant.check_playable()  # before any bot is started
     tc = TimeControl(move_ms=move_ms, bank_ms=bank_ms, retries=retries)
     if in_process:
         referee = in_process_referee(variant, entries, tc, key)

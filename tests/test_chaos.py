@@ -101,6 +101,11 @@ LADDER = [
 ]  # fmt: skip
 
 
+# One cycle of every fault by default (a kill at each step of a recover is tests/test_store.py's
+# job); ARENA_CHAOS_CYCLES=2 adds a cycle on the store already played on, at another kill point.
+CYCLES = int(os.environ.get("ARENA_CHAOS_CYCLES", "1"))
+
+
 def test_the_chaos_loop_a_ladder_on_ray_through_kills_full_disks_read_only_and_damage(
     tmp_path, ray_cluster
 ):
@@ -110,7 +115,7 @@ def test_the_chaos_loop_a_ladder_on_ray_through_kills_full_disks_read_only_and_d
     disk = small_disk(tmp_path / "disk", "32m") if IS_ROOT else contextlib.nullcontext(tmp_path)
     with disk as root:
         hurt = root / "data"
-        for cycle in range(2):
+        for cycle in range(CYCLES):
             # 1. kill -9 of the driver at a random moment (in the middle of a wave, or not).
             with driving(ladder, hurt) as driver:
                 wait_for_matches(hurt, stored(hurt)[0] + 1 if cycle else 1, timeout=240)

@@ -2,8 +2,9 @@
 (``[challenges] ranked = true``), over real HTTP and real processes: a ranked
 challenge's games are its board's ladder matches, so they move the board (its page,
 its full recompute, the export and ``arena leaderboard --data-dir`` agree), an admin
-voids one as any ladder match; an unranked challenge on the same host leaves the
-board as it was; a ranked one against a built-in bot is refused. The ladder plays at
+voids one as any ladder match, and one killed midway resumes at the ladder indices
+reserved for it; an unranked challenge on the same host leaves the board as it was;
+a ranked one against a built-in bot, or with a sequential verdict, is refused. The ladder plays at
 most one match an hour here, so the board moves only by what the tests do."""
 
 from __future__ import annotations
@@ -25,6 +26,12 @@ from tests.host_helpers import PYTHON_BOT, HostProcess, Visitor, competition_tex
 # The tests follow one competition in order: one xdist worker runs them (--dist loadgroup).
 pytestmark = pytest.mark.xdist_group("host-ranked-challenges")
 GREEDY = (PYTHON_BOT / "greedy.py").read_bytes()
+# The same bot, a tenth of a second a move (well inside the time control): a game takes
+# many seconds, so a kill after a challenge's first game lands leaves most unplayed.
+SLOW = b"import time\n" + GREEDY.replace(
+    b"    def choose(self, observation, legal_actions):\n",
+    b"    def choose(self, observation, legal_actions):\n        time.sleep(0.1)\n",
+)
 LADDER = "test-cup-usa-2p"
 RANKED = """
 [challenges]
@@ -186,3 +193,41 @@ def test_an_admin_voids_a_ranked_challenge_game_as_a_ladder_match(cup: Cup) -> N
     assert row_of(rows, BOB)["games"] == games - 1
     shown = cup.host.visitor().get("/boards/usa/2").text
     assert re.search(rf'data-bot="{re.escape(BOB)}">.*?class="num games">{games - 1}<', shown, re.S)
+
+
+def test_a_ranked_challenge_killed_midway_resumes_at_its_indices(cup: Cup) -> None:
+    dave = cup.host.visitor()
+    assert dave.signup("dave").status_code == 303
+    answer = dave.upload("slow", "slow.py", SLOW)
+    assert answer.status_code == 303, answer.text
+    dave.wait_for(answer.headers["location"], r'id="status">ok<', seconds=600)
+    before = ladder(cup.host)
+    fields = {"board": "usa-2p", "bot": "dave.slow@1", "opponent": BOB, "games": "8", "ranked": "1"}
+    answer = dave.post("/challenges", fields, page="/boards/usa/2")
+    assert answer.status_code == 303, answer.text
+    page = answer.headers["location"]
+    number = int(page.rsplit("/", 1)[1])
+
+    def landed() -> list[MatchResult]:
+        record = Accounts(cup.host.data).challenge(number)
+        assert record is not None
+        start = record["ladder_start"]
+        return [] if start is None else [r for r in ladder(cup.host) if r.idx >= start]
+
+    wait_until(landed, "the challenge's first game", seconds=600)
+    cup.host.kill()  # kill -9 after its first game: the rest are in flight or not begun
+    assert len(landed()) < 8  # each game takes a slow bot many seconds: most remain
+    record = Accounts(cup.host.data).challenge(number)
+    assert record is not None
+    start = record["ladder_start"]
+    cup.host.start()
+    assert dave.signin("dave").status_code == 303
+    text = dave.wait_for(page, r'id="challenge-status">done<', seconds=900)
+    assert re.search(r'id="played">8<', text)
+    record = Accounts(cup.host.data).challenge(number)
+    assert record is not None and record["ladder_start"] == start  # the same reservation
+    after = ladder(cup.host)
+    assert len(after) == len(before) + 8  # each game once, none lost
+    assert sorted(r.idx for r in after if r.idx >= start) == list(range(start, start + 8))
+    voided = Accounts(cup.host.data).voided()
+    assert board(cup.host) == folded([r for r in after if r.match_id not in voided])

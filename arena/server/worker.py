@@ -331,8 +331,10 @@ class Worker:
     def board_ladder(self, store, executor, board: str) -> BoardLadder:
         """The ladder of ``board`` (``usa-2p``) for a ranked challenge's games, made now
         even if too few participants play it for a ladder table."""
-        variant, players = next(b for b in self.competition.boards if f"{b[0]}-{b[1]}p" == board)
-        found = self.ladder(store, executor, variant, players, needed=False)
+        named = [b for b in self.competition.boards if f"{b[0]}-{b[1]}p" == board]
+        if not named:  # the competition file no longer has it
+            raise ValueError(f"the competition has no board {board} now")
+        found = self.ladder(store, executor, *named[0], needed=False)
         assert found is not None  # made whoever plays
         return found
 

@@ -132,6 +132,7 @@ def test_a_challenge_runs_to_its_end_unranked_with_its_intervals(cup: Cup) -> No
     page = answer.headers["location"]
     text = bob.wait_for(page, r'id="challenge-status">done<')
     assert re.search(r'id="played">8<', text)
+    assert re.search(r'id="challenge-ranked">unranked<', text)
     row = re.search(r'data-opponent="carol\.g@1">(.*?)</tr>', text, re.S)
     assert row and re.search(r"\d+% \(\d+–\d+%\)", row.group(1)), text  # a 95% interval
     assert re.search(r"[+-]\d+\.\d \([+-]\d+\.\d to [+-]\d+\.\d\)", row.group(1))
@@ -159,6 +160,21 @@ def test_a_challenge_runs_to_its_end_unranked_with_its_intervals(cup: Cup) -> No
     assert "#1" in cup.people["carol"].get("/me").text and "challenged by bob" in (
         cup.people["carol"].get("/me").text
     )
+
+
+def test_a_ranked_challenge_is_refused_where_the_file_does_not_allow_it(cup: Cup) -> None:
+    bob = cup.people["bob"]
+    form = bob.get("/boards/usa/2").text
+    assert 'id="challenge-form"' in form and 'name="ranked"' not in form
+    assert "Challenges are unranked" in form
+    count = len(Accounts(cup.host.data).challenges())
+    answer = bob.post(
+        "/challenges", {"board": "usa-2p", "bot": "bob.g@1", "opponent": "carol.g@1",
+                        "games": "2", "ranked": "1"}, page="/boards/usa/2",
+    )  # fmt: skip
+    assert answer.status_code == 400, answer.text
+    assert "this competition plays challenges unranked only" in answer.text
+    assert len(Accounts(cup.host.data).challenges()) == count  # nothing queued
 
 
 def test_the_quota_refuses_the_next_challenge_with_when(cup: Cup) -> None:

@@ -36,13 +36,17 @@ class AccountCompetition(AccountsBase):
         owners: list[str],
         games: int,
         elo1: float | None,
+        ranked: bool = False,
     ) -> int:
         with self.transaction() as db:
             cursor = db.execute(
-                "INSERT INTO challenges (user_id, board, bots, owners, games, elo1, status,"
-                " created_at) VALUES (?, ?, ?, ?, ?, ?, 'queued', ?)",
-                (user.id, board, json.dumps(bots), json.dumps(owners), games, elo1, time.time()),
-            )
+                "INSERT INTO challenges (user_id, board, bots, owners, games, elo1, ranked,"
+                " status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?)",
+                (
+                    user.id, board, json.dumps(bots), json.dumps(owners), games, elo1,
+                    int(ranked), time.time(),
+                ),
+            )  # fmt: skip
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 
@@ -64,17 +68,25 @@ class AccountCompetition(AccountsBase):
     def _challenges(self, where: str, args: tuple) -> list[dict[str, Any]]:
         rows = self.db.execute(
             "SELECT c.id, u.name, c.board, c.bots, c.owners, c.games, c.elo1, c.status,"
-            " c.reason, c.created_at, c.finished_at FROM challenges c"
+            " c.reason, c.created_at, c.finished_at, c.ranked, c.ladder_start FROM challenges c"
             f" JOIN users u ON u.id = c.user_id {where} ORDER BY c.id",
             args,
         )
         keys: tuple[str, ...] = ("id", "owner", "board", "bots", "owners", "games", "elo1")
         keys += ("status", "reason")
-        keys += ("created_at", "finished_at")
+        keys += ("created_at", "finished_at", "ranked", "ladder_start")
         found = [dict(zip(keys, row, strict=True)) for row in rows]
         for row in found:
             row["bots"], row["owners"] = json.loads(row["bots"]), json.loads(row["owners"])
+            row["ranked"] = bool(row["ranked"])
         return found
+
+    def place_ranked_challenge(self, challenge_id: int, ladder_start: int) -> None:
+        """Where a ranked challenge's games are in its board's ladder: from this index on."""
+        with self.transaction() as db:
+            db.execute(
+                "UPDATE challenges SET ladder_start = ? WHERE id = ?", (ladder_start, challenge_id)
+            )
 
     def finish_challenge(self, challenge_id: int, reason: str = "") -> None:
         with self.transaction() as db:

@@ -7,8 +7,10 @@ from __future__ import annotations
 import datetime
 import math
 import time
+from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
@@ -17,6 +19,7 @@ from arena.server.accounts import User
 from arena.server.challenges import board_name, deals_for, head_to_head, quota, verdict
 from arena.server.host import Host, host_of, log, needs_user, signed_in
 from arena.server.web import form_of
+from arena.tournament.results import MatchResult
 from arena.tournament.sprt import Hypotheses
 
 MAX_ELO1 = 1000.0
@@ -32,6 +35,7 @@ def choices(host: Host, user: User, variant: str, players: int) -> dict[str, Any
         "builtin": list(host.competition.challenges.builtin),
         "max_games": host.competition.challenges.max_games,
         "opponents": players - 1,
+        "ranked": host.competition.challenges.ranked,
     }
 
 
@@ -39,11 +43,21 @@ class Refused(ValueError):
     """A challenge that cannot be made as asked; the message says what to change."""
 
 
-def _checked(
-    host: Host, user: User, form: Any
-) -> tuple[str, list[str], list[str], int, float | None]:
-    """The board, bots (the challenger's first), their owners, games and H1 of a
-    challenge form, each checked; ``Refused`` in one line otherwise."""
+@dataclass(frozen=True)
+class Asked:
+    """A challenge form, checked: the board, the bots (the challenger's first), their
+    owners ('' for a built-in bot), the games, H1 of a sequential test, whether ranked."""
+
+    board: str
+    bots: list[str]
+    owners: list[str]
+    games: int
+    elo1: float | None
+    ranked: bool
+
+
+def _checked(host: Host, user: User, form: Any) -> Asked:
+    """A challenge form's request, each part checked; ``Refused`` in one line otherwise."""
     if host.deadline.closed():
         raise Refused("challenges are closed: the final is being played")
     board = str(form.get("board", ""))
@@ -92,17 +106,42 @@ def _checked(
             raise Refused("elo1: a number of Elo, e.g. 50") from None
         if not (math.isfinite(elo1) and 0 < elo1 <= MAX_ELO1):
             raise Refused(f"elo1: more than 0 and at most {MAX_ELO1:g} Elo")
-    return board, [mine, *opponents], owners, games, elo1
+    ranked = str(form.get("ranked", "")) not in ("", "0")  # the box sends 1
+    if ranked:
+        _check_ranked(host, owners, elo1)
+    return Asked(board, [mine, *opponents], owners, games, elo1, ranked)
+
+
+def _check_ranked(host: Host, owners: list[str], elo1: float | None) -> None:
+    """A ranked challenge: allowed by the competition file, against participants' bots
+    (the board rates theirs only), every deal played (a test's early stop would choose
+    which games the board rates)."""
+    if not host.competition.challenges.ranked:
+        raise Refused(
+            "ranked: this competition plays challenges unranked only (its file does not set "
+            "[challenges] ranked = true): untick ranked"
+        )
+    if "" in owners[1:]:
+        raise Refused(
+            "ranked: a ranked challenge is against other participants' bots only (built-in "
+            "bots are on no board): choose participants' bots, or untick ranked"
+        )
+    if elo1 is not None:
+        raise Refused(
+            "ranked: a ranked challenge plays every deal, without a sequential verdict: "
+            "untick one of them"
+        )
 
 
 @needs_user
 def challenge_new(request: Request, host: Host, user: User) -> Response:
     """Make a challenge from the form; 429 with when the next is allowed over a quota."""
     try:
-        board, bots, owners, games, elo1 = _checked(host, user, form_of(request))
+        asked = _checked(host, user, form_of(request))
     except Refused as error:
         log.info("challenge by %s refused: %s", user.name, error)
         return host.refuse(request, 400, f"refused: {error}")
+    board, bots, owners, games = asked.board, asked.bots, asked.owners, asked.games
     now = time.time()
     recent = host.accounts.challenges(user, since=now - 86400)
     sides = {owner or f"builtin:{bot}" for bot, owner in zip(bots[1:], owners[1:], strict=True)}
@@ -118,8 +157,13 @@ def challenge_new(request: Request, host: Host, user: User) -> Response:
         answer = host.refuse(request, 429, message)
         answer.headers["Retry-After"] = str(wait)
         return answer
-    challenge_id = host.accounts.add_challenge(user, board, bots, owners, games, elo1)
-    log.info("challenge %d by %s: %s, %d games", challenge_id, user.name, " v ".join(bots), games)
+    challenge_id = host.accounts.add_challenge(
+        user, board, bots, owners, games, asked.elo1, asked.ranked
+    )
+    log.info(
+        "challenge %d by %s: %s, %d games, %s", challenge_id, user.name, " v ".join(bots), games,
+        "ranked" if asked.ranked else "unranked",
+    )  # fmt: skip
     return RedirectResponse(f"/challenges/{challenge_id}", status_code=303)
 
 
@@ -131,6 +175,19 @@ def _duration(seconds: int) -> str:
     return f"{seconds // 3600} hours {seconds % 3600 // 60} minutes"
 
 
+def _played(host: Host, record: dict[str, Any], variant: str, players: int) -> list[MatchResult]:
+    """A challenge's games so far, indexed from 0: its own tournament's, or a ranked
+    one's among its board's ladder matches."""
+    if not record["ranked"]:
+        return host.store.results(host.competition.challenge_name(record["id"]), details=False)
+    start = record["ladder_start"]
+    if start is None:  # not planned yet
+        return []
+    ladder = host.competition.ladder_name(variant, players)
+    found = host.store.tournament_range(ladder, start, record["games"])
+    return [msgspec.structs.replace(r, idx=r.idx - start) for r in found]
+
+
 def challenge_page(request: Request) -> Response:
     host = host_of(request)
     user = signed_in(request)
@@ -139,8 +196,7 @@ def challenge_page(request: Request) -> Response:
         return host.refuse(request, 404, "no such challenge")
     variant, _, count = record["board"].rpartition("-")
     players = int(count.rstrip("p"))
-    name = host.competition.challenge_name(record["id"])
-    results = host.store.results(name, details=False)
+    results = _played(host, record, variant, players)
     rows = head_to_head(results, record["bots"], players)
     decided, bounds = None, (0.0, 0.0)
     if record["elo1"] is not None:

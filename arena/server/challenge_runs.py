@@ -12,6 +12,11 @@ runner that hands out its matches a few at a time) and takes matches from each i
 turn, so one long challenge does not hold the others back. A challenge is done when
 its schedule is played (or its test decided); a restart resumes it as a tournament
 resumes, from what is stored.
+
+A ranked challenge (``RankedRun``) is no tournament of its own: its duplicate deals are
+reserved in its board's ladder (``BoardLadder.reserve``, the first index kept with the
+challenge), handed out the same way, and stored and rated by the ladder, so the board,
+its checkpoints, voids, the export and ``arena leaderboard`` count them as ladder matches.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from typing import Any
 from arena.server.accounts import Accounts
 from arena.server.challenges import challenge_spec
 from arena.server.competition import Competition
+from arena.server.ladder import BoardLadder
 from arena.tournament.matchrun import MatchTask
 from arena.tournament.results import MatchResult
 from arena.tournament.runner import TournamentRunner
@@ -142,8 +148,58 @@ class ChallengeRun(TournamentRunner):
             self.holder = None
 
 
+class RankedRun:
+    """A ranked challenge: its duplicate deals reserved in its board's ladder (once: the
+    first index is kept with the challenge) and handed out a few at a time; the ladder
+    stores and rates its games (their tasks are the ladder tournament's)."""
+
+    def __init__(self, record: dict[str, Any], competition: Competition, accounts: Accounts,
+                 ladder: BoardLadder) -> None:  # fmt: skip
+        self.challenge_id = record["id"]
+        spec = challenge_spec(competition, record)
+        if spec.format != "duplicate":
+            raise ValueError("a ranked challenge plays every deal (no sequential test)")
+        self.ladder = ladder
+        schedule = fixed_schedule(spec)
+        start = record["ladder_start"]
+        if start is None or not ladder.holds(start, schedule):
+            start = ladder.reserve(schedule)
+            accounts.place_ranked_challenge(self.challenge_id, start)
+        self.indices = [start + m.index for m in schedule]
+        self.tried: set[int] = set()  # handed out by this run: not handed out again in it
+        self.stored = 0
+
+    def _todo(self) -> list[int]:
+        done = self.ladder.store.done_indices(self.ladder.tournament_id)
+        return [i for i in self.indices if i not in done and i not in self.tried]
+
+    def next_tasks(self, limit: int) -> list[MatchTask]:
+        todo = self._todo()[:limit]
+        self.tried.update(todo)
+        return [self.ladder.task_at(index) for index in todo]
+
+    def done(self) -> bool:
+        """Nothing left to hand out (call between runs: no match of it in flight)."""
+        return not self._todo()
+
+    def finish(self) -> str:
+        """What the challenge's page says of games the arena could not play ('' when none)."""
+        mine = set(self.indices)
+        failures = [f for f in self.ladder.store.failures(self.ladder.tournament_id)
+                    if f.idx in mine]  # fmt: skip
+        done = self.ladder.store.done_indices(self.ladder.tournament_id)
+        self.stored = len(mine & done)
+        if failures:
+            return f"{len(failures)} of its games could not be played by the arena"
+        return ""
+
+    def release(self) -> None:
+        """Nothing to let go: the ladder holds its tournament's lease."""
+
+
 class ChallengeQueue:
-    """The open challenges' runners; matches taken from each in turn."""
+    """The open challenges' runners; matches taken from each in turn. ``ladder_of``
+    gives a board's ladder (made if need be): where a ranked challenge is played."""
 
     def __init__(
         self,
@@ -153,6 +209,7 @@ class ChallengeQueue:
         executor,
         data_dir: Path,
         should_stop: Callable[[], bool],
+        ladder_of: Callable[[str], BoardLadder] | None = None,
     ) -> None:
         self.accounts = accounts
         self.competition = competition
@@ -160,18 +217,26 @@ class ChallengeQueue:
         self.executor = executor
         self.data_dir = data_dir
         self.should_stop = should_stop
-        self.runs: dict[int, ChallengeRun] = {}
+        self.ladder_of = ladder_of
+        self.runs: dict[int, ChallengeRun | RankedRun] = {}
         self.turn = 0
+
+    def _runner(self, record: dict[str, Any]) -> ChallengeRun | RankedRun:
+        if record["ranked"]:
+            if self.ladder_of is None:
+                raise ValueError("ranked challenges are played by the competition's worker")
+            ladder = self.ladder_of(record["board"])
+            return RankedRun(record, self.competition, self.accounts, ladder)
+        return ChallengeRun(
+            record, self.competition, self.store, self.executor, self.data_dir, self.should_stop
+        )
 
     def refresh(self) -> None:
         """Runners for new challenges; the done ones finished (between runs only)."""
         for record in self.accounts.open_challenges():
             if record["id"] not in self.runs:
                 try:
-                    self.runs[record["id"]] = ChallengeRun(
-                        record, self.competition, self.store, self.executor, self.data_dir,
-                        self.should_stop,
-                    )  # fmt: skip
+                    self.runs[record["id"]] = self._runner(record)
                 except (ValueError, StoreError) as error:  # e.g. a bot no longer registered
                     log.info("challenge %d cannot be played: %s", record["id"], error)
                     self.accounts.finish_challenge(record["id"], f"it cannot be played: {error}")
@@ -198,8 +263,14 @@ class ChallengeQueue:
             idle = 0 if got else idle + 1
         return taken
 
-    def sink(self, name: str) -> ChallengeRun | None:
-        return next((r for r in self.runs.values() if r.spec.name == name), None)
+    def sink(self, name: str) -> TournamentRunner | None:
+        """The runner that stores tournament ``name``'s results: a challenge's, or the
+        ladder a ranked challenge is played in."""
+        for run in self.runs.values():
+            runner = run.ladder if isinstance(run, RankedRun) else run
+            if runner.spec.name == name:
+                return runner
+        return None
 
     def close(self, reason: str) -> None:
         """At the deadline: open challenges end where they are."""

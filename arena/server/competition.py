@@ -25,11 +25,12 @@ file (``arena.tournament.spec``), so a wrong key or value is one line naming its
     [play]                          # people against bots in the browser, unranked
     games = 2                       # at once on the server (one per participant); 0: none
     abandon_minutes = 10            # a game left alone this long is resigned
-    [challenges]                    # games against chosen opponents, never on the boards
+    [challenges]                    # games against chosen opponents, unranked by default
     games_per_hour = 40             # per participant
     pair_games_per_day = 200        # per two participants (or one and a built-in bot)
     max_games = 40                  # per challenge
     share = 0.2                     # at most this part of the matches the worker plays
+    ranked = false                  # true: a participant may ask for a ranked challenge
     [ladder]
     matches_per_hour = 300          # per board: what the disk fills with grows with it
     [teams]
@@ -151,14 +152,16 @@ class FinalTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
 
 class ChallengesTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     """Challenges: a participant's games against opponents they choose on a board, played
-    by the ladder's worker and never rated on the boards; what one participant may ask."""
+    by the ladder's worker; what one participant may ask. Unranked unless ``ranked``
+    allows a participant to ask for a ranked one: its games are then the board's too
+    (stored as the board's ladder matches, ``arena.server.challenge_runs``)."""
 
     games_per_hour: Count = 40  # games a participant may ask for over the last hour
     pair_games_per_day: Count = 200  # between two participants (or one and a built-in bot)
     max_games: Count = 40  # in one challenge
     share: Annotated[float, msgspec.Meta(gt=0, lt=1)] = 0.2  # of the matches the worker plays
     builtin: list[str] = msgspec.field(default_factory=lambda: ["random"])  # bots anyone meets
-    ranked: bool = False
+    ranked: bool = False  # whether a participant may ask for a ranked challenge
 
 
 class LadderTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -339,14 +342,9 @@ def _boards(ranked: list[RankedTable]) -> tuple[tuple[str, int], ...]:
 
 
 def _check_challenges(table: ChallengesTable, boards: tuple[tuple[str, int], ...]) -> None:
-    """Built-in bots that exist and play every board's variant; unranked games only."""
+    """Built-in bots that exist and play every board's variant."""
     from bots import all_bots
 
-    if table.ranked:
-        raise CompetitionError(
-            "challenges.ranked: this arena plays challenges unranked only (their games never "
-            "move a board's ratings): remove the key or set it to false"
-        )
     if table.max_games > table.games_per_hour:
         raise CompetitionError("challenges.max_games: must be at most challenges.games_per_hour")
     installed = all_bots()

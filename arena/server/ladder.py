@@ -8,6 +8,11 @@ as a tournament does. What differs is who meets whom (``next_table``): a focus
 bot drawn with weight σ² / (1 + games), so new and uncertain bots play more;
 opponents near it in μ; never two bots of one participant (or of one team) at one
 table (Halite III's rule); seats rotated with the table's index.
+
+A ranked challenge's games are this tournament's matches too (``reserve``): planned at
+the next free indices, played by the challenge's runner and stored and rated here, so
+every reader of the board counts them as it counts the ladder's own. The ladder plays
+only the tables it planned itself (their seeds say so).
 """
 
 from __future__ import annotations
@@ -145,7 +150,11 @@ class BoardLadder(TournamentRunner):
         pool = self.pool()
         planned = self.store.planned(self.tournament_id)
         done = self.store.done_indices(self.tournament_id)
-        todo = [m for m in planned if m.index not in done and m.index not in self.skipped]
+        todo = [
+            m
+            for m in planned
+            if m.index not in done and m.index not in self.skipped and self._own(m)
+        ]
         # A planned table whose bot stopped playing (disabled, replaced) is skipped.
         gone = [m for m in todo if not set(m.bots) <= set(pool)]
         self.skipped.update(m.index for m in gone)
@@ -174,6 +183,35 @@ class BoardLadder(TournamentRunner):
         if wave:
             self.store.plan(self.tournament_id, wave)
         return wave
+
+    def _own(self, match: MatchSpec) -> bool:
+        """Whether the ladder planned ``match`` (a ranked challenge's games are not its to play)."""
+        return match.seed == derive_seed(self.spec.seed, "ladder", match.index)
+
+    def reserve(self, matches: list[MatchSpec]) -> int:
+        """Plan a ranked challenge's ``matches`` (indexed from 0) at the ladder's next free
+        indices; the first of them. The ladder's next wave is planned after them."""
+        planned = self.store.planned(self.tournament_id)
+        done = self.store.done_indices(self.tournament_id)
+        start = max({m.index for m in planned} | done, default=-1) + 1
+        self.store.plan(
+            self.tournament_id, [MatchSpec(start + m.index, m.seed, m.bots) for m in matches]
+        )
+        return start
+
+    def holds(self, start: int, matches: list[MatchSpec]) -> bool:
+        """Whether ``matches`` are planned from ``start`` on (a reservation made before)."""
+        return all(
+            self.store.planned_match(self.tournament_id, start + m.index)
+            == MatchSpec(start + m.index, m.seed, m.bots)
+            for m in matches
+        )
+
+    def task_at(self, index: int):
+        """The task of the planned match at ``index`` (a ranked challenge's), stored here."""
+        match = self.store.planned_match(self.tournament_id, index)
+        assert match is not None  # reserved before it is handed out
+        return self._task(match)
 
     def _entry(self, name: str):
         self.entries.pop(name, None)  # a registration can change between waves: read it again

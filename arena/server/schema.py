@@ -180,6 +180,14 @@ CREATE TABLE team_invites (
 );
 """
 
+# Ranked challenges (``[challenges] ranked = true``): a ranked challenge's games are
+# stored as its board's ladder matches, at the ladder indices from ``ladder_start`` on
+# (reserved when the worker first plans it; NULL until then).
+RANKED_CHALLENGES = """
+ALTER TABLE challenges ADD COLUMN ranked INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE challenges ADD COLUMN ladder_start INTEGER;
+"""
+
 # Step N brings a store from version N-1 to N. Append only.
 STEPS: dict[int, str] = {
     1: VERSION_1,
@@ -188,6 +196,7 @@ STEPS: dict[int, str] = {
     4: ANNOUNCEMENTS,
     5: CLASS_TERM,
     6: TEAMS,
+    7: RANKED_CHALLENGES,
 }
 VERSION = max(STEPS)
 

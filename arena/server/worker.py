@@ -254,8 +254,9 @@ class Worker:
         store = ResultsStore(self.data_dir)
         executor = make_executor(self.ray, self.workers, self.data_dir)
         self.challenges = ChallengeQueue(
-            self.accounts, self.competition, store, executor, self.data_dir, self.stop.is_set
-        )
+            self.accounts, self.competition, store, executor, self.data_dir, self.stop.is_set,
+            functools.partial(self.board_ladder, store, executor),
+        )  # fmt: skip
         try:
             while not self.stop.is_set():
                 if self.deadline.closed():
@@ -327,13 +328,26 @@ class Worker:
                 runners.append(run)
         executor.run(tasks, Together(runners, self.stop.is_set))
 
-    def ladder(self, store, executor, variant: str, players: int) -> BoardLadder | None:
-        """The board's ladder, made once enough participants have bots that play."""
+    def board_ladder(self, store, executor, board: str) -> BoardLadder:
+        """The ladder of ``board`` (``usa-2p``) for a ranked challenge's games, made now
+        even if too few participants play it for a ladder table."""
+        named = [b for b in self.competition.boards if f"{b[0]}-{b[1]}p" == board]
+        if not named:  # the competition file no longer has it
+            raise ValueError(f"the competition has no board {board} now")
+        found = self.ladder(store, executor, *named[0], needed=False)
+        assert found is not None  # made whoever plays
+        return found
+
+    def ladder(
+        self, store, executor, variant: str, players: int, needed: bool = True
+    ) -> BoardLadder | None:
+        """The board's ladder, made once enough participants have bots that play (or,
+        ``needed`` False, at once: a ranked challenge's games are stored in it)."""
         if (variant, players) in self.ladders:
             return self.ladders[variant, players]
         # bot -> side (its team, or its owner): never two bots of one side at a table
         pool = functools.partial(self.accounts.sides, f"{variant}-{players}p")
-        if len(set(pool().values())) < players:
+        if needed and len(set(pool().values())) < players:
             return None
         spec = ladder_spec(self.competition, variant, players)
         ladder = BoardLadder(

@@ -146,6 +146,13 @@ class StoreMatches(StoreBase):
         return self._results_query(where, (tournament, position), False)
 
     @translated
+    def tournament_range(self, tournament: str, first: int, count: int) -> list[MatchResult]:
+        """A tournament's matches with indices ``first`` to ``first + count - 1``, in index
+        order (no details): a ranked challenge's games among its board's ladder matches."""
+        where = " WHERE t.name = ? AND m.idx >= ? AND m.idx < ?"
+        return self._results_query(where, (tournament, first, first + count), False)
+
+    @translated
     def latest_finishes(self, tournament_id: int, count: int) -> list[float]:
         """When a tournament's ``count`` newest matches (by schedule index) finished: what a
         paced ladder counts against its last hour after a restart."""

@@ -10,6 +10,7 @@ participant goes from the dashboard to a loss, downloads its bundle and reproduc
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
@@ -266,18 +267,7 @@ SCREENSHOTS = ROOT / "docs" / "images"  # written with ARENA_SCREENSHOTS=1 (the 
 def test_a_participant_finds_a_loss_from_the_dashboard_in_a_browser(cup: Cup, browser) -> None:
     from playwright.sync_api import expect
 
-    context = browser.new_context(viewport={"width": 1100, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("console", lambda message: errors.append(message.text) if csp(message.text) else None)
-    page.set_default_timeout(60_000)
-    try:
-        page.goto(cup.host.url + "signin")
-        page.fill("input[name=name]", "alice")
-        page.fill("input[name=password]", "correct horse battery")
-        page.click("#signin-button")
-        page.wait_for_url(re.compile(r"/me$"))
+    with alice_signed_in(cup, browser) as (page, errors):
         mine = page.locator('section.my-bot[data-bot="alice.crashy"]')
         expect(mine.locator("table.bot-matches:not(.faults) tr[data-match]")).to_have_count(5)
         expect(mine.locator(".faults")).to_contain_text("IndexError: list index out of range")
@@ -295,8 +285,6 @@ def test_a_participant_finds_a_loss_from_the_dashboard_in_a_browser(cup: Cup, br
         seat = page.locator("table.seats tr", has_text="alice.crashy@1")
         expect(seat).to_have_count(1)
         assert seat.locator("td").nth(3).inner_text() != "1"  # a loss: not ranked first
-    finally:
-        context.close()
     assert errors == []  # no script error, nothing the CSP refused
 
 
@@ -319,18 +307,7 @@ def test_a_participant_reproduces_a_loss_from_its_match_page_bundle(
     from playwright.sync_api import expect
 
     assert CHANGED != CRASHY
-    context = browser.new_context(viewport={"width": 1100, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("console", lambda message: errors.append(message.text) if csp(message.text) else None)
-    page.set_default_timeout(60_000)
-    try:
-        page.goto(cup.host.url + "signin")
-        page.fill("input[name=name]", "alice")
-        page.fill("input[name=password]", "correct horse battery")
-        page.click("#signin-button")
-        page.wait_for_url(re.compile(r"/me$"))
+    with alice_signed_in(cup, browser) as (page, errors):
         page.locator('section.my-bot[data-bot="alice.crashy"] a.losses').click()
         page.wait_for_url(re.compile(r"/bots/alice\.crashy\?result=lost"))
         page.select_option("form.filters select[name=fault]", "no")  # a loss, not a crash
@@ -349,8 +326,6 @@ def test_a_participant_reproduces_a_loss_from_its_match_page_bundle(
             page.click("#bundle")
         saved = tmp_path / download.value.suggested_filename
         download.value.save_as(saved)
-    finally:
-        context.close()
     assert errors == []
     assert saved.name.endswith("-bundle.json"), saved.name
     bundle = load_bundle(saved.read_bytes())
@@ -390,6 +365,27 @@ def test_a_participant_reproduces_a_loss_from_its_match_page_bundle(
     hers = [n for n, m in enumerate(bundle.moves, start=1) if m.seat == seat]
     assert decision in hers[2:]  # her third decision or later, as the copy was changed
     assert found.group(2) == bundle.moves[decision - 1].action != found.group(3)
+
+
+@contextlib.contextmanager
+def alice_signed_in(cup: Cup, browser) -> Iterator[tuple]:
+    """A Chromium page signed in as alice (on ``/me``), and the list of the script errors
+    and CSP refusals it meets (empty at the end of a clean journey)."""
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text) if csp(message.text) else None)
+    page.set_default_timeout(60_000)
+    try:
+        page.goto(cup.host.url + "signin")
+        page.fill("input[name=name]", "alice")
+        page.fill("input[name=password]", "correct horse battery")
+        page.click("#signin-button")
+        page.wait_for_url(re.compile(r"/me$"))
+        yield page, errors
+    finally:
+        context.close()
 
 
 def csp(text: str) -> bool:

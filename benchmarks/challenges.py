@@ -2,6 +2,7 @@
 against its pace with none, on one ``arena host`` (its worker shares its workers).
 
     python benchmarks/challenges.py [--workers 2] [--windows 6] [--seconds 90] [--share 0.2]
+                                    [--pace MATCHES_PER_HOUR]
 
 Four participants upload the example bots (examples/python-bot) to a 2-player usa
 board. Then windows of ``--seconds`` alternate: A, no challenge queue (the previous
@@ -10,6 +11,11 @@ whenever fewer than two are open), so the worker may give them up to ``--share``
 its matches. Per window: ladder matches per minute, challenge matches, and the
 machine's load average. Alternating A and B spreads the machine's other load over
 both. Target: B's ladder pace at least 0.9 of A's, with challenges at the share.
+
+``--pace`` sets the board's ``[ladder] matches_per_hour`` (the default, 0, lifts it: the
+ladder alone keeps the workers busy). A hosted competition is paced (300 matches an hour
+per board by default), so challenges run on the capacity the pace leaves; unpaced, the
+ladder can keep at most 1 - share of the workers' matches while challenges are queued.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from arena.server.accounts import Accounts
+from arena.server.pacing import BURST_SHARE
 from arena.tournament.store import ResultsStore
 from tests.host_helpers import PYTHON_BOT, HostProcess, Visitor, competition_text, wait_until
 
@@ -83,8 +90,11 @@ def main() -> None:
     parser.add_argument("--windows", type=int, default=6, help="A and B windows in all (even)")
     parser.add_argument("--seconds", type=float, default=90.0)
     parser.add_argument("--share", type=float, default=0.2)
+    parser.add_argument("--pace", type=int, default=0, help="ladder matches an hour (0: none)")
     args = parser.parse_args()
+    pace = args.pace or 1_000_000
     text = competition_text() + (
+        f"\n[ladder]\nmatches_per_hour = {pace}\n"
         f"\n[challenges]\ngames_per_hour = 100000\npair_games_per_day = 100000\n"
         f"max_games = 40\nshare = {args.share}\n"
     )
@@ -98,7 +108,10 @@ def main() -> None:
                 answer = visitor.upload(f"b{i}", path.name, path.read_bytes())
                 visitor.wait_for(answer.headers["location"], r'id="status">ok<', 600)
                 people.append(visitor)
-            wait_until(lambda: counts(host.data)[0] >= 10, "the ladder plays", 600)
+            # paced, the ladder first spends its bucket (five minutes' worth): windows
+            # start at its steady pace
+            warm = 10 + (args.pace // BURST_SHARE if args.pace else 0)
+            wait_until(lambda: counts(host.data)[0] >= warm, "the ladder plays", 1800)
             rows: dict[str, list] = {"A": [], "B": []}
             for index in range(args.windows):
                 kind = "AB"[index % 2]
@@ -121,7 +134,8 @@ def main() -> None:
         f"ladder pace with challenges queued: {b:.1f}/min against {a:.1f}/min without: "
         f"ratio {b / a:.2f} (target >= 0.90); challenges took {played} of the {total} matches "
         f"of the B windows ({played / max(total, 1):.0%}, cap {args.share:.0%}); "
-        f"{args.workers} workers, {os.cpu_count()} cores, mean load "
+        f"{args.workers} workers, {os.cpu_count()} cores, ladder paced at "
+        f"{f'{args.pace} matches/hour' if args.pace else 'no limit'}, mean load "
         f"{statistics.mean(r['load'] for r in rows['A'] + rows['B']):.2f}"
     )
 

@@ -95,7 +95,9 @@ def stored(data: Path, name: str) -> int:
 
 def host_ladder(folder: Path, matches: int, workers: int) -> float:
     """Matches per minute of the server's ladder over four participants' bots."""
-    host = HostProcess(folder, competition_text(), options=("--workers", str(workers))).start()
+    host = HostProcess(
+        folder, competition_text() + UNPACED, options=("--workers", str(workers))
+    ).start()
     try:
         for i, path in enumerate(BOTS):
             visitor = host.visitor()
@@ -164,16 +166,17 @@ def big_competition(folder: Path, bots: int, matches: int) -> list[str]:
 
 
 def latency(folder: Path, bots: int, matches: int, clients: int, seconds: float) -> dict:
-    big_competition(folder, bots, matches)
+    """The leaderboard page's latency under ``clients`` readers while the ladder plays on a
+    competition of ``bots`` versions and ``matches`` stored matches."""
+    planted_competition(folder, bots, matches)
     host = HostProcess(folder).start()
     try:
+        host.visitor().wait_for("/boards/usa/2", rf'id="rated">{matches}<', seconds=7200)
         for i, path in enumerate(BOTS[:2]):
             visitor = host.visitor()
             visitor.signup(f"real{i}")
             answer = visitor.upload(f"r{i}", path.name, path.read_bytes())
             visitor.wait_for(answer.headers["location"], r'id="status">ok<')
-        reader = host.visitor()
-        reader.wait_for("/boards/usa/2", rf'id="rated">{matches}', seconds=7200)
         name = "test-cup-usa-2p"
         wait_until(
             lambda: stored(host.data, name) > matches, "the benchmark's condition", 3600
@@ -325,7 +328,7 @@ def plant(data: Path, tid: int, labels: list[str], start: int, count: int, seed:
     db = sqlite3.connect(data / "results.sqlite", isolation_level=None)
     db.execute("PRAGMA synchronous=OFF")
     db.execute("BEGIN")
-    now = time.time()
+    now = time.time() - 7 * 86400  # played last week: the ladder's pace counts the last hour
     for begin in range(start, start + count, 50_000):
         matches, seats = [], []
         for idx in range(begin, min(start + count, begin + 50_000)):
@@ -341,9 +344,9 @@ def plant(data: Path, tid: int, labels: list[str], start: int, count: int, seed:
     db.close()
 
 
-def startup(folder: Path, bots: int, matches: int) -> tuple[float, float]:
-    """Seconds from ``arena host``'s start, and from its address printed (the process up),
-    to a complete board over ``matches`` matches."""
+def planted_competition(folder: Path, bots: int, matches: int) -> None:
+    """A competition of ``bots`` versions and ``matches`` stored ladder matches, with the
+    board checkpoint a running server leaves (all but the last ``TAIL`` matches folded)."""
     from arena.server import boardstate
     from arena.server.boards import LiveBoard
 
@@ -364,6 +367,12 @@ def startup(folder: Path, bots: int, matches: int) -> tuple[float, float]:
         live.state.seen = live.state.rated = matches - TAIL
         assert boardstate.save(store, tid, live.state)
     plant(data, tid, labels, matches - TAIL, TAIL, 3)
+
+
+def startup(folder: Path, bots: int, matches: int) -> tuple[float, float]:
+    """Seconds from ``arena host``'s start, and from its address printed (the process up),
+    to a complete board over ``matches`` matches."""
+    planted_competition(folder, bots, matches)
     host = HostProcess(folder, competition_text() + UNPACED)
     began = time.monotonic()
     host.start()

@@ -138,6 +138,36 @@ def test_the_planned_count_is_the_schedule_length_without_building_it(format, pl
     assert s.planned_matches() == len(fixed_schedule(s))
 
 
+@pytest.mark.parametrize("players", [(2,), (3,), (2, 3)])
+def test_bots_kept_apart_never_share_a_table_and_the_count_says_so(players):
+    """A hosted final's sides: no group holds two of one ``apart`` group; the others are
+    planned with the deals they have without it; the planned count is the schedule's."""
+    bots = ("a1", "a2", "a3", "b1", "b2", "c")
+    apart = (("a1", "a2", "a3"), ("b1", "b2"))
+    s = spec(bots=bots, players=players, games=2, apart=apart)
+    matches = fixed_schedule(s)
+    side = {bot: bot[0] for bot in bots}
+    assert matches and all(len({side[b] for b in m.bots}) == m.players for m in matches)
+    assert s.planned_matches() == len(matches)
+    free = {(m.bots, m.seed) for m in fixed_schedule(spec(bots=bots, players=players, games=2))}
+    assert {(m.bots, m.seed) for m in matches} == {
+        pair for pair in free if len({side[b] for b in pair[0]}) == len(pair[0])
+    }
+    assert TournamentSpec.from_json(s.to_json()) == s
+    assert s.fingerprint != spec(bots=bots, players=players, games=2).fingerprint
+    assert "apart" not in spec(bots=bots, players=players, games=2).to_json()
+
+
+def test_apart_groups_that_leave_no_table_are_refused():
+    for apart, words in (
+        ((("a", "z"),), "'z' is not one of the bots"),
+        ((("a", "b"), ("b", "c")), "'b' is in two groups"),
+        ((("a", "b", "c"),), "no table of these bots"),
+    ):
+        with pytest.raises(SpecError, match=words):
+            spec(bots=("a", "b", "c"), players=(2,), apart=apart)
+
+
 def test_schedules_are_fixed_by_the_seed():
     assert fixed_schedule(spec()) == fixed_schedule(spec())
     assert fixed_schedule(spec()) != fixed_schedule(spec(seed=6))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from arena.server.accounts_db import AccountsBase, User
@@ -14,13 +14,24 @@ from arena.server.accounts_db import AccountsBase, User
 @dataclass(frozen=True)
 class FinalRound:
     """One final of one board: its round (1, 2, ... as the deadline moved), the deadline
-    it was played at, who plays it and whether it has finished."""
+    it was played at, who plays it, whether it has finished, and each bot's side (its
+    team or owner: no two of one side at a table; empty for a final fixed before sides
+    were kept)."""
 
     board: str
     number: int
     deadline: str
     bots: list[str]
     finished: bool
+    sides: dict[str, str] = field(default_factory=dict)
+
+    def apart(self) -> tuple[tuple[str, ...], ...]:
+        """The bots that never meet, as groups: each side's bots (in the final's order)."""
+        groups: dict[str, list[str]] = {}
+        for bot in self.bots:
+            if bot in self.sides:
+                groups.setdefault(self.sides[bot], []).append(bot)
+        return tuple(tuple(group) for group in groups.values())
 
 
 class AccountCompetition(AccountsBase):
@@ -112,11 +123,21 @@ class AccountCompetition(AccountsBase):
     def final_rounds(self, board: str) -> list[FinalRound]:
         """A board's finals, oldest first: one per deadline a final was played at."""
         rows = self.db.execute(
-            "SELECT round, deadline, bots, finished FROM final_rounds WHERE board = ?"
+            "SELECT round, deadline, bots, finished, sides FROM final_rounds WHERE board = ?"
             " ORDER BY round",
             (board,),
         )
-        return [FinalRound(board, r[0], r[1] or "", json.loads(r[2]), bool(r[3])) for r in rows]
+        return [
+            FinalRound(
+                board,
+                number,
+                deadline or "",
+                json.loads(bots),
+                bool(done),
+                json.loads(sides or "{}"),
+            )
+            for number, deadline, bots, done, sides in rows
+        ]
 
     def final_round(self, board: str, deadline: str) -> FinalRound | None:
         """The board's final played at ``deadline`` (ISO 8601), if one was fixed."""
@@ -132,9 +153,11 @@ class AccountCompetition(AccountsBase):
                 (deadline if closed else "earlier",),
             )
 
-    def fix_final(self, board: str, deadline: str, bots: list[str]) -> FinalRound:
-        """Who plays a board's final at ``deadline``, fixed once (a restart plays the same
-        final); a deadline with no final yet starts the board's next round."""
+    def fix_final(
+        self, board: str, deadline: str, bots: list[str], sides: dict[str, str]
+    ) -> FinalRound:
+        """Who plays a board's final at ``deadline`` and their sides, fixed once (a restart
+        plays the same final); a deadline with no final yet starts the board's next round."""
         with self.transaction() as db:
             found = db.execute(
                 "SELECT 1 FROM final_rounds WHERE board = ? AND deadline = ?", (board, deadline)
@@ -144,8 +167,9 @@ class AccountCompetition(AccountsBase):
                     "SELECT COALESCE(MAX(round), 0) FROM final_rounds WHERE board = ?", (board,)
                 ).fetchone()[0]
                 db.execute(
-                    "INSERT INTO final_rounds (board, round, deadline, bots) VALUES (?, ?, ?, ?)",
-                    (board, last + 1, deadline, json.dumps(bots)),
+                    "INSERT INTO final_rounds (board, round, deadline, bots, sides)"
+                    " VALUES (?, ?, ?, ?, ?)",
+                    (board, last + 1, deadline, json.dumps(bots), json.dumps(sides)),
                 )
         fixed = self.final_round(board, deadline)
         assert fixed is not None

@@ -4,6 +4,7 @@ play, which an admin took off the boards, and who owns each."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from arena.server.accounts_db import AccountError, AccountsBase, User
@@ -158,6 +159,15 @@ class AccountSubmissions(AccountsBase):
     def sides(self, board: str | None = None) -> dict[str, str]:
         """The versions that play (as ``playing``), each with its side: ``team:ID`` for a
         member of a team, else its owner's name (never two bots of one side at a table)."""
+        return self._sided(self.playing(board))
+
+    def sides_of(self, labels: Iterable[str]) -> dict[str, str]:
+        """Validated versions (playing or not: a final's ``top`` may hold a resting one),
+        each with its side as ``sides`` gives it."""
+        owners = self.owners()
+        return self._sided({label: owners[label] for label in labels if label in owners})
+
+    def _sided(self, owners: dict[str, str]) -> dict[str, str]:
         teams = dict(
             self.db.execute(
                 "SELECT u.name, m.team_id FROM team_members m JOIN users u ON u.id = m.user_id"
@@ -165,7 +175,7 @@ class AccountSubmissions(AccountsBase):
         )
         return {
             label: f"team:{teams[owner]}" if owner in teams else owner
-            for label, owner in self.playing(board).items()
+            for label, owner in owners.items()
         }
 
     def eligible(self) -> set[str]:

@@ -2,16 +2,16 @@
 
 At the deadline every version that plays on the board's ladder plays the final (or,
 with ``[final] top``, the ladder's top N among the validated versions an admin did not
-disable), a round robin of ``games`` rounds. Its table is TrueSkill with τ = 0 (no
-drift between its games), ranked by μ − 3σ, adjacent places within the noise shown
-tied (``arena.server.places``); with ``[final] with_ladder`` the ratings start from
-the board's ladder games, so the final refines what the ladder found instead of
-deciding alone on a few games.
+disable), a round robin of ``games`` rounds in which no two bots of one side (a team,
+or a participant without one: ``Accounts.sides``) share a table, as on the ladder. Its
+table is TrueSkill with τ = 0 (no drift between its games), ranked by μ − 3σ, adjacent
+places within the noise shown tied (``arena.server.places``); with ``[final]
+with_ladder`` the ratings start from the board's ladder games, so the final refines
+what the ladder found instead of deciding alone on a few games.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -22,7 +22,7 @@ from arena.server.competition import Competition
 from arena.server.places import placed
 from arena.tournament.ratings import rate
 from arena.tournament.results import MatchResult
-from arena.tournament.spec import MAX_PLANNED_MATCHES
+from arena.tournament.spec import MAX_PLANNED_MATCHES, tables
 from leaderboards.standings import Board
 
 
@@ -43,11 +43,24 @@ def finalists(
     return ranked + sorted(playing - set(ranked))
 
 
-def rounds_that_fit(bots: int, players: int, games: int) -> int:
+def one_round(bots: Sequence[str], apart: Sequence[Sequence[str]], players: int) -> int:
+    """The matches of one round of the final: each table of ``players`` bots with no two of
+    one ``apart`` group (a team's or participant's bots), in each seat rotation."""
+    grouped = {bot for group in apart for bot in group}
+    sizes = [len(group) for group in apart] + [1] * len(set(bots) - grouped)
+    return tables(sizes, players) * players
+
+
+def rounds_that_fit(
+    bots: Sequence[str], apart: Sequence[Sequence[str]], players: int, games: int
+) -> int:
     """The final's rounds: ``games``, or fewer when a round robin of that many would plan
-    more matches than a tournament may (a large field at a many-player board)."""
-    per_round = math.comb(bots, players) * players
-    return max(0, min(games, MAX_PLANNED_MATCHES // max(per_round, 1)))
+    more matches than a tournament may (a large field at a many-player board); none when
+    no table can be set (fewer sides than seats)."""
+    per_round = one_round(bots, apart, players)
+    if not per_round:
+        return 0
+    return max(0, min(games, MAX_PLANNED_MATCHES // per_round))
 
 
 def final_rows(

@@ -188,6 +188,13 @@ ALTER TABLE challenges ADD COLUMN ranked INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE challenges ADD COLUMN ladder_start INTEGER;
 """
 
+# A final's sides, fixed with its bots: each bot's team (``team:ID``) or owner, so that a
+# restart plays the same tables however teams changed since (NULL: fixed before sides
+# were kept, played with no two bots kept apart, as it was planned).
+FINAL_SIDES = """
+ALTER TABLE final_rounds ADD COLUMN sides TEXT;
+"""
+
 # Step N brings a store from version N-1 to N. Append only.
 STEPS: dict[int, str] = {
     1: VERSION_1,
@@ -197,6 +204,7 @@ STEPS: dict[int, str] = {
     5: CLASS_TERM,
     6: TEAMS,
     7: RANKED_CHALLENGES,
+    8: FINAL_SIDES,
 }
 VERSION = max(STEPS)
 

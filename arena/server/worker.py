@@ -29,7 +29,6 @@ import argparse
 import contextlib
 import functools
 import logging
-import math
 import re
 import signal
 import sys
@@ -44,7 +43,7 @@ from arena.server.challenge_runs import ChallengeQueue, Share, Together
 from arena.server.competition import Competition
 from arena.server.deadline import Deadline, stamp
 from arena.server.diskspace import is_full_error, space
-from arena.server.finals import finalists, ladder_rows, rounds_that_fit
+from arena.server.finals import finalists, ladder_rows, one_round, rounds_that_fit
 from arena.server.ladder import BoardLadder, ladder_spec
 from arena.server.play import serve_games
 from arena.server.shown import bot_folder, forms, shown
@@ -380,16 +379,18 @@ class Worker:
                 chosen = finalists(
                     self.competition, rows, self.accounts.playing(board), self.accounts.eligible()
                 )
-                fixed = self.accounts.fix_final(board, deadline, chosen)
+                sides = self.accounts.sides_of(chosen)
+                fixed = self.accounts.fix_final(board, deadline, chosen, sides)
             self.play_final(store, executor, variant, players, fixed)
 
     def play_final(self, store: ResultsStore, executor, variant: str, players: int, fixed) -> None:
         name = self.competition.final_name(variant, players, fixed.number)
-        rounds = rounds_that_fit(len(fixed.bots), players, self.competition.final.games)
-        if len(fixed.bots) < players or not rounds:
+        apart = fixed.apart()  # each team's (or participant's) bots never meet
+        rounds = rounds_that_fit(fixed.bots, apart, players, self.competition.final.games)
+        if not rounds:
             log.info(
-                "final %s: %d bots cannot play a %d-player round robin: no final",
-                name, len(fixed.bots), players,
+                "final %s: %d bots of %d sides cannot play a %d-player round robin: no final",
+                name, len(fixed.bots), len(apart) or len(fixed.bots), players,
             )  # fmt: skip
             self.accounts.finish_final(fixed.board, fixed.number)
             return
@@ -397,7 +398,7 @@ class Worker:
             log.warning(
                 "final %s: %d rounds instead of %d (a round of %d bots is %d matches)",
                 name, rounds, self.competition.final.games, len(fixed.bots),
-                math.comb(len(fixed.bots), players) * players,
+                one_round(fixed.bots, apart, players),
             )  # fmt: skip
         spec = TournamentSpec(
             name=name,
@@ -408,6 +409,7 @@ class Worker:
             games=rounds,
             seed=self.competition.seed,
             time_control=self.competition.time_control,
+            apart=apart,
         )
         log.info("final %s starts (round %d): %s", name, fixed.number, ", ".join(fixed.bots))
         runner = TournamentRunner(

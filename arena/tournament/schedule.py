@@ -1,6 +1,7 @@
 """Which matches a tournament plays, fixed entirely by its spec and seed.
 
-Round robin: every group of bots of each player count, in every cyclic seat
+Round robin: every group of bots of each player count (but those of two bots the spec
+keeps ``apart``: one team's in a hosted final), in every cyclic seat
 rotation (so each bot sits in each seat equally often), ``games`` times, each
 game with its own seed. Duplicate: the same, but all rotations of a group
 share one deal (seed), so the luck of the draw cancels out. The ladder is
@@ -44,10 +45,14 @@ def rotations(group: tuple[str, ...]) -> list[tuple[str, ...]]:
 
 
 def fixed_schedule(spec: TournamentSpec) -> list[MatchSpec]:
-    """The complete list of matches of a round robin or duplicate tournament."""
+    """The complete list of matches of a round robin or duplicate tournament (no group
+    with two bots of one ``apart`` group)."""
     matches: list[MatchSpec] = []
+    side = spec.sides()
     for count in spec.players:
         for group in itertools.combinations(spec.bots, count):
+            if len({side[bot] for bot in group}) < count:
+                continue
             for game in range(spec.games):
                 deal = derive_seed(spec.seed, count, "|".join(group), game)
                 for turn, seating in enumerate(rotations(group)):

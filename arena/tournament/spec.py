@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 import tomllib
 import typing
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -130,6 +130,9 @@ class TournamentSpec:
     sprt: Hypotheses | None = None
     # The rating model of the final standings (how results are read, not what is played).
     rating: str = FINALS_MODEL
+    # Bots that never share a table in a round robin or duplicate, as groups (a hosted
+    # final: each team's or participant's bots); a group with two of them is not played.
+    apart: tuple[tuple[str, ...], ...] = ()
 
     def __post_init__(self) -> None:
         # Checked in the order a person fixes them: what is played, then by whom.
@@ -164,6 +167,7 @@ class TournamentSpec:
                         f"{count}-player games need at least {count} bots, {len(self.bots)} "
                         "given: add bots or choose fewer players"
                     )
+        self._check_apart()
         if self.games < 1:
             raise SpecError("games must be at least 1")
         if self.ladder_wave < 1:
@@ -205,10 +209,37 @@ class TournamentSpec:
         if self.sprt is None:
             raise SpecError("format 'sprt' needs its hypotheses ([sprt] elo0, elo1)")
 
+    def _check_apart(self) -> None:
+        """``apart``: groups of named bots, each bot in one group at most."""
+        if self.apart and self.format not in FIXED:
+            raise SpecError(f"apart is for a round robin or duplicate, not a {self.format}")
+        seen: set[str] = set()
+        for group in self.apart:
+            for bot in group:
+                if bot not in self.bots:
+                    raise SpecError(f"apart: '{bot}' is not one of the bots")
+                if bot in seen:
+                    raise SpecError(f"apart: '{bot}' is in two groups: put it in one")
+                seen.add(bot)
+        if self.apart and not self.planned_matches():
+            raise SpecError(
+                "apart: no table of these bots is without two of one group: add bots of "
+                "other groups or choose fewer players"
+            )
+
+    def sides(self) -> dict[str, int]:
+        """Each bot's side: the index of its ``apart`` group, or a side of its own."""
+        side = {bot: index for index, group in enumerate(self.apart) for bot in group}
+        for index, bot in enumerate(self.bots):
+            side.setdefault(bot, len(self.apart) + index)
+        return side
+
     def planned_matches(self) -> int:
         """How many matches a round robin or duplicate plays: each group of bots of each
-        player count, in each seat rotation, ``games`` times (schedule.fixed_schedule)."""
-        groups = sum(math.comb(len(self.bots), count) * count for count in self.players)
+        player count (no two of one ``apart`` group), in each seat rotation, ``games``
+        times (schedule.fixed_schedule)."""
+        sizes = Counter(self.sides().values()).values()
+        groups = sum(tables(list(sizes), count) * count for count in self.players)
         return groups * self.games
 
     def _check_players(self) -> None:
@@ -241,6 +272,10 @@ class TournamentSpec:
             del data["sprt"]
         if self.rating == FINALS_MODEL:
             del data["rating"]
+        if self.apart:
+            data["apart"] = [list(group) for group in self.apart]
+        else:
+            del data["apart"]
         return data
 
     @classmethod
@@ -255,6 +290,7 @@ class TournamentSpec:
                 "fresh_process": tuple(data.get("fresh_process", ())),
                 "time_control": TimeControl(**data["time_control"]),
                 "sprt": Hypotheses(**data["sprt"]) if data.get("sprt") else None,
+                "apart": tuple(tuple(group) for group in data.get("apart", ())),
             }
         )
 
@@ -304,6 +340,16 @@ class TournamentSpec:
             return cls.from_dict(data)
         except SpecError as error:
             raise SpecError(f"{path}: {error}") from None
+
+
+def tables(sides: list[int], count: int) -> int:
+    """How many groups of ``count`` bots have no two of one side, the sides holding
+    ``sides`` bots each (the elementary symmetric polynomial of the sizes: no listing)."""
+    ways = [1] + [0] * count  # ways[k]: groups of k bots from the sides so far
+    for size in sides:
+        for k in range(count, 0, -1):
+            ways[k] += ways[k - 1] * size
+    return ways[count]
 
 
 def read_toml(path: Path, what: str, error: type[ValueError] = SpecError) -> dict[str, Any]:

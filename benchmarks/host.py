@@ -235,6 +235,12 @@ def readers_and_bytes(folder: Path, workers: int, clients: int, window: float) -
                 f"{cpu:.1f} CPU s; {load()}",
                 flush=True,
             )
+        failures = [
+            line for line in (host.data / "server.log").read_text().splitlines()
+            if "the worker died" in line or "Error:" in line or "Damaged:" in line
+        ]  # fmt: skip
+        if failures:  # a pace measured over a dead worker means nothing: say so
+            print("  the worker failed meanwhile:\n    " + "\n    ".join(failures[:4]), flush=True)
         a, b = statistics.mean(paces["A"]), statistics.mean(paces["B"])
         print(
             f"ladder, {workers} workers: {a:.1f} matches/min alone, {b:.1f} with {clients} "

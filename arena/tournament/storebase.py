@@ -25,8 +25,9 @@ from arena.tournament.storefile import (
     StoreReadOnly,
     _uri,
     create_store_file,
-    inspect_file,
+    hold_file,
     integrity_problems,
+    release_file,
     replacement_traces,
 )
 from arena.tournament.storeschema import (
@@ -77,10 +78,11 @@ class StoreBase:
             self._make_folder()
             if not self.path.exists():
                 self._create()
-        inspect_file(self.path)
+        self._held: tuple[int, int] | None = hold_file(self.path)
         try:
             self.db = self._connect()
         except sqlite3.Error as error:
+            self._release()
             raise self.problem(error) from None
         try:
             self._check_identity()
@@ -88,6 +90,7 @@ class StoreBase:
                 self.check_integrity()
         except BaseException:
             self.db.close()
+            self._release()
             raise
 
     @classmethod
@@ -264,6 +267,12 @@ class StoreBase:
 
     def close(self) -> None:
         self.db.close()
+        self._release()
+
+    def _release(self) -> None:
+        if self._held is not None:
+            release_file(self._held)
+            self._held = None
 
     def __enter__(self) -> Self:
         return self

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 import urllib.parse
+from collections import Counter
 from contextlib import suppress
 from pathlib import Path
 
@@ -82,23 +84,65 @@ def _uri(path: Path, **options: str) -> str:
     return f"file:{urllib.parse.quote(str(path.resolve()))}?{query}"
 
 
-def inspect_file(path: Path) -> None:
-    """Refuse a store file that is empty or not SQLite at all (before SQLite opens it)."""
+# Closing any descriptor of a file drops every POSIX lock this process holds on it, SQLite's
+# included (https://sqlite.org/howtocorrupt.html, "Posix advisory locks canceled by a
+# separate thread doing close()"): a header read while another thread's connection is open
+# lets a process elsewhere take the store for its own and delete the write-ahead log under
+# it, which damages the store. So the header is read only while no store of this process
+# holds the file open; the stores count themselves in and out here. (A file is known by
+# device and inode, which cannot be reused while a descriptor holds them.)
+_HELD: Counter[tuple[int, int]] = Counter()
+_HOLDING = threading.Lock()
+
+
+def _check(path: Path, read_header: bool) -> tuple[int, int]:
     try:
-        with path.open("rb") as file:
-            header = file.read(100)
+        found = path.stat()
     except OSError as error:
         raise StoreError(f"cannot read {path}: {error.strerror}") from None
-    if not header:
+    if found.st_size == 0:
         raise StoreDamaged(
             f"{path} is empty (0 bytes): the results it held are lost; restore it from a "
             "backup ('arena store backup' makes one), or move it away to start a new store"
         )
-    if not header.startswith(SQLITE_HEADER):
-        raise StoreDamaged(
-            f"{path} is not a results store (its header is not SQLite's: the file is "
-            "damaged or another kind of file); restore it from a backup, or move it away"
-        )
+    if read_header:
+        try:
+            with path.open("rb") as file:
+                header = file.read(100)
+        except OSError as error:
+            raise StoreError(f"cannot read {path}: {error.strerror}") from None
+        if not header.startswith(SQLITE_HEADER):
+            raise StoreDamaged(
+                f"{path} is not a results store (its header is not SQLite's: the file is "
+                "damaged or another kind of file); restore it from a backup, or move it away"
+            )
+    return found.st_dev, found.st_ino
+
+
+def inspect_file(path: Path) -> None:
+    """Refuse a store file that is empty or not SQLite at all (before SQLite opens it)."""
+    with _HOLDING:
+        key = _check(path, read_header=False)
+        if not _HELD[key]:
+            _check(path, read_header=True)
+
+
+def hold_file(path: Path) -> tuple[int, int]:
+    """``inspect_file``, then count a store of this process in as holding the file until
+    ``release_file`` (its header is read only if none holds it yet)."""
+    with _HOLDING:
+        key = _check(path, read_header=False)
+        if not _HELD[key]:
+            _check(path, read_header=True)
+        _HELD[key] += 1
+        return key
+
+
+def release_file(key: tuple[int, int]) -> None:
+    with _HOLDING:
+        _HELD[key] -= 1
+        if _HELD[key] <= 0:
+            del _HELD[key]
 
 
 def create_store_file(path: Path) -> None:

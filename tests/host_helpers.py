@@ -130,8 +130,8 @@ class HostProcess:
         self.process.wait(30)
         self.process = None
 
-    def visitor(self, source: str | None = None, keep_alive: bool = True) -> Visitor:
-        return Visitor(self.url, source, keep_alive)
+    def visitor(self, source: str | None = None) -> Visitor:
+        return Visitor(self.url, source)
 
     def arena(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
         return subprocess.run(
@@ -155,14 +155,11 @@ CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 class Visitor:
     """One browser: its own cookies, the CSRF token of the pages it was shown."""
 
-    def __init__(self, url: str, source: str | None = None, keep_alive: bool = True) -> None:
-        """``source``: the loopback address it connects from (127.0.0.2: another machine);
-        ``keep_alive`` False: a connection per request (many visitors of one address stay
-        under the server's connections per address)."""
+    def __init__(self, url: str, source: str | None = None) -> None:
+        """``source``: the loopback address it connects from (127.0.0.2: another machine)."""
         transport = httpx.HTTPTransport(local_address=source) if source else None
-        limits = httpx.Limits() if keep_alive else httpx.Limits(max_keepalive_connections=0)
         self.client = httpx.Client(
-            base_url=url, follow_redirects=False, timeout=60, transport=transport, limits=limits
+            base_url=url, follow_redirects=False, timeout=60, transport=transport
         )
         self.name = ""
 

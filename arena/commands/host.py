@@ -119,7 +119,8 @@ def host(
             f"listening on {bind}: put a TLS reverse proxy in front "
             "(docs/HOSTING.md: Behind a TLS reverse proxy)"
         )
-    server = Server(uvicorn_config(app, behind_proxy), app.state.host.stopping.set)
+    per_address = competition.limits.connections_per_address
+    server = Server(uvicorn_config(app, behind_proxy, per_address), app.state.host.stopping.set)
     if log_format == "json":
         adopt_uvicorn_logs()
     signal.signal(signal.SIGTERM, lambda *_: setattr(server, "should_exit", True))

@@ -105,6 +105,9 @@ class LimitsTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     active_bots: Count = 2  # versions of a participant that play at once
     validation_games: Count = 2  # per variant, against the random bot
     signups_per_address: Count = 10  # new accounts from one address per 15 minutes
+    # connections open at once from one address (a class behind one school address: each
+    # browser keeps a few open); behind --behind-proxy the proxy's address is not capped
+    connections_per_address: Count = 32
 
 
 class RegistrationTable(msgspec.Struct, forbid_unknown_fields=True, frozen=True):

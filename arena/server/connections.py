@@ -32,8 +32,9 @@ log = logging.getLogger("arena.host")
 
 # A request head must arrive within this (ARENA_HOST_HEAD_SECONDS: shorter, for tests).
 HEAD_SECONDS = float(os.environ.get("ARENA_HOST_HEAD_SECONDS", "10"))
-# Connections open at once from one address (ARENA_HOST_CONNECTIONS_PER_ADDRESS: for tests).
-PER_ADDRESS = int(os.environ.get("ARENA_HOST_CONNECTIONS_PER_ADDRESS", "32"))
+# Connections open at once from one address, unless told otherwise (``arena host``: the
+# competition file's limits.connections_per_address).
+PER_ADDRESS = 32
 
 TOO_SLOW = (
     b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"

@@ -88,7 +88,7 @@ TEST_WORKERS ?= 4
 test: setup js-bot browser typecheck
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m compileall -q arena bots protocols leaderboards benchmarks tools examples
+	$(BIN)/python -m compileall -q arena bots protocols leaderboards benchmarks tools
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 bench: setup

@@ -135,7 +135,11 @@ def set_deck_top(state: GameBase, names: list[str]) -> Any:
 def total_cards(state: GameBase) -> int:
     """Every train card of the position: deck, discards, face up, hands, and the variant's
     own piles (a pending tunnel, Train Yards, On-the-Track piles)."""
-    data = position(state)
+    return cards_in(position(state))
+
+
+def cards_in(data: Position) -> int:
+    """``total_cards`` of a position already read (``position(state)``)."""
     total = len(data["deck"]) + sum(data["discards"].values())
     total += sum(1 for name in data["display"] if name is not None)
     total += sum(sum(hand.values()) for hand in data["hands"])

@@ -20,7 +20,7 @@ from arena.engine import BoardState
 from arena.referee.gamelog import GameLog, replay
 from arena.variants import all_variants, new_game
 from tests.city_fixtures import AMSTERDAM, SANFRANCISCO, every_playable_variant, variant_id
-from tests.helpers import load, position, total_cards
+from tests.helpers import cards_in, load
 
 MAX_DECISIONS = 5000  # a bound far above any real game: hitting it means a game that hangs
 
@@ -43,12 +43,13 @@ def random_game(players, seed, on_step=None, variant="usa", every=1):
     return state, actions
 
 
-def check_conservation(state):
+def check_conservation(state, text=None):
     """Every card, piece and ticket is somewhere, counted from the position's own data (and
-    so is every Merchandise card and tourist token)."""
+    so is every Merchandise card and tourist token); ``text``: the state's position, when
+    the caller has already written it."""
     rules, board = state.rules, state.board
-    data = position(state)
-    assert total_cards(state) == len(rules.colours) * rules.cards_per_colour + rules.wild_cards
+    data = msgspec.json.decode(text or state.to_position())
+    assert cards_in(data) == len(rules.colours) * rules.cards_per_colour + rules.wild_cards
     for seat, routes in enumerate(data["routes"]):
         used = sum(board.route_length[r - 1] for r in routes)
         assert state.trains[seat] + used == rules.pieces_per_player
@@ -83,16 +84,25 @@ def test_random_games_end_and_conserve_everything(game):
     assert sorted(result.ranks)[0] == 1
 
 
-def hide_what_seat_cannot_see(state, seat, rng):
+def shuffle(items, rng):
+    """``items`` in a uniformly random order drawn from ``rng``: sorting by random keys is
+    a uniform permutation as ``rng.shuffle`` is, at about half its cost (the hidden cards
+    and tickets are shuffled once per seat at every checked step)."""
+    items.sort(key=lambda _: rng.random())
+
+
+def hide_what_seat_cannot_see(state, seat, rng, text=None):
     """A state with everything hidden from ``seat`` shuffled among the hidden places: the
     cards of the other hands and the deck, the tickets of the other seats (held and
-    offered), the ticket deck, the setup returns and the tickets out of the game."""
-    data = position(state)
+    offered), the ticket deck, the setup returns and the tickets out of the game.
+    ``text``: the state's position, when the caller has already written it (it is read
+    afresh for each seat, as each seat's shuffle changes it)."""
+    data = msgspec.json.decode(text or state.to_position())
     others = [p for p in range(state.num_players) if p != seat]
     cards = list(data["deck"])
     for p in others:
         cards += Counter(data["hands"][p]).elements()
-    rng.shuffle(cards)
+    shuffle(cards, rng)
     for p in others:
         size = sum(data["hands"][p].values())
         hand = dict.fromkeys(data["hands"][p], 0)
@@ -106,7 +116,7 @@ def hide_what_seat_cannot_see(state, seat, rng):
     tickets = list(data["ticket_deck"])
     for pile in piles:
         tickets += pile
-    rng.shuffle(tickets)
+    shuffle(tickets, rng)
     for pile in piles:
         pile[:] = [tickets.pop() for _ in pile]
     data["ticket_deck"] = tickets
@@ -122,10 +132,11 @@ def test_observations_show_nothing_a_seat_may_not_know(game):
     def check(state):
         if state.is_over:
             return
+        text = state.to_position()
         for seat in range(players):
             view = state.observation(seat)
             msgspec.json.encode(view)  # JSON-ready
-            assert view == hide_what_seat_cannot_see(state, seat, rng).observation(seat)
+            assert view == hide_what_seat_cannot_see(state, seat, rng, text).observation(seat)
 
     random_game(players, seed, on_step=check, every=2)
 
@@ -162,13 +173,14 @@ def test_every_playable_variant_keeps_the_invariants(variant, players, seed):
     rng = random.Random(seed)
 
     def check(state):
-        check_conservation(state)
+        text = state.to_position()
+        check_conservation(state, text)
         if state.is_over:
             return
         for seat in range(players):
             view = state.observation(seat)
             msgspec.json.encode(view)
-            assert view == hide_what_seat_cannot_see(state, seat, rng).observation(seat)
+            assert view == hide_what_seat_cannot_see(state, seat, rng, text).observation(seat)
         seat = state.to_move
         if rng.random() < 0.1 and (state.phase != "setup_tickets" or seat == state.to_move):
             assert state.resample(seat, rng).observation(seat) == state.observation(seat)

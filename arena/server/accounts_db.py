@@ -12,6 +12,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from argon2 import PasswordHasher
@@ -94,8 +95,14 @@ class AccountsBase:
         self.hasher = PasswordHasher()
         migrate(self.db, self.path)
         self.throttle = Throttle(lambda: self.db, self.transaction)
-        # A dummy hash: a sign-in for an unknown name costs what a known one does.
-        self.dummy = self.hasher.hash(secrets.token_hex(16))
+
+    @cached_property
+    def dummy(self) -> str:
+        """A hash of no one's password: a sign-in for an unknown name is checked against it,
+        so that it costs what a known one does. Made on first use (an argon2 hash, a third
+        of a second of CPU: the worker and the commands, which check no password, never
+        make one); the host makes it at start, so that no sign-in ever waits for it."""
+        return self.hasher.hash(secrets.token_hex(16))
 
     @property
     def db(self) -> sqlite3.Connection:

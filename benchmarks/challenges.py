@@ -133,7 +133,8 @@ def main() -> None:
     print(
         f"ladder pace with challenges queued: {b:.1f}/min against {a:.1f}/min without: "
         f"ratio {b / a:.2f} (target >= 0.90); challenges took {played} of the {total} matches "
-        f"of the B windows ({played / max(total, 1):.0%}, cap {args.share:.0%}); "
+        f"of the B windows ({played / max(total, 1):.0%}; the cap, {args.share:.0%}, binds "
+        "while the ladder keeps the workers busy: paced, challenges have what it leaves); "
         f"{args.workers} workers, {os.cpu_count()} cores, ladder paced at "
         f"{f'{args.pace} matches/hour' if args.pace else 'no limit'}, mean load "
         f"{statistics.mean(r['load'] for r in rows['A'] + rows['B']):.2f}"

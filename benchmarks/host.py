@@ -226,7 +226,8 @@ def readers_and_bytes(folder: Path, workers: int, clients: int, window: float) -
             pace = (stored(host.data, name) - before) / (time.monotonic() - began) * 60
             paces[kind].append(pace)
             extra = (
-                f", {found['requests'] / window:.0f} requests/s, p95 {found['p95_ms']:.0f} ms"
+                f", {found['requests'] / window:.0f} requests/s, p95 {found['p95_ms']:.0f} ms, "
+                f"the readers used {found['cpu_s']:.1f} CPU s"
                 if found
                 else ""
             )
@@ -325,6 +326,7 @@ def read_for(url: str, clients: int, seconds: float) -> dict:
         "p50_ms": 1000 * statistics.median(times),
         "p95_ms": 1000 * times[int(0.95 * (len(times) - 1))],
         "max_ms": 1000 * times[-1],
+        "cpu_s": time.process_time(),  # the readers' own CPU (their process: --read)
     }
 
 

@@ -29,7 +29,7 @@ from arena.tournament.executors import MAX_ATTEMPTS
 from arena.tournament.results import match_id
 from arena.tournament.store import APPLICATION_ID, SCHEMA_VERSION, ResultsStore
 from arena.tournament.storecare import recover
-from tests.journey import Journey, interrupt_terminal, run_in_terminal
+from tests.journey import HANG_S, Journey, interrupt_terminal, run_in_terminal
 from tests.referee_helpers import proc_text, processes_with
 from tests.store_helpers import (
     ARENA,
@@ -639,7 +639,7 @@ def test_a_match_whose_worker_keeps_dying_is_an_arena_fault_and_the_rest_is_play
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
-def test_a_signal_stops_a_local_tournament_within_5_s_and_the_same_command_resumes(
+def test_a_signal_stops_a_local_tournament_and_the_same_command_resumes(
     tmp_path, signum
 ):
     marker = f"signal-test-{tmp_path.name}"
@@ -671,8 +671,9 @@ def test_a_signal_stops_a_local_tournament_within_5_s_and_the_same_command_resum
     assert text.rfind("\x1b[?25h") > text.rfind("\x1b[?25l") >= 0, "the cursor was not restored"
     assert len({p.name for p in started.iterdir()} - begun) <= 2, "matches started after it"
     # What the driver started may still be exiting when it returns (multiprocessing's
-    # resource tracker ends when it reads the driver's end): a few seconds, not more.
-    deadline = time.monotonic() + 5
+    # resource tracker ends when it reads the driver's end): a few seconds on a quiet
+    # machine, more on a busy one. The bound is for a process that never goes (a hang).
+    deadline = time.monotonic() + HANG_S
     while processes_with(marker, where="environ") and time.monotonic() < deadline:
         time.sleep(0.1)
     left = [proc_text(pid) for pid in processes_with(marker, where="environ")]

@@ -639,9 +639,7 @@ def test_a_match_whose_worker_keeps_dying_is_an_arena_fault_and_the_rest_is_play
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
-def test_a_signal_stops_a_local_tournament_and_the_same_command_resumes(
-    tmp_path, signum
-):
+def test_a_signal_stops_a_local_tournament_and_the_same_command_resumes(tmp_path, signum):
     marker = f"signal-test-{tmp_path.name}"
     env = {**os.environ, "ARENA_TEST_MARKER": marker, "COLUMNS": "100"}
     args = [

@@ -249,3 +249,11 @@ def fail_signins(
         found.append((told_wait(answer), 0))
         refused = 0
     return found
+
+
+def sign_in(page, host: HostProcess, name: str, password: str = "correct horse battery") -> None:
+    """Sign ``name`` in on a browser page (Playwright) as a person does: the sign-in form."""
+    page.goto(host.url + "signin")
+    page.fill("input[name=name]", name)
+    page.fill("input[name=password]", password)
+    page.click("#signin-button")

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests import test_browser
-from tests.host_helpers import PYTHON_BOT, HostProcess, competition_text
+from tests.host_helpers import PYTHON_BOT, HostProcess, competition_text, sign_in
 from tests.test_browser import ARTIFACTS, CHROMIUM
 
 # The journeys follow one competition in order: one xdist worker runs them (--dist loadgroup).
@@ -123,10 +123,7 @@ def test_an_admin_disables_a_bot_and_voids_a_match(people, host: HostProcess) ->
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     root = people["root"]
-    root.goto(host.url + "signin")
-    root.fill("input[name=name]", "root")
-    root.fill("input[name=password]", "admin password 1")
-    root.click("#signin-button")
+    sign_in(root, host, "root", "admin password 1")
     root.goto(host.url + "admin")
     row = root.locator("tr[data-submission]", has_text="second")
     row.locator("input[name=reason]").fill("a test of disabling")

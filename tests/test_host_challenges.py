@@ -19,7 +19,14 @@ from arena.server.boards import LiveBoard
 from arena.tournament.store import ResultsStore
 from leaderboards.standings import Board
 from tests import test_browser
-from tests.host_helpers import PYTHON_BOT, HostProcess, Visitor, competition_text, wait_until
+from tests.host_helpers import (
+    PYTHON_BOT,
+    HostProcess,
+    Visitor,
+    competition_text,
+    sign_in,
+    wait_until,
+)
 from tests.test_browser import CHROMIUM
 
 # The tests follow one competition in order: one xdist worker runs them (--dist loadgroup).
@@ -210,10 +217,7 @@ def test_a_challenge_made_from_the_board_page_in_chromium(cup: Cup, browser) -> 
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.set_default_timeout(300_000)
     try:
-        page.goto(cup.host.url + "signin")
-        page.fill("input[name=name]", "dave")
-        page.fill("input[name=password]", "correct horse battery")
-        page.click("#signin-button")
+        sign_in(page, cup.host, "dave")
         page.goto(cup.host.url + "boards/usa/4")
         form = page.locator("#challenge-form")
         for index, bot in enumerate(("erin.g@1", "random", "bob.g@1")):

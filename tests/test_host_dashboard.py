@@ -24,7 +24,15 @@ from arena.server.botstats import Sums, mean_interval, wilson
 from arena.tournament.bundle import load_bundle
 from arena.tournament.store import ResultsStore
 from tests import test_browser
-from tests.host_helpers import ARENA, PYTHON_BOT, HostProcess, Visitor, competition_text, wait_until
+from tests.host_helpers import (
+    ARENA,
+    PYTHON_BOT,
+    HostProcess,
+    Visitor,
+    competition_text,
+    sign_in,
+    wait_until,
+)
 from tests.test_browser import CHROMIUM
 
 pytestmark = pytest.mark.xdist_group("host-dashboard")
@@ -378,10 +386,7 @@ def alice_signed_in(cup: Cup, browser) -> Iterator[tuple]:
     page.on("console", lambda message: errors.append(message.text) if csp(message.text) else None)
     page.set_default_timeout(60_000)
     try:
-        page.goto(cup.host.url + "signin")
-        page.fill("input[name=name]", "alice")
-        page.fill("input[name=password]", "correct horse battery")
-        page.click("#signin-button")
+        sign_in(page, cup.host, "alice")
         page.wait_for_url(re.compile(r"/me$"))
         yield page, errors
     finally:

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests import test_browser
-from tests.host_helpers import PYTHON_BOT, HostProcess, Visitor, competition_text
+from tests.host_helpers import PYTHON_BOT, HostProcess, Visitor, competition_text, sign_in
 from tests.test_browser import CHROMIUM
 from tests.test_host_teams import invite, upload
 from tests.test_host_term import ROW, deadline_in, stored, without_top
@@ -86,13 +86,6 @@ def new_page(browser) -> Iterator:
     for context in contexts:
         context.close()
     assert errors == []
-
-
-def sign_in(page, host: HostProcess, name: str, password: str = "correct horse battery"):
-    page.goto(host.url + "signin")
-    page.fill("input[name=name]", name)
-    page.fill("input[name=password]", password)
-    page.click("#signin-button")
 
 
 def move_deadline(admin, host: HostProcess, deadline: str) -> None:

@@ -16,7 +16,7 @@ import pytest
 
 from arena.tournament.store import ResultsStore
 from tests import test_browser
-from tests.host_helpers import PYTHON_BOT, HostProcess, wait_until
+from tests.host_helpers import PYTHON_BOT, HostProcess, sign_in, wait_until
 from tests.test_browser import ARTIFACTS, CHROMIUM
 from tests.test_host_replays import talker
 
@@ -63,10 +63,7 @@ def alice(browser, host: HostProcess):
     page.on("console", console)
     page.on("dialog", lambda dialog: dialog.accept())
     page.set_default_timeout(WAIT_MS)
-    page.goto(host.url + "signin")
-    page.fill("input[name=name]", "alice")
-    page.fill("input[name=password]", "correct horse battery")
-    page.click("#signin-button")
+    sign_in(page, host, "alice")
     page.wait_for_url(re.compile(r"/me$"))
     yield page
     assert problems == []

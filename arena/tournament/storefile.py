@@ -119,21 +119,25 @@ def _check(path: Path, read_header: bool) -> tuple[int, int]:
     return found.st_dev, found.st_ino
 
 
+def _inspect(path: Path) -> tuple[int, int]:
+    """``inspect_file``'s work; the caller holds ``_HOLDING``."""
+    key = _check(path, read_header=False)
+    if not _HELD[key]:
+        _check(path, read_header=True)
+    return key
+
+
 def inspect_file(path: Path) -> None:
     """Refuse a store file that is empty or not SQLite at all (before SQLite opens it)."""
     with _HOLDING:
-        key = _check(path, read_header=False)
-        if not _HELD[key]:
-            _check(path, read_header=True)
+        _inspect(path)
 
 
 def hold_file(path: Path) -> tuple[int, int]:
     """``inspect_file``, then count a store of this process in as holding the file until
     ``release_file`` (its header is read only if none holds it yet)."""
     with _HOLDING:
-        key = _check(path, read_header=False)
-        if not _HELD[key]:
-            _check(path, read_header=True)
+        key = _inspect(path)
         _HELD[key] += 1
         return key
 

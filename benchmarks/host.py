@@ -5,7 +5,8 @@ competition while the ladder runs and clients read pages at once.
 
     python benchmarks/host.py [--workers 2] [--ladder-matches 200] [--bots 1000]
                               [--matches 100000] [--clients 20] [--seconds 30]
-                              [--window 40] [--startup 10000,100000,1000000]
+                              [--window 40] [--pairs 3] [--reader-rate 300]
+                              [--startup 10000,100000,1000000]
 
 1. Throughput. Four file bots (examples/python-bot) play a 2-player ladder of
    ``--ladder-matches`` matches with ``arena tournament run --format ladder --bot '*'``;
@@ -17,8 +18,10 @@ competition while the ladder runs and clients read pages at once.
    plays; once every board has folded its matches in, ``--clients`` threads read
    the leaderboard page for ``--seconds``. Target: p95 under 100 ms.
 3. Readers. The server's ladder (four participants, unpaced) in alternated windows of
-   ``--window`` seconds, A/B/A/B: A without readers, B with ``--clients`` threads
-   reading the leaderboard page; matches per minute of each, the machine's load. Then the
+   ``--window`` seconds, ``--pairs`` times A then B and a last A: A without readers, B
+   with ``--clients`` threads reading the leaderboard page, together ``--reader-rate``
+   pages a second (0: each as fast as it is answered); matches per minute of each, the
+   machine's load, each B against the mean of the A windows either side. Then the
    bytes each stored match takes with the default retention applied (``arena admin
    prune``): the results store's growth and the bots' log files kept, per match.
    Target: B keeps 0.9 of A; 8 KB a match.
@@ -35,6 +38,7 @@ import json
 import os
 import random
 import shutil
+import socket
 import sqlite3
 import statistics
 import subprocess
@@ -42,9 +46,9 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 from pathlib import Path
-
-import httpx
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -182,7 +186,7 @@ def latency(folder: Path, bots: int, matches: int, clients: int, seconds: float)
             lambda: stored(host.data, name) > matches, "the benchmark's condition", 3600
         )  # the ladder plays
         before = stored(host.data, name)
-        read = read_for(host.url, clients, seconds)
+        read = read_for(host.url, clients, seconds, rate=0)
         ladder = stored(host.data, name) - before
     finally:
         host.stop()
@@ -198,8 +202,11 @@ def load() -> str:
     return f"load {one:.2f}/{five:.2f} on {os.cpu_count()} cores"
 
 
-def readers_and_bytes(folder: Path, workers: int, clients: int, window: float) -> None:
-    """The ladder in windows A/B/A/B (B: ``clients`` readers), then bytes per match."""
+def readers_and_bytes(
+    folder: Path, workers: int, clients: int, window: float, pairs: int, rate: float
+) -> None:
+    """The ladder in windows A/B, ``pairs`` times, and a last A (B: ``clients`` readers
+    asking for ``rate`` pages a second in all), then bytes per match."""
     from arena.server.competition import RetentionTable
     from arena.server.retention import disk_use, prune
 
@@ -216,10 +223,10 @@ def readers_and_bytes(folder: Path, workers: int, clients: int, window: float) -
         prune(host.data, RetentionTable())
         first, first_bytes = stored(host.data, name), footprint(host.data)
         paces: dict[str, list[float]] = {"A": [], "B": []}
-        for kind in "ABAB":
+        for kind in "AB" * pairs + "A":
             before, began = stored(host.data, name), time.monotonic()
             cpu = server_cpu(host)
-            found = remote_readers(host.url, clients, window) if kind == "B" else {}
+            found = remote_readers(host.url, clients, window, rate) if kind == "B" else {}
             if kind == "A":
                 time.sleep(window)
             cpu = server_cpu(host) - cpu
@@ -243,9 +250,17 @@ def readers_and_bytes(folder: Path, workers: int, clients: int, window: float) -
         if failures:  # a pace measured over a dead worker means nothing: say so
             print("  the worker failed meanwhile:\n    " + "\n    ".join(failures[:4]), flush=True)
         a, b = statistics.mean(paces["A"]), statistics.mean(paces["B"])
+        # Each B against the A windows either side of it: the ladder's own pace drifts
+        # (its store grows, its bots' games vary), which a plain A-then-B pairing counts
+        # against B.
+        ratios = [
+            b_pace / statistics.mean(paces["A"][i : i + 2]) for i, b_pace in enumerate(paces["B"])
+        ]
         print(
             f"ladder, {workers} workers: {a:.1f} matches/min alone, {b:.1f} with {clients} "
-            f"readers ({b / a:.2f}x)",
+            f"readers asking for {f'{rate:.0f} pages/s' if rate else 'pages unpaced'}: each B "
+            f"against the A windows either side {', '.join(f'{r:.2f}' for r in ratios)}, "
+            f"mean {statistics.mean(ratios):.2f}x",
             flush=True,
         )
         pruned = prune(host.data, RetentionTable())
@@ -287,34 +302,45 @@ def server_cpu(host: HostProcess) -> float:
 READER_NICE = 10  # --reader-nice
 
 
-def remote_readers(url: str, clients: int, seconds: float) -> dict:
+def remote_readers(url: str, clients: int, seconds: float, rate: float) -> dict:
     """``read_for`` in a process of its own at a lower CPU priority (``--reader-nice``):
     the readers stand for visitors on other machines, so what the ladder loses should be
     the web server's work, not the benchmark's HTTP clients' (2-3 times the server's per
-    request); 0 runs them at the ladder's priority."""
+    request with httpx; see ``PageReader``); 0 runs them at the ladder's priority."""
     done = subprocess.run(
-        [sys.executable, __file__, "--read", url, str(clients), str(seconds)],
+        [sys.executable, __file__, "--read", url, str(clients), str(seconds), str(rate)],
         capture_output=True, text=True, check=True, preexec_fn=lambda: os.nice(READER_NICE),
     )  # fmt: skip
     return json.loads(done.stdout)
 
 
-def read_for(url: str, clients: int, seconds: float) -> dict:
-    """``clients`` threads reading the leaderboard page for ``seconds``."""
+def read_for(url: str, clients: int, seconds: float, rate: float) -> dict:
+    """``clients`` threads reading the leaderboard page for ``seconds``: each as fast as
+    it is answered (``rate`` 0), or together ``rate`` pages a second (each asks every
+    ``clients / rate`` seconds; one answered late asks again at once)."""
     times: list[float] = []
     errors: list[str] = []
-    stop = time.monotonic() + seconds
+    begin = time.monotonic()
+    stop = begin + seconds
+    every = clients / rate if rate > 0 else 0.0
 
-    def client() -> None:
-        with httpx.Client(base_url=url, timeout=60) as http:
+    def client(index: int) -> None:
+        due = begin + every * index / clients  # spread over the first interval
+        reader = PageReader(url, "/boards/usa/2")
+        try:
             while time.monotonic() < stop:
+                if every:
+                    time.sleep(max(0.0, due - time.monotonic()))
+                    due = max(due + every, time.monotonic() - every)
                 began = time.perf_counter()
-                answer = http.get("/boards/usa/2")
+                status = reader.get()
                 times.append(time.perf_counter() - began)
-                if answer.status_code != 200:
-                    errors.append(str(answer.status_code))
+                if status != 200:
+                    errors.append(str(status))
+        finally:
+            reader.close()
 
-    threads = [threading.Thread(target=client) for _ in range(clients)]
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -328,6 +354,56 @@ def read_for(url: str, clients: int, seconds: float) -> dict:
         "max_ms": 1000 * times[-1],
         "cpu_s": time.process_time(),  # the readers' own CPU (their process: --read)
     }
+
+
+class PageReader:
+    """One keep-alive HTTP/1.1 connection asking for one page again and again, in a few
+    system calls a page, its cookies kept and sent back as a browser does: the readers
+    stand for visitors on other machines, so the benchmark's own client should cost the
+    machine little (httpx costs 1.4 ms of CPU a page, more than the server's work)."""
+
+    def __init__(self, url: str, path: str) -> None:
+        parts = urllib.parse.urlsplit(url)
+        self.address = (parts.hostname or "127.0.0.1", parts.port or 80)
+        self.head = f"GET {path} HTTP/1.1\r\nHost: {parts.netloc}\r\n"
+        self.cookies: dict[str, str] = {}
+        self.sock: socket.socket | None = None
+        self.file: Any = None
+
+    def get(self) -> int:
+        """The page's status (its body read and dropped); 0 if the connection failed."""
+        try:
+            if self.sock is None:
+                self.sock = socket.create_connection(self.address, timeout=60)
+                self.file = self.sock.makefile("rb")
+            jar = "; ".join(f"{name}={value}" for name, value in self.cookies.items())
+            cookie = f"Cookie: {jar}\r\n" if jar else ""
+            self.sock.sendall(f"{self.head}{cookie}\r\n".encode())
+            status = int(self.file.readline().split()[1])
+            length, close = 0, False
+            while (line := self.file.readline()) not in (b"\r\n", b""):
+                name, _, value = line.partition(b":")
+                name = name.strip().lower()
+                if name == b"content-length":
+                    length = int(value)
+                elif name == b"connection":
+                    close = b"close" in value.lower()
+                elif name == b"set-cookie":
+                    pair = value.decode("latin-1").split(";", 1)[0].strip()
+                    self.cookies.update([pair.split("=", 1)])
+            self.file.read(length)
+        except (OSError, ValueError, IndexError):
+            self.close()  # the next page on a new connection
+            return 0
+        if close:
+            self.close()
+        return status
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.file.close()
+            self.sock.close()
+            self.sock = None
 
 
 def plant(data: Path, tid: int, labels: list[str], start: int, count: int, seed: int) -> None:
@@ -396,8 +472,8 @@ def startup(folder: Path, bots: int, matches: int) -> tuple[float, float]:
 def main() -> None:
     global READER_NICE
     if sys.argv[1:2] == ["--read"]:  # remote_readers' process
-        url, clients, seconds = sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
-        print(json.dumps(read_for(url, clients, seconds)))
+        url, clients, seconds, rate = sys.argv[2], int(sys.argv[3]), *map(float, sys.argv[4:6])
+        print(json.dumps(read_for(url, clients, seconds, rate)))
         return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", type=int, default=2)
@@ -409,6 +485,8 @@ def main() -> None:
     parser.add_argument("--skip-throughput", action="store_true")
     parser.add_argument("--skip-latency", action="store_true")
     parser.add_argument("--window", type=float, default=40)
+    parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--reader-rate", type=float, default=300)
     parser.add_argument("--reader-nice", type=int, default=READER_NICE)
     parser.add_argument("--startup", default="10000,100000,1000000")
     args = parser.parse_args()
@@ -428,7 +506,10 @@ def main() -> None:
             )
         if args.window > 0:
             (folder / "readers").mkdir()
-            readers_and_bytes(folder / "readers", args.workers, args.clients, args.window)
+            readers_and_bytes(
+                folder / "readers", args.workers, args.clients, args.window, args.pairs,
+                args.reader_rate,
+            )  # fmt: skip
         for size in [int(n) for n in args.startup.split(",") if n]:
             (folder / f"start-{size}").mkdir()
             total, boards = startup(folder / f"start-{size}", args.bots, size)

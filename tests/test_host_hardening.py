@@ -1,7 +1,8 @@
 """Attacks on a real ``arena host`` (and ``arena serve``) over real sockets: ids out of
-SQLite's range in every URL and form, request heads sent one byte at a time, more
-connections from one address than it may hold, archive names that are not UTF-8 or
-hold control characters, and a bot whose traceback would show the server's paths.
+SQLite's range in every URL and form, request heads sent one byte at a time or too
+large, more connections from one address than it may hold, archive names that are not
+UTF-8 or hold control characters, and a bot whose traceback would show the server's
+paths.
 Each is refused in one line (or cut off), never a 500, never a traceback in the log."""
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from arena.server.connections import PER_ADDRESS
+from arena.server.connections import MAX_HEAD, PER_ADDRESS
 from tests.host_helpers import PYTHON_BOT, HostProcess, Visitor, wait_until
 
 HEAD_SECONDS = 2  # the server's deadline for a request head, shortened for the tests
@@ -217,6 +218,37 @@ def test_a_request_head_sent_one_byte_at_a_time_is_cut_off(host: HostProcess) ->
         c.startswith(b"HTTP/1.1 408") or c in (b"(closed)", b"(reset)") for c in cut.values()
     )
     assert any(c.startswith(b"HTTP/1.1 408") for c in cut.values())
+
+
+def test_a_request_head_over_the_size_limit_is_refused(host: HostProcess) -> None:
+    """A head of many headers or one long one, sent at once: 431 and closed, while a head
+    just under the limit is served (the parser itself bounds nothing)."""
+    port = port_of(host)
+    heads = {
+        "many": b"GET / HTTP/1.1\r\nHost: x\r\n" + b"X-Many: aaaaaaaaaaaaaaaa\r\n" * 1000,
+        "long": b"GET / HTTP/1.1\r\nHost: x\r\nX-Long: " + b"a" * (MAX_HEAD + 1) + b"\r\n",
+        "target": b"GET /?" + b"a" * (MAX_HEAD + 1) + b" HTTP/1.1\r\nHost: x\r\n",
+    }
+    for kind, head in heads.items():
+        with socket.create_connection(("127.0.0.1", port), timeout=BOUND) as sock:
+            with contextlib.suppress(OSError):  # the server may close before all is sent
+                sock.sendall(head + b"\r\n")
+            answer = read_all(sock)
+        assert answer.startswith(b"HTTP/1.1 431"), (kind, answer[:80])
+        assert b"too large" in answer
+    fits = b"GET / HTTP/1.1\r\nHost: x\r\nX-Fits: " + b"a" * (MAX_HEAD - 200) + b"\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", port), timeout=BOUND) as sock:
+        sock.sendall(fits)
+        assert sock.recv(4096).startswith(b"HTTP/1.1 200")
+
+
+def read_all(sock: socket.socket) -> bytes:
+    """Everything the server sends until it closes (a reset ends it too)."""
+    received = b""
+    with contextlib.suppress(OSError):
+        while chunk := sock.recv(65536):
+            received += chunk
+    return received
 
 
 def stream(port: int, source: str = "127.0.0.1") -> socket.socket:

@@ -4,10 +4,13 @@ many read it (a real store, the real application in process)."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 from starlette.testclient import TestClient
 
+import arena.server.host as host_module
 from arena.server.app import create_app, server_secret
 from arena.server.competition import Competition
 from arena.server.ladder import ladder_spec
@@ -56,7 +59,41 @@ def test_boards_fold_as_matches_land_and_a_page_is_made_once_per_change(tmp_path
         assert len(made) == per_page, "fifty readers, one page made"
         store.record_many(tid, [match(40)])  # a change: the page is made once more
         wait_until(lambda: live.matches == 41, "the new match folded", 60)
-        pages = {client.get("/boards/usa/2").text for _ in range(20)}
-        assert any('id="rated">41<' in page for page in pages)
+        wait_until(
+            lambda: 'id="rated">41<' in client.get("/boards/usa/2").text,
+            "the visitor's page shows the new match (at most a second behind)",
+            60,
+        )
         assert len(made) <= 2 * per_page + per_page  # once (a read may race the fold once)
+    store.close()
+
+
+def test_a_visitors_board_page_is_made_at_most_once_a_second_and_catches_up(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """However fast matches land, the visitor's board page is made at most once in
+    ``SETTLE`` seconds (the clock is the test's); once they have passed, the next read
+    shows every match."""
+    (tmp_path / "c.toml").write_text(competition_text())
+    competition = Competition.from_toml(tmp_path / "c.toml")
+    data = tmp_path / "data"
+    spec = ladder_spec(competition, "usa", 2)
+    store = ResultsStore(data)
+    tid = store.tournament(spec.name, spec.fingerprint, spec.to_json())
+    store.record_many(tid, [match(0)])
+    clock = [1000.0]
+    monkeypatch.setattr(
+        host_module, "time", SimpleNamespace(monotonic=lambda: clock[0], sleep=time.sleep)
+    )
+    app = create_app(competition, data, server_secret(data))
+    live = app.state.host.boards["usa", 2]
+    wait_until(lambda: live.matches == 1, "the stored match folded", 60)
+    with TestClient(app) as client:
+        assert 'id="rated">1<' in client.get("/boards/usa/2").text
+        for count in range(2, 6):  # four matches land within the second
+            store.record_many(tid, [match(count - 1)])
+            wait_until(lambda n=count: live.matches == n, "the new match folded", 60)
+            assert 'id="rated">1<' in client.get("/boards/usa/2").text  # the kept page
+        clock[0] += host_module.SETTLE["board-page"]
+        assert 'id="rated">5<' in client.get("/boards/usa/2").text  # made anew, current
     store.close()

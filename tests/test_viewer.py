@@ -451,6 +451,25 @@ def test_a_live_page_hears_of_a_match_that_landed_before_its_stream_opened(serve
     assert get(port, "/")[1].count("data-match=") == 2, "and the page fetched again shows it"
 
 
+def test_a_stream_says_change_once_more_after_the_last_of_a_burst(served):
+    """A page fetched at a change may be one the server kept (``arena host`` makes a
+    visitor's board at most once a second): the stream says ``change`` once more after
+    the last change, with nothing landing meanwhile, so the page ends current."""
+    port, store, tid = served
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request("GET", "/events")
+    response = connection.getresponse()
+    assert response.readline().startswith(b"retry:")
+    store.record(tid, record(3, ("b", "c")))
+    told = []
+    while b"data: 2\n" not in told:  # a read past 30 s without it fails the test
+        line = response.readline()
+        if line.startswith(b"data:"):
+            told.append(line)
+    assert told[0] == b"data: 1\n", told  # the change itself, then the trailing one
+    connection.close()
+
+
 def test_serve_on_a_busy_port_says_so_in_one_line(tmp_path):
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))

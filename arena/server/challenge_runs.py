@@ -170,8 +170,16 @@ class RankedRun:
         self.stored = 0
 
     def _todo(self) -> list[int]:
-        done = self.ladder.store.done_indices(self.ladder.tournament_id)
+        done = self._done()
         return [i for i in self.indices if i not in done and i not in self.tried]
+
+    def _done(self) -> set[int]:
+        """Which of its games the ladder's tournament holds (asked for its span alone)."""
+        if not self.indices:
+            return set()
+        return self.ladder.store.done_indices(
+            self.ladder.tournament_id, start=self.indices[0], stop=self.indices[-1] + 1
+        )
 
     def next_tasks(self, limit: int) -> list[MatchTask]:
         todo = self._todo()[:limit]
@@ -187,8 +195,7 @@ class RankedRun:
         mine = set(self.indices)
         failures = [f for f in self.ladder.store.failures(self.ladder.tournament_id)
                     if f.idx in mine]  # fmt: skip
-        done = self.ladder.store.done_indices(self.ladder.tournament_id)
-        self.stored = len(mine & done)
+        self.stored = len(mine & self._done())
         if failures:
             return f"{len(failures)} of its games could not be played by the arena"
         return ""

@@ -41,6 +41,13 @@ TEMPLATES = Path(__file__).resolve().parents[2] / "leaderboards" / "templates"
 STATIC = Path(__file__).resolve().parents[2] / "leaderboards" / "static"
 EVENT_SECONDS = 0.5
 KEEP_SECONDS = 0.25  # how often the boards' thread looks for a change
+# Kept values made at most once in so many seconds, whatever lands meanwhile: the page
+# a visitor without an account reads of a board (an unpaced ladder lands dozens of
+# matches a second; each would be a new rendering; its live stream says when to reload).
+SETTLE = {"board-page": 1.0}
+# An event stream says ``change`` again this long after the last change of a burst: a
+# page fetched at that change may have been up to ``SETTLE`` behind it.
+TRAILING = max(SETTLE.values()) + 0.5
 STREAM_SECONDS = 300.0  # an event stream ends after this; the browser opens a new one
 MAX_STREAMS = 64
 
@@ -87,7 +94,7 @@ class Host:
         }
         self.tallies = TallyCache()  # each bot's win and margin sums (its bot page)
         self.streams = 0
-        self.cache: dict[tuple, tuple[str, Any]] = {}
+        self.cache: dict[tuple, tuple[str, Any, float]] = {}  # signature, value, made at
         self.cache_lock = threading.Lock()
         self.making: set[tuple] = set()  # keys a thread is making anew (one at a time)
         self.replays = Replays()  # the viewer's data of the matches last asked for
@@ -114,12 +121,14 @@ class Host:
         """What ``make`` gives, made once per state of the stores (their files' signature)
         and shared by every request until a match lands or an account changes: twenty
         readers of one big board cost one rendering, and while one thread makes the new
-        one the others answer with the last (a page at most one change behind). ``make``
-        says whether its value is whole (a board still folding in after a start is not kept)."""
+        one the others answer with the last (a page at most one change behind). A key in
+        ``SETTLE`` is made at most once in its seconds (a page that many seconds behind at
+        most), however fast matches land. ``make`` says whether its value is whole (a
+        board still folding in after a start is not kept)."""
         now = signature(self.data_dir)
         with self.cache_lock:
             found = self.cache.get(key)
-            if found is not None and (found[0] == now or key in self.making):
+            if found is not None and self.still_good(key, found, now):
                 return found[1]  # current, or the last one while another thread makes anew
             self.making.add(key)
         try:
@@ -129,7 +138,7 @@ class Host:
                 self.making.discard(key)
         if whole:
             with self.cache_lock:
-                self.cache[key] = (now, value)
+                self.cache[key] = (now, value, time.monotonic())
         return value
 
     def cached(self, key: tuple) -> Any | None:
@@ -138,9 +147,19 @@ class Host:
         now = signature(self.data_dir)
         with self.cache_lock:
             found = self.cache.get(key)
-            if found is not None and (found[0] == now or key in self.making):
+            if found is not None and self.still_good(key, found, now):
                 return found[1]
         return None
+
+    def still_good(self, key: tuple, found: tuple[str, Any, float], now: str) -> bool:
+        """Whether a kept value may be answered: made from the stores as they are, being
+        made anew by another thread, or younger than its key's ``SETTLE`` seconds."""
+        made_from, _, made_at = found
+        return (
+            made_from == now
+            or key in self.making
+            or time.monotonic() - made_at < SETTLE.get(key[0], 0.0)
+        )
 
     def sweep_uploads(self) -> None:
         """Remove what a kill left under uploads/ between unpacking an upload and recording
@@ -247,17 +266,27 @@ def _admin(request: Request) -> tuple[Host, User] | Response:
     return host, user
 
 
+STORE_FILES = ("results.sqlite", "results.sqlite-wal", "accounts.sqlite", "accounts.sqlite-wal")
+
+
+@functools.lru_cache(maxsize=16)
+def _store_paths(data_dir: Path) -> tuple[str, ...]:
+    return tuple(os.path.join(data_dir, name) for name in STORE_FILES)
+
+
 def signature(data_dir: Path) -> str:
     """What the stores' files look like now (sizes and times): it changes when a match
-    lands or an account, upload or validation changes; no SQLite read."""
-    found: list[tuple[int, int] | None] = []
-    for name in ("results.sqlite", "results.sqlite-wal", "accounts.sqlite", "accounts.sqlite-wal"):
+    lands or an account, upload or validation changes; no SQLite read. Asked on every
+    cached page, so four plain ``os.stat`` calls and one small hash."""
+    found: list[int] = []
+    for path in _store_paths(data_dir):
         try:
-            stat = (data_dir / name).stat()
-            found.append((stat.st_size, stat.st_mtime_ns))
+            stat = os.stat(path)
         except OSError:
-            found.append(None)
-    return hashlib.sha256(repr(found).encode()).hexdigest()[:16]
+            found.append(-1)
+            continue
+        found += (stat.st_size, stat.st_mtime_ns)
+    return hashlib.blake2b(repr(found).encode(), digest_size=8).hexdigest()
 
 
 def server_secret(data_dir: Path) -> bytes:

@@ -119,6 +119,9 @@ class BoardLadder(TournamentRunner):
         self.ratings: dict[str, trueskill.Rating] = {}
         self.games: Counter[str] = Counter()
         self.skipped: set[int] = set()
+        # Every index below it is played, skipped or a ranked challenge's: each wave reads
+        # the plan and the stored matches from here on, not the whole tournament's.
+        self.floor = 0
         self._rerate()
 
     def _ladder_pool(self) -> list[str]:
@@ -148,8 +151,8 @@ class BoardLadder(TournamentRunner):
         if set(self.voided()) != self.known_voids:
             self._rerate()
         pool = self.pool()
-        planned = self.store.planned(self.tournament_id)
-        done = self.store.done_indices(self.tournament_id)
+        planned = self.store.planned(self.tournament_id, start=self.floor)
+        done = self.store.done_indices(self.tournament_id, start=self.floor)
         todo = [
             m
             for m in planned
@@ -163,10 +166,12 @@ class BoardLadder(TournamentRunner):
             allowed = self.wave if self.pacer is None else min(self.wave, self.pacer.allowance())
             if allowed == 0:
                 return []
-            start = max({m.index for m in planned} | done, default=-1) + 1
+            start = self.floor = self.store.next_index(self.tournament_id)
             todo = self._plan(pool, start, allowed)
             if todo and self.pacer is not None:
                 self.pacer.spend(len(todo))
+        else:
+            self.floor = todo[0].index  # the plan comes in index order
         return [self._task(m) for m in todo]
 
     def _plan(self, pool: dict[str, str], start: int, count: int) -> list[MatchSpec]:
@@ -191,9 +196,7 @@ class BoardLadder(TournamentRunner):
     def reserve(self, matches: list[MatchSpec]) -> int:
         """Plan a ranked challenge's ``matches`` (indexed from 0) at the ladder's next free
         indices; the first of them. The ladder's next wave is planned after them."""
-        planned = self.store.planned(self.tournament_id)
-        done = self.store.done_indices(self.tournament_id)
-        start = max({m.index for m in planned} | done, default=-1) + 1
+        start = self.store.next_index(self.tournament_id)
         self.store.plan(
             self.tournament_id, [MatchSpec(start + m.index, m.seed, m.bots) for m in matches]
         )

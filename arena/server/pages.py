@@ -32,6 +32,7 @@ from arena.server.host import (
     MAX_STREAMS,
     STATIC,
     STREAM_SECONDS,
+    TRAILING,
     Host,
     Watched,
     host_of,
@@ -345,8 +346,11 @@ def shown_to_owner(host: Host, label: str, text: str | None) -> str | None:
 
 async def events(request: Request) -> Response:
     """Server-sent events: ``change`` when the stores' files change (a match landed, a
-    validation finished); bounded in time and in number of streams. The same stream for
-    the competition and for the local mode (``arena serve``): both watch a data folder."""
+    validation finished), and once more ``TRAILING`` seconds after the last of a burst
+    (a page made at most ``SETTLE`` seconds behind the stores, fetched at the last
+    change, is fetched again when it is current); bounded in time and in number of
+    streams. The same stream for the competition and for the local mode (``arena
+    serve``): both watch a data folder."""
     host: Watched = request.app.state.host
     if host.streams >= MAX_STREAMS:
         return PlainTextResponse("too many live pages open", status_code=503)
@@ -361,11 +365,15 @@ async def events(request: Request) -> Response:
             seen = since or signature(host.data_dir)
             yield "retry: 2000\n\n"
             deadline = time.monotonic() + STREAM_SECONDS
+            changed: float | None = None  # when the last change was told
             while time.monotonic() < deadline and not host.stopping.is_set():
                 now = signature(host.data_dir)
                 if now != seen:
-                    seen = now
+                    seen, changed = now, time.monotonic()
                     yield f"id: {now}\nevent: change\ndata: 1\n\n"
+                elif changed is not None and time.monotonic() - changed >= TRAILING:
+                    changed = None
+                    yield f"id: {now}\nevent: change\ndata: 2\n\n"
                 await asyncio.sleep(EVENT_SECONDS)
         finally:
             host.streams -= 1

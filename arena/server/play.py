@@ -326,7 +326,7 @@ def play_one(competition: Competition, data_dir: Path, games: Games, game: Game)
         name = play_tournament(competition)
         with STORING:
             tid = store.tournament(name, name, {"kind": "person vs bot", "unranked": True})
-            index = max(store.done_indices(tid), default=-1) + 1
+            index = store.next_index(tid)
             result = MatchResult.from_outcome(outcome, index, variant.name, game.names(), "person")
             store.record(tid, result)
             found = store.latest_results(name, 1)

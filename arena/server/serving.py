@@ -48,15 +48,16 @@ def uvicorn_config(
     proxies = frozenset(PROXIES.split(",")) if behind_proxy else frozenset()
     return uvicorn.Config(
         app,
-        # Request heads in time, connections per address (arena.server.connections).
+        # Request heads in time and in size, connections per address (httptools's parser:
+        # arena.server.connections); uvloop's event loop where it is installed.
         http=guarded_protocol(per_address=per_address, uncapped=proxies),
+        loop="auto",
         log_level="warning",
         access_log=False,
         lifespan="off",
         timeout_keep_alive=5,
         timeout_graceful_shutdown=3,
         limit_concurrency=256,
-        h11_max_incomplete_event_size=16 * 1024,
         server_header=False,
         proxy_headers=behind_proxy,  # X-Forwarded-For only from the proxy on loopback
         forwarded_allow_ips=PROXIES,

@@ -215,11 +215,13 @@ class StoreTournaments(StoreBase):
             )
 
     @translated
-    def planned(self, tournament_id: int) -> list[MatchSpec]:
-        """The stored plan, in schedule order."""
+    def planned(self, tournament_id: int, start: int = 0) -> list[MatchSpec]:
+        """The stored plan from index ``start`` on, in schedule order (a competition's
+        ladder asks only for what it may still play: its tournament holds millions)."""
         rows = self.db.execute(
-            "SELECT idx, seed, bots FROM schedule WHERE tournament_id = ? ORDER BY idx",
-            (tournament_id,),
+            "SELECT idx, seed, bots FROM schedule WHERE tournament_id = ? AND idx >= ?"
+            " ORDER BY idx",
+            (tournament_id, start),
         )
         return [MatchSpec(idx, seed, tuple(json.loads(bots))) for idx, seed, bots in rows]
 
@@ -233,9 +235,24 @@ class StoreTournaments(StoreBase):
         return MatchSpec(idx, row[0], tuple(json.loads(row[1]))) if row else None
 
     @translated
-    def done_indices(self, tournament_id: int) -> set[int]:
-        rows = self.db.execute("SELECT idx FROM matches WHERE tournament_id = ?", (tournament_id,))
+    def done_indices(self, tournament_id: int, start: int = 0, stop: int | None = None) -> set[int]:
+        """Indices of the stored matches in ``[start, stop)`` (all by default)."""
+        query = "SELECT idx FROM matches WHERE tournament_id = ? AND idx >= ?"
+        if stop is None:
+            rows = self.db.execute(query, (tournament_id, start))
+        else:
+            rows = self.db.execute(query + " AND idx < ?", (tournament_id, start, stop))
         return {int(r[0]) for r in rows}
+
+    @translated
+    def next_index(self, tournament_id: int) -> int:
+        """The index after every planned or stored match (two index look-ups)."""
+        row = self.db.execute(
+            "SELECT MAX(IFNULL((SELECT MAX(idx) FROM schedule WHERE tournament_id = ?), -1),"
+            " IFNULL((SELECT MAX(idx) FROM matches WHERE tournament_id = ?), -1))",
+            (tournament_id, tournament_id),
+        ).fetchone()
+        return int(row[0]) + 1
 
     @translated
     def record_failure(self, tournament_id: int, idx: int, attempts: int, error: str) -> None:

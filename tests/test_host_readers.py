@@ -4,6 +4,7 @@ many read it (a real store, the real application in process)."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -14,6 +15,8 @@ import arena.server.host as host_module
 from arena.server.app import create_app, server_secret
 from arena.server.competition import Competition
 from arena.server.ladder import ladder_spec
+from arena.server.visitors import VisitorBoards
+from arena.server.web import HEADERS
 from arena.tournament.results import MatchResult
 from arena.tournament.store import ResultsStore
 from tests.host_helpers import competition_text, wait_until
@@ -96,4 +99,75 @@ def test_a_visitors_board_page_is_made_at_most_once_a_second_and_catches_up(
             assert 'id="rated">1<' in client.get("/boards/usa/2").text  # the kept page
         clock[0] += host_module.SETTLE["board-page"]
         assert 'id="rated">5<' in client.get("/boards/usa/2").text  # made anew, current
+    store.close()
+
+
+def test_a_visitors_kept_board_is_answered_ahead_of_the_stack_and_nothing_else(
+    tmp_path: Path,
+) -> None:
+    """``VisitorBoards`` answers a kept visitor's board itself (the same bytes and
+    security headers as the full path) and sends every other request down the stack: a
+    participant's, a first visit, an API token, a query, a POST, a board not kept."""
+    (tmp_path / "c.toml").write_text(competition_text())
+    competition = Competition.from_toml(tmp_path / "c.toml")
+    data = tmp_path / "data"
+    spec = ladder_spec(competition, "usa", 2)
+    store = ResultsStore(data)
+    tid = store.tournament(spec.name, spec.fingerprint, spec.to_json())
+    store.record_many(tid, [match(i) for i in range(5)])
+    app = create_app(competition, data, server_secret(data))
+    host = app.state.host
+    wait_until(lambda: host.boards["usa", 2].matches == 5, "the stored matches folded", 60)
+    with TestClient(app) as client:
+        full = client.get("/boards/usa/2")  # a first visit: the full path, the seed set
+        assert full.status_code == 200 and "arena_csrf" in full.headers["set-cookie"]
+        seed = f"arena_csrf={client.cookies['arena_csrf']}"
+
+    below: list[str] = []
+
+    async def stack(scope, receive, send) -> None:
+        below.append(scope["path"])
+        await send({"type": "http.response.start", "status": 204, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    front = VisitorBoards(stack, host, secure=False)
+
+    def ask(path: str, method: str = "GET", query: bytes = b"", **headers: str) -> dict:
+        answer: dict = {"body": b""}
+        scope = {
+            "type": "http", "method": method, "path": path, "query_string": query,
+            "headers": [(k.encode(), v.encode()) for k, v in headers.items()],
+        }  # fmt: skip
+
+        async def receive() -> dict:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                answer.update(status=message["status"], headers=dict(message["headers"]))
+            else:
+                answer["body"] += message["body"]
+
+        asyncio.run(front(scope, receive, send))
+        return answer
+
+    kept = ask("/boards/usa/2", cookie=seed)
+    assert below == [] and kept["status"] == 200
+    assert kept["body"] == full.content  # the same page
+    for name, value in HEADERS:
+        assert kept["headers"][name] == value == full.headers[name.decode()].encode()
+    assert kept["headers"][b"content-type"] == full.headers["content-type"].encode()
+    session = "arena_session=abc.def"
+    for args, headers in [
+        (("/boards/usa/2",), {"cookie": f"{seed}; {session}"}),  # a participant's
+        (("/boards/usa/2",), {}),  # a first visit: the full path sets the seed
+        (("/boards/usa/2",), {"cookie": seed, "authorization": "Bearer x"}),
+        (("/boards/usa/2", "GET", b"x=1"), {"cookie": seed}),
+        (("/boards/usa/2", "POST"), {"cookie": seed}),
+        (("/boards/usa/4",), {"cookie": seed}),  # not kept yet
+        (("/boards/usa/2/extra",), {"cookie": seed}),
+    ]:
+        below.clear()
+        assert ask(*args, **headers)["status"] == 204, (args, headers)
+        assert below, (args, headers)
     store.close()

@@ -100,6 +100,7 @@ from arena.server.submissions import (
 )
 from arena.server.supervisor import Supervisor
 from arena.server.team_pages import team_create, team_invite, team_join, team_leave, team_remove
+from arena.server.visitors import VisitorBoards
 from arena.server.web import (
     CsrfForms,
     ErrorPages,
@@ -193,12 +194,15 @@ def application(
     who: list[Middleware],
     not_found: Any,
     logger: logging.Logger,
+    front: tuple[Middleware, ...] = (),
 ) -> Starlette:
-    """An application of either mode; its middleware runs outermost first: error pages,
-    request limits, then ``who`` (who may ask)."""
+    """An application of either mode; its middleware runs outermost first: ``front``
+    (answers that need none of the rest), error pages, request limits, then ``who`` (who
+    may ask)."""
     app = Starlette(
         routes=routes,
         middleware=[
+            *front,
             Middleware(ErrorPages, logger=logger),
             Middleware(Limits, max_body=max_body),
             *who,
@@ -229,7 +233,8 @@ def create_app(
         Middleware(CsrfForms, max_upload=limit),
     ]
     check_routes(ROUTES)
-    return application(ROUTES, host, limit, who, not_found, logging.getLogger("arena.host"))
+    front = (Middleware(VisitorBoards, host=host, secure=secure),)  # arena.server.visitors
+    return application(ROUTES, host, limit, who, not_found, logging.getLogger("arena.host"), front)
 
 
 def create_local_app(local: LocalSite) -> Starlette:

@@ -97,6 +97,10 @@ class Host:
         self.cache: dict[tuple, tuple[str, Any, float]] = {}  # signature, value, made at
         self.cache_lock = threading.Lock()
         self.making: set[tuple] = set()  # keys a thread is making anew (one at a time)
+        # Bumped by the boards' thread after each change it folds in (``keep_boards``): a
+        # kept value made before then may have been made from the stores before that
+        # change was visible, so it is made anew.
+        self.generation = 0
         self.replays = Replays()  # the viewer's data of the matches last asked for
         self.stopping = asyncio.Event()
         self.sweep_uploads()
@@ -125,7 +129,7 @@ class Host:
         ``SETTLE`` is made at most once in its seconds (a page that many seconds behind at
         most), however fast matches land. ``make`` says whether its value is whole (a
         board still folding in after a start is not kept)."""
-        now = signature(self.data_dir)
+        now = self.state()
         with self.cache_lock:
             found = self.cache.get(key)
             if found is not None and self.still_good(key, found, now):
@@ -144,7 +148,7 @@ class Host:
     def cached(self, key: tuple) -> Any | None:
         """What ``shared`` would answer for ``key`` without making anything (None: it must
         be made): cheap enough for the event loop (four stat calls, no SQLite)."""
-        now = signature(self.data_dir)
+        now = self.state()
         with self.cache_lock:
             found = self.cache.get(key)
             if found is not None and self.still_good(key, found, now):
@@ -172,10 +176,15 @@ class Host:
     def keep_boards(self) -> None:
         """Fold the boards in at start (from their checkpoints) and again as soon as the
         stores change (a match lands, a void), in this one thread: a page never waits for
-        a fold, and the boards are checkpointed as matches land, read or not."""
+        a fold, and the boards are checkpointed as matches land, read or not.
+
+        A change is the files' signature or SQLite's own count of commits (``PRAGMA
+        data_version``): a writer appends to the log (the signature moves) a moment
+        before its commit is visible to readers, and a fold in that moment reads nothing
+        new; the count moves once the commit is visible, so that fold is made again."""
         seen = None
         while not self.stopping.is_set():
-            now = signature(self.data_dir)
+            now = (signature(self.data_dir), self.commits())
             if now != seen:
                 seen = now
                 try:
@@ -184,7 +193,25 @@ class Host:
                         live.update(self.store, voided)
                 except Exception:  # once per change: the next change tries again
                     log.exception("folding the boards failed")
+                self.generation += 1
             time.sleep(KEEP_SECONDS)
+
+    def commits(self) -> tuple[int, int] | None:
+        """The stores' commits this thread's connections have seen (``PRAGMA
+        data_version``: it changes when another connection's commit becomes visible);
+        None when a store cannot say (the fold is made anyway)."""
+        try:
+            return (
+                self.store.db.execute("PRAGMA data_version").fetchone()[0],
+                self.accounts.db.execute("PRAGMA data_version").fetchone()[0],
+            )
+        except Exception:
+            return None
+
+    def state(self) -> str:
+        """What a kept value was made from: the stores' files and the boards' thread's
+        count of changes folded in (cheap enough for the event loop: no SQLite)."""
+        return f"{signature(self.data_dir)}.{self.generation}"
 
     @property
     def store(self) -> ResultsStore:

@@ -171,3 +171,33 @@ def test_a_visitors_kept_board_is_answered_ahead_of_the_stack_and_nothing_else(
         assert ask(*args, **headers)["status"] == 204, (args, headers)
         assert below, (args, headers)
     store.close()
+
+
+def test_a_commit_is_folded_even_when_the_files_look_the_same(tmp_path: Path, monkeypatch) -> None:
+    """A writer's log grows a moment before its commit is visible: a fold in between
+    reads nothing new under a signature that has already moved. The boards' thread also
+    watches SQLite's commit count, so with the files' signature held still (as it is
+    after such a fold) a match that lands is folded in all the same, and the visitor's
+    kept page is made anew."""
+    (tmp_path / "c.toml").write_text(competition_text())
+    competition = Competition.from_toml(tmp_path / "c.toml")
+    data = tmp_path / "data"
+    spec = ladder_spec(competition, "usa", 2)
+    store = ResultsStore(data)
+    tid = store.tournament(spec.name, spec.fingerprint, spec.to_json())
+    store.record_many(tid, [match(0)])
+    monkeypatch.setattr(host_module, "signature", lambda data_dir: "still")
+    monkeypatch.setitem(host_module.SETTLE, "board-page", 0.0)
+    app = create_app(competition, data, server_secret(data))
+    live = app.state.host.boards["usa", 2]
+    wait_until(lambda: live.matches == 1, "the stored match folded", 60)
+    with TestClient(app) as client:
+        assert 'id="rated">1<' in client.get("/boards/usa/2").text
+        store.record_many(tid, [match(1)])
+        wait_until(lambda: live.matches == 2, "the match folded by the commit count", 60)
+        wait_until(
+            lambda: 'id="rated">2<' in client.get("/boards/usa/2").text,
+            "the kept page made anew",
+            60,
+        )
+    store.close()

@@ -293,27 +293,17 @@ def _admin(request: Request) -> tuple[Host, User] | Response:
     return host, user
 
 
-STORE_FILES = ("results.sqlite", "results.sqlite-wal", "accounts.sqlite", "accounts.sqlite-wal")
-
-
-@functools.lru_cache(maxsize=16)
-def _store_paths(data_dir: Path) -> tuple[str, ...]:
-    return tuple(os.path.join(data_dir, name) for name in STORE_FILES)
-
-
 def signature(data_dir: Path) -> str:
     """What the stores' files look like now (sizes and times): it changes when a match
-    lands or an account, upload or validation changes; no SQLite read. Asked on every
-    cached page, so four plain ``os.stat`` calls and one small hash."""
-    found: list[int] = []
-    for path in _store_paths(data_dir):
+    lands or an account, upload or validation changes; no SQLite read."""
+    found: list[tuple[int, int] | None] = []
+    for name in ("results.sqlite", "results.sqlite-wal", "accounts.sqlite", "accounts.sqlite-wal"):
         try:
-            stat = os.stat(path)
+            stat = (data_dir / name).stat()
+            found.append((stat.st_size, stat.st_mtime_ns))
         except OSError:
-            found.append(-1)
-            continue
-        found += (stat.st_size, stat.st_mtime_ns)
-    return hashlib.blake2b(repr(found).encode(), digest_size=8).hexdigest()
+            found.append(None)
+    return hashlib.sha256(repr(found).encode()).hexdigest()[:16]
 
 
 def server_secret(data_dir: Path) -> bytes:

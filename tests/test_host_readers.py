@@ -29,14 +29,20 @@ def match(idx: int) -> MatchResult:
     return two_player_match(idx, BOTS)
 
 
-def test_boards_fold_as_matches_land_and_a_page_is_made_once_per_change(tmp_path: Path):
+def ladder_with(tmp_path: Path, stored: int) -> tuple[Competition, Path, ResultsStore, int]:
+    """A competition and its 2-player USA ladder's store holding ``stored`` matches."""
     (tmp_path / "c.toml").write_text(competition_text())
     competition = Competition.from_toml(tmp_path / "c.toml")
     data = tmp_path / "data"
     spec = ladder_spec(competition, "usa", 2)
     store = ResultsStore(data)
     tid = store.tournament(spec.name, spec.fingerprint, spec.to_json())
-    store.record_many(tid, [match(i) for i in range(30)])
+    store.record_many(tid, [match(i) for i in range(stored)])
+    return competition, data, store, tid
+
+
+def test_boards_fold_as_matches_land_and_a_page_is_made_once_per_change(tmp_path: Path):
+    competition, data, store, tid = ladder_with(tmp_path, 30)
     app = create_app(competition, data, server_secret(data))
     host = app.state.host
     live = host.boards["usa", 2]
@@ -77,13 +83,7 @@ def test_a_visitors_board_page_is_made_at_most_once_a_second_and_catches_up(
     """However fast matches land, the visitor's board page is made at most once in
     ``SETTLE`` seconds (the clock is the test's); once they have passed, the next read
     shows every match."""
-    (tmp_path / "c.toml").write_text(competition_text())
-    competition = Competition.from_toml(tmp_path / "c.toml")
-    data = tmp_path / "data"
-    spec = ladder_spec(competition, "usa", 2)
-    store = ResultsStore(data)
-    tid = store.tournament(spec.name, spec.fingerprint, spec.to_json())
-    store.record_many(tid, [match(0)])
+    competition, data, store, tid = ladder_with(tmp_path, 1)
     clock = [1000.0]
     monkeypatch.setattr(
         host_module, "time", SimpleNamespace(monotonic=lambda: clock[0], sleep=time.sleep)
@@ -108,13 +108,7 @@ def test_a_visitors_kept_board_is_answered_ahead_of_the_stack_and_nothing_else(
     """``VisitorBoards`` answers a kept visitor's board itself (the same bytes and
     security headers as the full path) and sends every other request down the stack: a
     participant's, a first visit, an API token, a query, a POST, a board not kept."""
-    (tmp_path / "c.toml").write_text(competition_text())
-    competition = Competition.from_toml(tmp_path / "c.toml")
-    data = tmp_path / "data"
-    spec = ladder_spec(competition, "usa", 2)
-    store = ResultsStore(data)
-    tid = store.tournament(spec.name, spec.fingerprint, spec.to_json())
-    store.record_many(tid, [match(i) for i in range(5)])
+    competition, data, store, _ = ladder_with(tmp_path, 5)
     app = create_app(competition, data, server_secret(data))
     host = app.state.host
     wait_until(lambda: host.boards["usa", 2].matches == 5, "the stored matches folded", 60)
@@ -179,13 +173,7 @@ def test_a_commit_is_folded_even_when_the_files_look_the_same(tmp_path: Path, mo
     watches SQLite's commit count, so with the files' signature held still (as it is
     after such a fold) a match that lands is folded in all the same, and the visitor's
     kept page is made anew."""
-    (tmp_path / "c.toml").write_text(competition_text())
-    competition = Competition.from_toml(tmp_path / "c.toml")
-    data = tmp_path / "data"
-    spec = ladder_spec(competition, "usa", 2)
-    store = ResultsStore(data)
-    tid = store.tournament(spec.name, spec.fingerprint, spec.to_json())
-    store.record_many(tid, [match(0)])
+    competition, data, store, tid = ladder_with(tmp_path, 1)
     monkeypatch.setattr(host_module, "signature", lambda data_dir: "still")
     monkeypatch.setitem(host_module.SETTLE, "board-page", 0.0)
     app = create_app(competition, data, server_secret(data))

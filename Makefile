@@ -17,9 +17,10 @@ $(VENV)/.installed-run: pyproject.toml
 
 # Development: the `dev` extra on top (pytest, hypothesis, ruff, playwright, pyarrow), and
 # `rl` (pettingzoo, gymnasium, numpy) so that CI runs the environments' API tests.
-$(VENV)/.installed-dev: $(VENV)/.installed-run
+$(VENV)/.installed-dev: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(PIP) -e '.[dev,rl]'
-	touch $@
+	touch $(VENV)/.installed-run $@
 
 setup-run: $(VENV)/.installed-run
 
@@ -72,7 +73,7 @@ MYPY := arena/variants bots/policy.py bots/planning.py bots/search.py bots/ismct
 MYPY += tools/build_engine.py arena/native.py tests/engine_digest.py tests/test_engine_builds.py
 MYPY += bots/budgets.py tests/budget_moves.py tests/test_budgets.py
 
-typecheck: setup
+typecheck: $(VENV)/.installed-dev
 	$(BIN)/mypy --strict --follow-imports=silent $(MYPY_STRICT)
 	$(BIN)/mypy --follow-imports=silent $(MYPY)
 	$(BIN)/mypy --ignore-missing-imports arena bots leaderboards protocols benchmarks tools  # the whole tree
@@ -85,7 +86,10 @@ TEST_WORKERS ?= 4
 # Every process a test starts (each `arena` command, host, worker, bot, Ray worker) imports
 # the project: its bytecode is compiled once here, so that none compiles it again when
 # PYTHONDONTWRITEBYTECODE is set (a fresh clone has no __pycache__; 0.2 s per process).
-test: setup js-bot browser typecheck
+# What the tests need is made two jobs at a time: the engine's C compile beside the type
+# check, the browser's download beside the Python packages'.
+test:
+	$(MAKE) --jobs=2 --output-sync=target setup js-bot browser typecheck
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m compileall -q arena bots protocols leaderboards benchmarks tools

@@ -55,7 +55,7 @@ from tests.referee_helpers import (
     stderr_of,
     tree_cpu,
 )
-from tests.test_referee import FAST, USA, check_complete, play
+from tests.test_referee import CALM, FAST, USA, check_complete, play
 
 ABI = landlock_abi()
 PLAYABLE = [name for name, variant in all_variants().items() if variant.playable]
@@ -525,7 +525,7 @@ def test_a_bot_s_name_cannot_write_escapes_or_lines_into_the_organiser_s_output(
 
 
 def test_answers_with_a_wrong_request_id_are_ignored_until_the_clock_runs_out(tmp_path):
-    outcome = play(["random", hostile("wrong-seq")], tmp_path=tmp_path)
+    outcome = play(["random", hostile("wrong-seq")], tc=FAST, tmp_path=tmp_path)
     check_complete(outcome, {1: "timeout"})
     assert "ignored meanwhile: 1 wrong-seq" in outcome.faults[0].detail
 
@@ -677,7 +677,7 @@ def test_without_the_sandbox_the_same_bot_is_caught_reading(tmp_path):
     ]
     try:
         with ProcessMatch(
-            USA, entries, FAST, ProcessLimits(sandbox=False), log_dir=tmp_path
+            USA, entries, CALM, ProcessLimits(sandbox=False), log_dir=tmp_path
         ) as referee:
             outcome = referee.play(3)
     finally:
@@ -688,7 +688,7 @@ def test_without_the_sandbox_the_same_bot_is_caught_reading(tmp_path):
 def test_a_bot_flooding_stdout_and_stderr_is_capped_and_plays_on(tmp_path):
     entries = [BotEntry.parse(b) for b in ("random", hostile("flood", str(100 * 10**6)))]
     limits = ProcessLimits(log_bytes=10_000)
-    with ProcessMatch(USA, entries, FAST, limits, log_dir=tmp_path) as referee:
+    with ProcessMatch(USA, entries, CALM, limits, log_dir=tmp_path) as referee:
         outcome = referee.play(2)
     check_complete(outcome, {})
     for stream in ("stdout", "stderr"):

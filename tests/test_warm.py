@@ -17,12 +17,12 @@ from arena.referee.launch import BotEntry, ProcessMatch
 from arena.referee.pool import BotPool
 from bots import get_bot
 from tests.referee_helpers import HOSTILE, hostile, left_behind, processes_with, tree_cpu
-from tests.test_referee import FAST, USA, check_complete
+from tests.test_referee import CALM, USA, check_complete
 
 
 def play_warm(pool: BotPool, bots: list[str], seed: int, log_dir, limits=None):
     entries = [BotEntry.parse(b) for b in bots]
-    with ProcessMatch(USA, entries, FAST, limits, log_dir=log_dir, pool=pool) as referee:
+    with ProcessMatch(USA, entries, CALM, limits, log_dir=log_dir, pool=pool) as referee:
         return referee.play(seed)
 
 
@@ -66,7 +66,7 @@ def test_a_warm_process_that_dies_in_a_match_is_charged_and_replaced(tmp_path):
         check_complete(play_warm(pool, bots, 1, tmp_path / "1"), {})
         (warm,) = [w for _, w in pool.idle.values() if "hostile" in " ".join(w.process.command)]
         entries = [BotEntry.parse(b) for b in bots]
-        with ProcessMatch(USA, entries, FAST, log_dir=tmp_path / "2", pool=pool) as referee:
+        with ProcessMatch(USA, entries, CALM, log_dir=tmp_path / "2", pool=pool) as referee:
             os.killpg(warm.process.pid, signal.SIGKILL)  # seated, then killed
             outcome = referee.play(2)
         check_complete(outcome, {1: "crash"})
@@ -92,7 +92,7 @@ def test_a_process_is_replaced_after_its_matches_and_a_fresh_one_never_kept(tmp_
         for number in range(2):
             entries = [fresh, BotEntry.parse("greedy-claims")]
             with ProcessMatch(
-                USA, entries, FAST, log_dir=tmp_path / f"plugin{number}", pool=pool
+                USA, entries, CALM, log_dir=tmp_path / f"plugin{number}", pool=pool
             ) as referee:
                 check_complete(referee.play(number), {})
         assert [warm.process.command[-1] for _, warm in pool.idle.values()] == ["greedy-claims"]
@@ -136,11 +136,11 @@ def test_a_killed_worker_takes_its_pool_s_processes_with_it(tmp_path):
         from arena.referee.launch import BotEntry, ProcessMatch
         from arena.referee.pool import BotPool
         from arena.referee.process import ProcessLimits
-        from tests.test_referee import FAST, USA
+        from tests.test_referee import CALM, USA
         pool = BotPool()
         for sandbox in (True, False):
             entries = [BotEntry.parse(b) for b in ("random", "cmd:{sys.executable} {HOSTILE} play")]
-            with ProcessMatch(USA, entries, FAST, ProcessLimits(sandbox=sandbox),
+            with ProcessMatch(USA, entries, CALM, ProcessLimits(sandbox=sandbox),
                               log_dir=Path(sys.argv[1]), pool=pool) as referee:
                 referee.play(1)
         print(len(pool.idle), flush=True)

@@ -14,6 +14,18 @@ from arena.referee.keys import MatchKey
 DATA_DIR = Path("arena-data")
 
 
+# How often the main thread wakes while it waits: Ctrl-C is a signal to the whole process,
+# which the kernel may hand to any of its threads (the server's, the bots' bridges); Python
+# acts on it only when the main thread runs again, and an untimed wait never returns.
+WAKE_S = 0.25
+
+
+def wait_interruptibly(event: threading.Event) -> None:
+    """Wait for ``event``; a Ctrl-C raises KeyboardInterrupt within ``WAKE_S``."""
+    while not event.wait(WAKE_S):
+        pass
+
+
 def stop_serving(*_: object) -> None:
     """SIGTERM once the game is stored: stop serving as Ctrl-C does (exit 0)."""
     raise KeyboardInterrupt
@@ -49,7 +61,7 @@ def play_as_person(
             webbrowser.open(url)
         interrupted = False
         try:
-            game.done.wait()
+            wait_interruptibly(game.done)
         except KeyboardInterrupt:
             interrupted = True
             if game.bridge is not None:
@@ -84,6 +96,6 @@ def keep_serving(replay: str) -> None:
     console.print("still serving the replay and the leaderboards: press Ctrl-C to stop serving")
     sys.stdout.flush()
     try:
-        threading.Event().wait()
+        wait_interruptibly(threading.Event())
     except KeyboardInterrupt:
         console.print("stopped")

@@ -56,11 +56,11 @@ def play_as_person(
         except (ValueError, KeyError) as error:
             raise fail(str(error.args[0] if error.args else error)) from None
         url = f"{server.url}play/{game.game_id}"
-        print(f"play in your browser: {url}", flush=True)
-        if open_browser:
-            webbrowser.open(url)
         interrupted = False
-        try:
+        try:  # from the line that shows the page on, Ctrl-C resigns the person's game
+            print(f"play in your browser: {url}", flush=True)
+            if open_browser:
+                webbrowser.open(url)
             wait_interruptibly(game.done)
         except KeyboardInterrupt:
             interrupted = True

@@ -50,7 +50,7 @@ def test_the_command_lines_parse_with_arena_hosts_options(command) -> None:
     argv = command()
     assert Path(argv[0]).name == "arena" and argv[1] == "host"
     context = host_command().make_context("host", argv[2:])  # raises on an unknown option
-    assert Path(context.params["data_dir"]) == Path("/var/lib/arena")
+    assert context.params["data_dir"] == Path("/var/lib/arena")
     assert context.params["bind"] == "127.0.0.1" and context.params["behind_proxy"]
     shown = subprocess.run([ARENA, "host", "--help"], capture_output=True, text=True)
     for option in (word for word in argv if word.startswith("--")):

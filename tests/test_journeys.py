@@ -517,7 +517,7 @@ BAD_INPUTS = {
         1,
         "nothing can be played",
     ),
-    "an unknown option": (("play", "--nope"), 2, "No such option"),
+    "an unknown option": (("play", "--nope"), 2, "No such option: --nope"),
     "leaderboard of an unknown variant": (
         ("leaderboard", "--variant", "europa"),
         2,

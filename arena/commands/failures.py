@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import sqlite3
 
-import click
 import typer
 
 from arena.commands.common import RUNTIME, USAGE, errors, fail
@@ -20,7 +19,7 @@ def run(app: typer.Typer, args: list[str], debug: bool = False) -> int:
     in one line on stderr (``--debug``: the traceback of an unexpected one)."""
     try:
         status = app(args, prog_name="arena", standalone_mode=False)
-    except click.ClickException as error:  # a usage error found by the parser
+    except typer.TyperException as error:  # a usage error found by the parser
         where = getattr(getattr(error, "ctx", None), "command_path", "arena")
         fail(f"{error.format_message()} (see '{where} --help')", error.exit_code)
         return error.exit_code

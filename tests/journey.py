@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import pty
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -120,6 +121,15 @@ class Journey:
     def files(self) -> set[str]:
         """Every file under the folder (relative), to check that nothing was written."""
         return {str(p.relative_to(self.folder)) for p in self.folder.rglob("*") if p.is_file()}
+
+
+def as_from_a_terminal() -> None:
+    """A child's ``preexec_fn``: SIGINT and SIGTERM neither ignored nor blocked, as in a
+    terminal where a person presses Ctrl-C. A child inherits both from whatever started
+    the tests: a script's background job (``make test &``, ``nohup``) ignores SIGINT, and a
+    command that inherits SIG_IGN rightly keeps ignoring it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
 
 
 def run_in_terminal(args, cwd, env):

@@ -23,6 +23,7 @@ from leaderboards.data import stored_matches
 from leaderboards.replay import SECOND_PERSON
 from leaderboards.site import build_site
 from leaderboards.tables import leaderboard
+from tests.journey import as_from_a_terminal
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
@@ -406,7 +407,12 @@ def person_game(tmp_path: Path, page, variant: str, bots: list[str], seed: int):
     for bot in bots:
         command += ["--bot", bot]
     process = subprocess.Popen(
-        command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        command,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=as_from_a_terminal,  # the person's Ctrl-C below, as in a terminal
     )
     try:
         line = process.stdout.readline()

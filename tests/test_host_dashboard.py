@@ -288,7 +288,8 @@ def test_a_participant_finds_a_loss_from_the_dashboard_in_a_browser(cup: Cup, br
         expect(page.locator("svg.rating-chart")).to_be_visible()
         shoot(page, "host-bot.png")
         loss = rows.first.get_attribute("data-match")
-        rows.first.locator("a.match").click()
+        # The page is live: a match that lands swaps the table in, so the row is named.
+        page.locator(f'table.bot-matches tr[data-match="{loss}"] a.match').click()
         page.wait_for_url(re.compile(rf"/matches/{loss}$"))
         seat = page.locator("table.seats tr", has_text="alice.crashy@1")
         expect(seat).to_have_count(1)
@@ -326,7 +327,8 @@ def test_a_participant_reproduces_a_loss_from_its_match_page_bundle(
         assert set(rows.evaluate_all("rows => rows.map(r => r.dataset.result)")) == {"lost"}
         assert set(rows.evaluate_all("rows => rows.map(r => r.dataset.fault)")) == {""}
         loss = int(rows.first.get_attribute("data-match") or 0)
-        rows.first.locator("a.match").click()
+        # The page is live: a match that lands swaps the table in, so the row is named.
+        page.locator(f'table.bot-matches tr[data-match="{loss}"] a.match').click()
         page.wait_for_url(re.compile(rf"/matches/{loss}$"))
         expect(page.locator("#map")).to_be_visible()  # the match plays on the map
         expect(page.locator("#step")).to_contain_text("step 0 /")

@@ -17,7 +17,7 @@ from arena.referee.keys import MatchKey
 from arena.referee.launch import BotEntry, ProcessMatch, in_process_referee
 from arena.referee.matchlog import MatchLog, verify
 from arena.variants import get_variant
-from tests.journey import HANG_S
+from tests.journey import HANG_S, as_from_a_terminal
 from tests.referee_helpers import HOSTILE, hostile, left_behind, processes_with, recorded
 
 USA = get_variant("usa")
@@ -215,13 +215,6 @@ def test_every_bot_process_is_reaped_when_the_referee_is_interrupted(signal_name
         "--bot",
         hostile("setsid", marker),
     ]
-
-    def as_from_a_terminal() -> None:
-        """SIGINT neither ignored nor blocked, as in a terminal: a child inherits both from
-        whatever started the tests (a shell's background job ignores SIGINT), and a referee
-        that inherits SIG_IGN rightly keeps ignoring it."""
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
 
     referee = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=as_from_a_terminal

@@ -3,11 +3,14 @@ errors, without a browser (tests/test_browser.py drives the pages)."""
 
 from __future__ import annotations
 
+import ctypes
 import html
 import http.client
 import json
+import platform
 import random
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -28,6 +31,7 @@ from arena.tournament.store import ResultsStore
 from arena.variants import all_variants, new_game
 from leaderboards.data import stored_matches
 from leaderboards.replay import MISSING, apply_patch, json_patch, replay_steps
+from tests.journey import as_from_a_terminal
 
 ARENA = Path(sys.executable).with_name("arena")
 PLAYABLE = [name for name, v in all_variants().items() if v.playable]
@@ -491,6 +495,46 @@ def test_play_human_refuses_a_clumsy_command_in_one_line(tmp_path, args, message
     out = arena("play", "--human", "--no-open", "--port", "0", *args, cwd=tmp_path, expect=2)
     assert message in out.stderr, out.stderr
     assert out.stderr.count("error:") == 1
+
+
+# tgkill(2)'s number: a signal to one thread of another process (Python has none for that).
+TGKILL = {"x86_64": 234, "aarch64": 131}.get(platform.machine())
+
+
+def signal_a_thread_other_than_main(pid: int, signum: int) -> None:
+    """Deliver ``signum`` to a thread of ``pid`` that is not its main thread and does not
+    block it, as the kernel may do with a process-directed Ctrl-C when the main thread is
+    busy or has a signal pending."""
+    bit = 1 << (signum - 1)
+    for task in sorted(Path(f"/proc/{pid}/task").iterdir()):
+        status = (task / "status").read_text()
+        blocked = int(re.search(r"^SigBlk:\s*(\w+)", status, re.M).group(1), 16)
+        if int(task.name) != pid and not blocked & bit:
+            libc = ctypes.CDLL(None, use_errno=True)
+            assert libc.syscall(TGKILL, pid, int(task.name), signum) == 0
+            return
+    raise AssertionError("no thread other than the main one takes the signal")
+
+
+@pytest.mark.skipif(TGKILL is None, reason="tgkill's number is known on x86_64 and aarch64")
+def test_a_ctrl_c_handed_to_another_thread_stops_play_human(tmp_path):
+    """Ctrl-C reaches a process, not a thread: when the kernel hands it to the server's
+    thread, the main thread (waiting for the person's game) still stops the game: the bots
+    finish it, its result is stored, the command ends."""
+    process = subprocess.Popen(
+        [str(ARENA), "play", "--human", "--no-open", "--port", "0", "--seed", "3",
+         "--bot", "random"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        preexec_fn=as_from_a_terminal,
+    )  # fmt: skip
+    try:
+        assert "play in your browser" in process.stdout.readline()
+        signal_a_thread_other_than_main(process.pid, signal.SIGINT)
+        out, _ = process.communicate(timeout=120)  # a hang bound: untimed, it never ended
+    finally:
+        process.kill()
+    assert process.returncode == 0 and "stored as match" in out, out
+    assert "Traceback" not in out
 
 
 def test_leaderboard_cli_shows_every_player_count(tmp_path):

@@ -40,7 +40,14 @@ class SeatMemory:
     at first, as the row is allocated), and where the route and ticket blocks stand."""
 
     def __init__(
-        self, players: int, cards: int, face_up: int, cities: int, reach: list[list[float]]
+        self,
+        players: int,
+        cards: int,
+        face_up: int,
+        cities: int,
+        reach: list[list[float]],
+        tickets: int,
+        ticket_cols: int,
     ) -> None:
         self.phase = -1  # the hot entry of each one-hot (-1: none written yet)
         self.mover = -1
@@ -54,14 +61,15 @@ class SeatMemory:
         self.last_round = 0
         self.turns_left = 0
         self.routes_seen: list[int] = [0] * players  # per absolute seat: its routes written
-        self.held_seen = 0  # the tickets held, offered and own routes the block was written for
+        self.held_seen = 0  # the tickets held and own routes the ticket block was written for
         self.offer_seen: list[int] = []
         self.own_routes_seen = 0
-        self.ticket_rows: list[int] = []  # tickets whose row is not all zeros
-        self.ticket_values: dict[int, list[float]] = {}  # their rows
+        self.tickets: list[float] = [0.0] * (tickets * ticket_cols)  # the block as written
         self.networks = Networks(cities, reach)
-        # Per ticket index: (network of end a, network of end b, completed, pieces).
-        self.progress: dict[int, tuple[int, int, float, float]] = {}
+        # Per ticket index: the networks of its two ends when its progress was last computed
+        # (-1: never), kept while neither network changed (a claim changes one network).
+        self.end_a: list[int] = [-1] * tickets
+        self.end_b: list[int] = [-1] * tickets
 
 
 class Networks:
@@ -171,7 +179,15 @@ class BoardWriter:
 
     def memory(self) -> SeatMemory:
         """A seat's memory at the start of a game (its vector all zeros, as allocated)."""
-        return SeatMemory(self.players, self.cards, self.face_up, self.cities, self.reach)
+        return SeatMemory(
+            self.players,
+            self.cards,
+            self.face_up,
+            self.cities,
+            self.reach,
+            self.num_tickets,
+            self.ticket_cols,
+        )
 
     def update(
         self,
@@ -238,26 +254,22 @@ class BoardWriter:
         """Per relative seat: hand size, tickets, offered (-1: hidden), trains, points."""
         n, setup = self.players, state._phase == SETUP
         hands, tickets, offers = state._hands, state._tickets, state._offers
-        known = memory.seats
+        trains, points = state._trains, state._route_points
+        known, start = memory.seats, self.seats
         for rel in range(n):
-            p = (seat + rel) % n
+            p = seat + rel
+            if p >= n:
+                p -= n
             hidden = setup and p != seat
             at = rel * 5
-            _count(self.seats + at, sum(hands[p]), known, at, base, idx, val)
-            _count(
-                self.seats + at + 1,
-                -1 if hidden else len(tickets[p]),
-                known,
-                at + 1,
-                base,
-                idx,
-                val,
-            )
-            _count(
-                self.seats + at + 2, -1 if hidden else len(offers[p]), known, at + 2, base, idx, val
-            )
-            _count(self.seats + at + 3, state._trains[p], known, at + 3, base, idx, val)
-            _count(self.seats + at + 4, state._route_points[p], known, at + 4, base, idx, val)
+            cards = 0
+            for count in hands[p]:
+                cards += count
+            _count(start + at, cards, known, at, base, idx, val)
+            _count(start + at + 1, -1 if hidden else len(tickets[p]), known, at + 1, base, idx, val)
+            _count(start + at + 2, -1 if hidden else len(offers[p]), known, at + 2, base, idx, val)
+            _count(start + at + 3, trains[p], known, at + 3, base, idx, val)
+            _count(start + at + 4, points[p], known, at + 4, base, idx, val)
 
     def _routes(
         self,
@@ -289,54 +301,76 @@ class BoardWriter:
         val: list[float],
     ) -> None:
         """The ticket block, visited when the seat's tickets, offer or routes changed; only
-        the rows of tickets held or offered, then or now, are compared."""
+        the numbers of tickets newly held, offered then or now, or whose networks changed
+        are compared with what the block holds."""
         held = state._tickets[seat]
-        choosing = state._to_move == seat and state._phase in (SETUP, KEEP)
+        phase = state._phase
+        choosing = state._to_move == seat and phase in (SETUP, KEEP)
+        offer: list[int] = state._offers[seat] if choosing else []
         own = state._routes[seat]
-        if len(held) == memory.held_seen and len(own) == memory.own_routes_seen:
-            if not choosing:
-                if not memory.offer_seen:
-                    return
-            elif state._offers[seat] == memory.offer_seen:
-                return
-        offer: list[int] = list(state._offers[seat]) if choosing else []
+        before = memory.offer_seen
+        grown = len(own) != memory.own_routes_seen
+        if len(held) == memory.held_seen and not grown and offer == before:
+            return
+        cols, at, block = self.ticket_cols, base + self.tickets, memory.tickets
+        if len(held) < memory.held_seen:  # tickets left the hand: every row again
+            self._forget_tickets(memory, at, idx, val)
+            before = []
+        if offer != before:
+            positions: dict[int, float] = {}
+            for t in before:
+                positions[t] = 0.0
+            for position in range(len(offer)):
+                positions[offer[position]] = float(position + 1)
+            for t, position_value in positions.items():
+                _set(block, t * cols + 1, position_value, at, idx, val)
+            memory.offer_seen = list(offer)
+        first_new = memory.held_seen
+        for k in range(first_new, len(held)):
+            _set(block, held[k] * cols, 1.0, at, idx, val)
         networks = memory.networks
         for k in range(memory.own_routes_seen, len(own)):
             networks.join(self.route_a[own[k]], self.route_b[own[k]])
-        memory.held_seen, memory.own_routes_seen, memory.offer_seen = len(held), len(own), offer
-        rows: dict[int, list[float]] = {}
-        for t in held:
-            rows[t] = [1.0, 0.0, 0.0, 0.0]
-        for position in range(len(offer)):
-            row = rows.get(offer[position])
-            if row is None:
-                row = rows[offer[position]] = [0.0, 0.0, 0.0, 0.0]
-            row[1] = float(position + 1)
         changed = networks.changed
-        memo = memory.progress
-        for t in held:
+        end_a, end_b = memory.end_a, memory.end_b
+        for k in range(0 if grown else first_new, len(held)):
+            t = held[k]
             a, b = networks.find(self.ticket_a[t]), networks.find(self.ticket_b[t])
-            known = memo.get(t)
-            if known is None or known[0] != a or known[1] != b or a in changed or b in changed:
-                known = (a, b, 1.0, 0.0) if a == b else (a, b, 0.0, networks.nearest(a, b))
-                memo[t] = known
-            row = rows[t]
-            row[2], row[3] = known[2], known[3]
+            if end_a[t] == a and end_b[t] == b and a not in changed and b not in changed:
+                continue
+            end_a[t], end_b[t] = a, b
+            row = t * cols
+            if a == b:
+                _set(block, row + 2, 1.0, at, idx, val)
+                _set(block, row + 3, 0.0, at, idx, val)
+            else:
+                _set(block, row + 2, 0.0, at, idx, val)
+                _set(block, row + 3, networks.nearest(a, b), at, idx, val)
         changed.clear()
-        cols, before = self.ticket_cols, memory.ticket_values
-        zeros = [0.0, 0.0, 0.0, 0.0]
-        for t in memory.ticket_rows:
-            if t not in rows:
-                rows[t] = zeros
-        for t, row in rows.items():
-            old = before.get(t, zeros)
-            at = self.tickets + t * cols
-            for c in range(4):
-                if row[c] != old[c]:
-                    idx.append(base + at + c)
-                    val.append(row[c])
-        memory.ticket_values = {t: row for t, row in rows.items() if row is not zeros}
-        memory.ticket_rows = list(memory.ticket_values)
+        memory.held_seen, memory.own_routes_seen = len(held), len(own)
+
+    def _forget_tickets(
+        self, memory: SeatMemory, at: int, idx: list[int], val: list[float]
+    ) -> None:
+        """Zero the whole ticket block, as if the seat had never held or seen a ticket."""
+        block = memory.tickets
+        for k in range(len(block)):
+            _set(block, k, 0.0, at, idx, val)
+        memory.held_seen = 0
+        memory.offer_seen = []
+        for t in range(len(memory.end_a)):
+            memory.end_a[t] = -1
+            memory.end_b[t] = -1
+
+
+def _set(
+    block: list[float], k: int, value: float, at: int, idx: list[int], val: list[float]
+) -> None:
+    """Number ``k`` of a block (at ``at`` in the flat array) becomes ``value``, if it differs."""
+    if block[k] != value:
+        block[k] = value
+        idx.append(at + k)
+        val.append(value)
 
 
 def _one(at: int, value: float, base: int, idx: list[int], val: list[float]) -> None:

@@ -2,6 +2,7 @@
 
     python benchmarks/envs.py [--players 2 4] [--moves 20000] [--rounds 4] [--envs 64]
     python benchmarks/envs.py --build compiled      # one build only (default: both)
+    python benchmarks/envs.py --parts               # where a vector-env game step goes
 
 Every API plays seeded random games, choosing uniformly among the legal actions its mask
 marks, for about ``--moves`` moves a run, in CPU time (the load of other processes on a
@@ -16,6 +17,13 @@ shared machine moves it far less than wall time), in one process per engine buil
 - vector: ``arena.envs.vector`` with ``--envs`` games (self-play), one ``step`` per batch,
   every game's choice in one NumPy call (the argmax of random numbers over the mask, from a
   pool of random tables); a batch step is ``--envs`` moves.
+
+``--parts`` times, in this process's build, what one game's step in the vector env is made of
+(USA self-play by default, microseconds of CPU per game step): the whole ``env.step`` and
+the benchmark's policy, then each part on its own over the same kind of positions: the
+move (``apply``), the observation's changes (the writer's ``update``), ``legal_actions``,
+and the lookup of their action-space indices; the rest of ``env.step`` is the batch's NumPy
+calls, the action check and new games. Parts timed one by one carry the timer's own cost.
 
 Each round runs the engine and every API, in reverse order every other round (A B C ..., then
 ... C B A); each API's ratio is its rate over the engine's in the same round, and the table
@@ -150,6 +158,70 @@ def rate(name: str, *job: object) -> float:
     return count / (time.process_time() - start)
 
 
+def parts(args: argparse.Namespace) -> None:
+    """Microseconds of CPU per game step of the vector env, whole and part by part."""
+    import arena
+    import arena.envs
+    from arena.envs.fastobs import legal_indices
+
+    players, envs, moves = args.players[0], args.envs, args.moves
+    engine_rate = rate("engine", args.variant, players, moves, args.seed, envs)
+    env = arena.envs.vector(args.variant, num_envs=envs, players=players)
+    _, info = env.reset(seed=args.seed)
+    rng, pick = np.random.default_rng(args.seed), random.Random(args.seed)
+    pool = rng.random((16, *info["action_mask"].shape), dtype=np.float32)
+    clock = time.process_time_ns
+    policy = stepping = played = 0
+    while played < moves:
+        start = clock()
+        actions = np.argmax(pool[pick.randrange(16)] * info["action_mask"], axis=1)
+        chosen = clock()
+        _, _, _, _, info = env.step(actions)
+        policy, stepping, played = (
+            policy + chosen - start,
+            stepping + clock() - chosen,
+            played + envs,
+        )
+    spent = {"apply": 0, "observation changes": 0, "legal_actions": 0, "their indices": 0}
+    writer, space, counted = env.writer, env.space, 0
+    if writer is None:
+        raise SystemExit(f"error: {args.variant} is not written by fastobs; --parts times it")
+    while counted < moves:
+        for i, state in enumerate(env.states):
+            if state.is_over:
+                env.reset(seed=args.seed + counted)
+                break
+            legal = state.legal_actions()
+            action = legal[pick.randrange(len(legal))]
+            t0 = clock()
+            state.apply(action)
+            t1 = clock()
+            if state.is_over:
+                continue
+            seat = state.to_move
+            assert seat is not None  # the game is not over
+            writer.update(state, seat, env._memories[i][seat], 0, [], [])  # type: ignore[arg-type]
+            t2 = clock()
+            state.legal_actions()
+            t3 = clock()
+            legal_indices(state, space, space._by_id, 0, [])  # type: ignore[arg-type]
+            t4 = clock()
+            spent["apply"] += t1 - t0
+            spent["observation changes"] += t2 - t1
+            spent["legal_actions"] += t3 - t2
+            spent["their indices"] += (t4 - t3) - (t3 - t2)
+            counted += 1
+    print(
+        f"{arena.ENGINE_BUILD} engine, {args.variant}, {players} players, vector env of {envs} "
+        f"games; load average {os.getloadavg()[0]:.1f}; microseconds of CPU per game step"
+    )
+    print(f"  engine move (legal_actions, a choice, apply)  {1e6 / engine_rate:6.2f}")
+    print(f"  vector env step, whole                        {stepping / played / 1e3:6.2f}")
+    print(f"  the benchmark's policy (argmax over the mask) {policy / played / 1e3:6.2f}")
+    for name, total in spent.items():
+        print(f"    {name:<44}{total / counted / 1e3:6.2f}")
+
+
 def measure(args: argparse.Namespace) -> dict[str, object]:
     """This process's build: rounds of every run, alternated; each API's per-round ratios."""
     import arena
@@ -198,8 +270,12 @@ def main() -> None:
     parser.add_argument("--envs", type=int, default=64, help="games in the vector env")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--build", choices=("both", "compiled", "pure"), default="both")
+    parser.add_argument("--parts", action="store_true", help="a vector-env step, part by part")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.parts:
+        parts(args)
+        return
     if args.json:  # a child: this process's build
         print(json.dumps(measure(args)))
         return

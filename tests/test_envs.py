@@ -14,6 +14,7 @@ import random
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -732,3 +733,22 @@ def test_the_vector_env_against_bots_returns_the_learners_rows_and_rewards():
             won = info["ranks"][i][acting[i]] == 1
             assert rewards[i] == (1.0 if won else -1.0)
     assert seats == {0, 1}, "the learner's seat is drawn per game"
+
+
+def test_the_parts_benchmark_names_every_part_of_a_vector_step():
+    """``benchmarks/envs.py --parts`` (ENVS.md's table of where a step goes) runs and gives a
+    figure for the engine's move, the whole step, the policy and each part."""
+    done = subprocess.run(
+        [sys.executable, "benchmarks/envs.py", "--parts", "--moves", "1500", "--envs", "8"],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert "microseconds of CPU per game step" in lines[0]
+    figures = {line.rsplit(None, 1)[0].strip(): float(line.split()[-1]) for line in lines[1:]}
+    names = ["apply", "observation changes", "legal_actions", "their indices"]
+    assert all(name in figures for name in names), figures
+    assert any(name.startswith("vector env step, whole") for name in figures), figures

@@ -302,7 +302,9 @@ class BoardWriter:
     ) -> None:
         """The ticket block, visited when the seat's tickets, offer or routes changed; only
         the numbers of tickets newly held, offered then or now, or whose networks changed
-        are compared with what the block holds."""
+        are compared with what the block holds. A game only ever adds to a seat's tickets
+        and routes (a kept ticket is never returned), so the ones past ``held_seen`` and
+        ``own_routes_seen`` are the new ones."""
         held = state._tickets[seat]
         phase = state._phase
         choosing = state._to_move == seat and phase in (SETUP, KEEP)
@@ -313,9 +315,6 @@ class BoardWriter:
         if len(held) == memory.held_seen and not grown and offer == before:
             return
         cols, at, block = self.ticket_cols, base + self.tickets, memory.tickets
-        if len(held) < memory.held_seen:  # tickets left the hand: every row again
-            self._forget_tickets(memory, at, idx, val)
-            before = []
         if offer != before:
             positions: dict[int, float] = {}
             for t in before:
@@ -348,19 +347,6 @@ class BoardWriter:
                 _set(block, row + 3, networks.nearest(a, b), at, idx, val)
         changed.clear()
         memory.held_seen, memory.own_routes_seen = len(held), len(own)
-
-    def _forget_tickets(
-        self, memory: SeatMemory, at: int, idx: list[int], val: list[float]
-    ) -> None:
-        """Zero the whole ticket block, as if the seat had never held or seen a ticket."""
-        block = memory.tickets
-        for k in range(len(block)):
-            _set(block, k, 0.0, at, idx, val)
-        memory.held_seen = 0
-        memory.offer_seen = []
-        for t in range(len(memory.end_a)):
-            memory.end_a[t] = -1
-            memory.end_b[t] = -1
 
 
 def _set(

@@ -506,6 +506,8 @@ def test_the_live_page_shows_a_match_appearing_while_a_tournament_runs(tmp_path,
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     tournament = None
+    told_path = tmp_path / "tournament.out"
+    told = told_path.open("w")
     try:
         url = re.search(r"http://127\.0\.0\.1:\d+/", server.stdout.readline()).group(0)
         page.goto(url)
@@ -514,9 +516,17 @@ def test_the_live_page_shows_a_match_appearing_while_a_tournament_runs(tmp_path,
         tournament = subprocess.Popen(
             [str(ARENA), "tournament", "run", "--name", "live", "--bot", "random",
              "--bot", "greedy-claims", "--players", "2", "--games", "2", "--no-progress"],
-            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            cwd=tmp_path, stdout=told, stderr=subprocess.STDOUT,
         )  # fmt: skip
-        page.wait_for_selector("#matches tr.new-match", timeout=90_000)
+        try:
+            page.wait_for_selector("#matches tr.new-match", timeout=90_000)
+        except Exception as error:  # say what the tournament and the store did meanwhile
+            stored = len(stored_matches(ResultsStore(tmp_path / "arena-data")))
+            raise AssertionError(
+                f"{error}\ntournament exit: {tournament.poll()}, matches stored: {stored}, "
+                f"rows shown: {page.locator('#matches tr[data-match]').count()}\n"
+                f"--- arena tournament run:\n{told_path.read_text()[-2000:]}"
+            ) from error
         assert tournament.poll() is None or page.locator("tr.new-match").count() >= 1
         first = page.locator("#matches tr[data-match]").count()
         page.screenshot(path=str(ARTIFACTS / "live.png"), full_page=True)
@@ -539,6 +549,7 @@ def test_the_live_page_shows_a_match_appearing_while_a_tournament_runs(tmp_path,
             if process is not None and process.poll() is None:
                 process.terminate()
                 process.wait(30)
+        told.close()
     assert server.returncode == 0
 
 

@@ -21,11 +21,16 @@ from tests.journey import HANG_S, as_from_a_terminal
 from tests.referee_helpers import HOSTILE, hostile, left_behind, processes_with, recorded
 
 USA = get_variant("usa")
-# Where a bot must be charged a time-out, quickly:
-FAST = TimeControl(move_ms=300, bank_ms=700, handshake_ms=15000, retries=2)
+# Where a bot must be charged a time-out, in seconds: a hung or slow bot is charged within
+# 2 s, while an honest one on a loaded machine would need a second's wait for a core on top
+# of its bank's second, move after move (at 0.3 s a move and a 0.7-s bank, under two CPU
+# burners, an honest seat was charged now and then).
+FAST = TimeControl(move_ms=1000, bank_ms=1000, handshake_ms=15000, retries=2)
 # Where none may be: an honest bot on a loaded machine (CI runners, other tests' processes)
 # can wait a second for a core; a second is a fault under FAST, never under this.
 CALM = TimeControl(move_ms=5000, bank_ms=5000, handshake_ms=15000, retries=2)
+# CALM, with a bot that never says a valid hello charged as a no-show at 10 s.
+NO_SHOW = TimeControl(move_ms=5000, bank_ms=5000, handshake_ms=10000, retries=2)
 
 
 def play(bots, seed=1, tc=CALM, tmp_path=None, games=1, key=None, limits=None, variant=USA):
@@ -88,7 +93,7 @@ def test_one_connection_plays_several_games(tmp_path):
         ("crash-start", "crash"),
         ("crash-mid 5", "crash"),
         ("hang", "timeout"),
-        ("slow 0.6", "timeout"),
+        ("slow 1.6", "timeout"),
         ("garbage", "malformed"),
         ("badutf8", "malformed"),
         ("oversize 200000", "oversize"),
@@ -98,7 +103,8 @@ def test_one_connection_plays_several_games(tmp_path):
 )
 def test_each_fault_forfeits_and_the_others_finish(mode, code, tmp_path):
     bot = hostile(*mode.split(" ", 1))
-    tc = FAST if code != "no-show" else TimeControl(300, 700, handshake_ms=10000)
+    # FAST where a time-out is the point; else no honest seat may be charged one.
+    tc = {"timeout": FAST, "no-show": NO_SHOW}.get(code, CALM)
     outcome = play(["random", bot, "random"], seed=2, tc=tc, tmp_path=tmp_path)
     log = check_complete(outcome, {1: code})
     fallback = [a for a in log.actions if a["seat"] == 1 and a["by"] == "fallback"]
@@ -179,7 +185,7 @@ def test_a_wrong_token_is_ignored_and_logged(tmp_path):
     outcome = play(
         ["random", hostile("wrong-token")],
         seed=3,
-        tc=TimeControl(300, 700, handshake_ms=10000),
+        tc=NO_SHOW,
         tmp_path=tmp_path,
     )
     (fault,) = outcome.faults

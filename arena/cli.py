@@ -15,6 +15,7 @@ from typing import Annotated
 
 import typer
 
+from arena import deferred_exit
 from arena.commands import bot, bots, failures, host, store, tournaments
 from arena.commands.doctor import doctor
 from arena.commands.leaderboard import leaderboard
@@ -66,6 +67,7 @@ app.add_typer(store.app, name="store")
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: one-line errors, ``--debug`` for tracebacks; ``--ray`` with
     no address means a local Ray."""
+    deferred_exit.install()  # a Ctrl-C or SIGTERM that lands in an at-fork hook still stops it
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args or os.environ.get("ARENA_DEBUG") == "1"
     args = [arg for arg in args if arg != "--debug"]

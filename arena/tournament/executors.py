@@ -30,6 +30,7 @@ from typing import Protocol
 
 import msgspec
 
+from arena import deferred_exit
 from arena.procfs import child_pids, held_groups, kill_groups
 from arena.referee.pool import BotPool
 from arena.referee.process import die_with_parent
@@ -70,6 +71,7 @@ def _worker_main(conn: Connection, parent: int) -> None:
     die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _raise_exit)
+    deferred_exit.install()  # a SIGTERM landing while a bot process forks still stops it
     with BotPool() as pool:  # its warm bot processes: stopped when the worker ends
         while True:
             try:

@@ -27,7 +27,7 @@ from bots.budgets import SEARCH_BOTS, decide, reference_positions, started
 # The reference set: three games of each table (seeds 95000-95002).
 TABLES = (("usa", 4), ("usa", 2))
 GAMES = 3
-HEAVIEST = 5  # positions per bot
+HEAVIEST = 2  # positions per bot: the two heaviest of each
 
 
 def reference_set() -> list[BoardState]:

@@ -28,7 +28,7 @@ import arena
 from arena.variants import all_variants
 
 RECORDED = Path(__file__).resolve().parent / "fixtures" / "engine_digests.json"
-GAMES = 1000  # per variant, in the test and the record
+GAMES = 400  # per variant, in the test and the record
 
 
 def digest(name: str, games: int) -> str:

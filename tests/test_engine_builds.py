@@ -38,7 +38,7 @@ def finish(run: subprocess.Popen[str]) -> dict[str, object]:
 
 
 def test_both_builds_play_the_recorded_games() -> None:
-    """1,000 seeded games per variant (5,000 a build), pure and compiled side by side, against the
+    """400 seeded games per variant (2,000 a build), pure and compiled side by side, against the
     digests recorded on the engine before this change."""
     recorded = json.loads(RECORDED.read_text())
     versions = {name: all_variants()[name].rules_version for name in playable()}

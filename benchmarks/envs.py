@@ -124,20 +124,28 @@ def gym(variant: str, players: int, moves: int, seed: int, envs: int) -> int:
     return played
 
 
+class RandomLegal:
+    """A uniform choice among each game's legal actions: the legal action with the largest
+    random number. 64 x 1,076 fresh random numbers a step would cost more than the step, so
+    they come from a pool of tables, one drawn per step (a policy's cost, not the env's)."""
+
+    def __init__(self, shape: tuple[int, ...], seed: int) -> None:
+        self.pool = np.random.default_rng(seed).random((16, *shape), dtype=np.float32)
+        self.pick = random.Random(seed)
+
+    def __call__(self, mask: np.ndarray) -> np.ndarray:
+        return np.argmax(self.pool[self.pick.randrange(16)] * mask, axis=1)
+
+
 def vector(variant: str, players: int, moves: int, seed: int, envs: int) -> int:
     import arena.envs
 
     env = arena.envs.vector(variant, num_envs=envs, players=players)
     _, info = env.reset(seed=seed)
-    # The legal action with the largest random number is a uniform choice among the legal
-    # ones; 64 x 1,076 fresh random numbers a step would cost more than the step, so they
-    # come from a pool of tables, one drawn per step (a policy's cost, not the env's).
-    rng, pick = np.random.default_rng(seed), random.Random(seed)
-    pool = rng.random((16, *info["action_mask"].shape), dtype=np.float32)
+    policy = RandomLegal(info["action_mask"].shape, seed)
     played = 0
     while played < moves:
-        actions = np.argmax(pool[pick.randrange(16)] * info["action_mask"], axis=1)
-        _, _, _, _, info = env.step(actions)
+        _, _, _, _, info = env.step(policy(info["action_mask"]))
         played += envs
     return played
 
@@ -168,13 +176,13 @@ def parts(args: argparse.Namespace) -> None:
     engine_rate = rate("engine", args.variant, players, moves, args.seed, envs)
     env = arena.envs.vector(args.variant, num_envs=envs, players=players)
     _, info = env.reset(seed=args.seed)
-    rng, pick = np.random.default_rng(args.seed), random.Random(args.seed)
-    pool = rng.random((16, *info["action_mask"].shape), dtype=np.float32)
+    choose = RandomLegal(info["action_mask"].shape, args.seed)
+    pick = choose.pick
     clock = time.process_time_ns
     policy = stepping = played = 0
     while played < moves:
         start = clock()
-        actions = np.argmax(pool[pick.randrange(16)] * info["action_mask"], axis=1)
+        actions = choose(info["action_mask"])
         chosen = clock()
         _, _, _, _, info = env.step(actions)
         policy, stepping, played = (

@@ -54,9 +54,10 @@ from protocols.messages import (
 RECEIVE_QUEUE = 16  # messages ZeroMQ may queue per connection before it stops reading it
 SEND_QUEUE = 64  # messages queued for a bot that does not read them
 DRAIN_BATCH = 64  # messages handled per endpoint per poll, so no endpoint starves the others
-LOST_GRACE_S = 2.0  # a dropped connection whose process exits within this is a crash
+LOST_GRACE_S = 5.0  # a dropped connection whose process exits within this is a crash
 # (a Python bot that raises closes its socket, then prints its traceback and shuts its
-# interpreter down: on a loaded machine that takes well over the 0.3 s first chosen here)
+# interpreter down: on a machine with both cores busy, one that had filled its 4 GiB took
+# over 2 s from that close to its exit)
 NO_PROCESS_SLICE_MS = 20  # poll slice for a seat whose process cannot be watched by a pidfd
 # (and while a seat that lost its connection is given its grace: see ``_lost``)
 FULL_POLL_S = 0.005  # while waiting for one seat, how often everything else is looked at too

@@ -5,28 +5,41 @@
   const url = document.body.dataset.live;
   if (!url || !window.EventSource || document.getElementById("board")) return;
   const source = new EventSource(url);
-  let busy = false;
+
+  async function swap() {
+    const seen = new Set([...document.querySelectorAll("[data-match]")].map((r) => r.dataset.match));
+    const response = await fetch(location.href, { cache: "no-store" });
+    if (!response.ok) return;
+    const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+    const fresh = doc.getElementById("main"), nav = doc.querySelector("nav");
+    if (!fresh) return;
+    if (nav) document.querySelector("nav").replaceWith(nav);  // a new variant's link
+    // A form being filled in (data-keep) stays as the person left it.
+    document.querySelectorAll("[data-keep][id]").forEach((kept) => {
+      const twin = fresh.querySelector("#" + kept.id);
+      if (twin) twin.replaceWith(kept);
+    });
+    fresh.querySelectorAll("img").forEach((img) => { img.src = img.src.split("?")[0] + "?t=" + Date.now(); });
+    document.getElementById("main").replaceWith(fresh);
+    fresh.querySelectorAll("[data-match]").forEach((row) => {
+      if (!seen.has(row.dataset.match)) row.classList.add("live-flash", "new-match");
+    });
+  }
+
+  // A change told while the page is being fetched is not dropped: the page is fetched
+  // once more when that fetch ends (on a busy server a fetch can outlast the last events).
+  let busy = false, again = false;
   source.addEventListener("change", async () => {
-    if (busy) return;
+    if (busy) {
+      again = true;
+      return;
+    }
     busy = true;
     try {
-      const seen = new Set([...document.querySelectorAll("[data-match]")].map((r) => r.dataset.match));
-      const response = await fetch(location.href, { cache: "no-store" });
-      if (!response.ok) return;
-      const doc = new DOMParser().parseFromString(await response.text(), "text/html");
-      const fresh = doc.getElementById("main"), nav = doc.querySelector("nav");
-      if (!fresh) return;
-      if (nav) document.querySelector("nav").replaceWith(nav);  // a new variant's link
-      // A form being filled in (data-keep) stays as the person left it.
-      document.querySelectorAll("[data-keep][id]").forEach((kept) => {
-        const twin = fresh.querySelector("#" + kept.id);
-        if (twin) twin.replaceWith(kept);
-      });
-      fresh.querySelectorAll("img").forEach((img) => { img.src = img.src.split("?")[0] + "?t=" + Date.now(); });
-      document.getElementById("main").replaceWith(fresh);
-      fresh.querySelectorAll("[data-match]").forEach((row) => {
-        if (!seen.has(row.dataset.match)) row.classList.add("live-flash", "new-match");
-      });
+      do {
+        again = false;
+        await swap();
+      } while (again);
     } finally {
       busy = false;
     }

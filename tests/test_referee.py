@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import random
 import signal
@@ -30,7 +31,7 @@ FAST = TimeControl(move_ms=1000, bank_ms=1000, handshake_ms=15000, retries=2)
 # can wait a second for a core; a second is a fault under FAST, never under this.
 CALM = TimeControl(move_ms=5000, bank_ms=5000, handshake_ms=15000, retries=2)
 # CALM, with a bot that never says a valid hello charged as a no-show at 10 s.
-NO_SHOW = TimeControl(move_ms=5000, bank_ms=5000, handshake_ms=10000, retries=2)
+NO_SHOW = dataclasses.replace(CALM, handshake_ms=10000)
 
 
 def play(bots, seed=1, tc=CALM, tmp_path=None, games=1, key=None, limits=None, variant=USA):

@@ -115,7 +115,7 @@ def dealer(watched=None):
     return socket
 
 
-def wait_connected(monitors, seconds=10.0):
+def wait_connected(monitors, seconds=30.0):
     """Wait until the referee has taken each watched connection, so the attack lands during
     the game whatever the load (a fast game may otherwise end before ZeroMQ connects);
     False if one never is (the referee closed the endpoint: the seat was charged)."""
@@ -168,7 +168,9 @@ if mode == "sockets":
         except zmq.ZMQError as error:  # out of file descriptors: what the limit is for
             print(f"socket refused: {error}", file=sys.stderr, flush=True)
             break
-        if not wait_connected(watched, 5.0):
+        # Far above the time another seat may hold the game while this one is frozen
+        # between turns (a dropped connection's 5-s grace): the deadline runs then too.
+        if not wait_connected(watched, 30.0):
             break
 if mode == "junk":
     watched = []

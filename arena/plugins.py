@@ -3,14 +3,19 @@
 A third-party package adds a map or a bot exactly as the built-ins do: a
 module with ``@hookimpl`` functions, named in an entry point of the group
 ``arena.variants`` or ``arena.bots``.
+
+Finding the entry points reads the metadata of every installed distribution, a good
+part of a bot process's start-up; the referee has found them already, so it names their
+modules to every bot process it starts (``ARENA_PLUGINS``), which loads exactly those.
 """
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import os
 from functools import cache
-from importlib.metadata import entry_points
+from types import ModuleType
 from typing import Any
 
 import pluggy
@@ -19,6 +24,8 @@ PROJECT = "arena"
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
 ENTRY_POINT_GROUPS = ("arena.variants", "arena.bots")
+# Comma-separated modules to load as the plugins instead of finding the entry points.
+PLUGINS_ENV = "ARENA_PLUGINS"
 
 
 class ArenaSpec:
@@ -51,12 +58,30 @@ def collect(provided: list[list[Any]], kind: str) -> dict[str, Any]:
 
 @cache
 def plugin_manager() -> pluggy.PluginManager:
-    """The process-wide plugin manager, with every installed entry point loaded."""
+    """The process-wide plugin manager, with every installed entry point loaded (or, in a
+    bot process, the modules its referee named in ``ARENA_PLUGINS``)."""
     manager = pluggy.PluginManager(PROJECT)
     manager.add_hookspecs(ArenaSpec)
-    for group in ENTRY_POINT_GROUPS:
-        manager.load_setuptools_entrypoints(group)
+    named = os.environ.get(PLUGINS_ENV, "")
+    if named:
+        for module in named.split(","):
+            manager.register(importlib.import_module(module), name=module)
+    else:
+        for group in ENTRY_POINT_GROUPS:
+            manager.load_setuptools_entrypoints(group)
     return manager
+
+
+def plugin_modules() -> str:
+    """What a bot process is told in ``ARENA_PLUGINS``: the modules of the plugins loaded
+    from entry points, comma-separated (a bot process loads every installed plugin, as
+    this one did); empty if one is not a module (an entry point may name any object) or
+    none was loaded that way: the process then finds them itself."""
+    found = [plugin for plugin, _ in plugin_manager().list_plugin_distinfo()]
+    modules = [plugin for plugin in found if isinstance(plugin, ModuleType)]
+    if not found or len(modules) < len(found):
+        return ""
+    return ",".join(sorted(module.__name__ for module in modules))
 
 
 @cache
@@ -68,6 +93,8 @@ def plugin_files() -> tuple[str, ...]:
     them, also when a plugin lives outside the Python installation (a third party's variant
     installed in development mode, or on ``PYTHONPATH``); nothing around them is granted.
     """
+    from importlib.metadata import entry_points  # (costs a bot process; only referees ask)
+
     found: list[str] = []
     for group in ENTRY_POINT_GROUPS:
         for entry in entry_points(group=group):

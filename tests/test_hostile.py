@@ -219,6 +219,7 @@ def test_bots_see_only_the_arena_s_variables_and_the_organiser_s_list(tmp_path, 
     assert names == {
         "ARENA_CONNECT",
         "ARENA_TOKEN",
+        "ARENA_PLUGINS",
         "HOME",
         "LANG",
         "PATH",

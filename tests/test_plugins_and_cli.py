@@ -1,5 +1,6 @@
 """Variants and bots are plugins; the command line plays, logs and replays games."""
 
+import os
 import random
 import subprocess
 import sys
@@ -9,7 +10,7 @@ from importlib.metadata import entry_points
 import pytest
 
 from arena.engine import VariantUnavailableError
-from arena.plugins import hookimpl, plugin_manager
+from arena.plugins import PLUGINS_ENV, hookimpl, plugin_manager, plugin_modules
 from arena.variants import all_variants, get_variant, new_game
 from arena.variants.mapdata import board_variant
 from bots import all_bots
@@ -53,6 +54,31 @@ def test_builtin_usa_registers_through_the_entry_point():
     assert "random" in {ep.name for ep in entry_points(group="arena.bots")}
     assert get_variant("usa").playable
     assert "random" in all_bots()
+
+
+def test_a_bot_process_loads_the_plugins_its_referee_names_without_searching(tmp_path):
+    """The referee names the installed plugins' modules to each bot process it starts
+    (``ARENA_PLUGINS``); a process given them finds the same bots and variants without
+    reading any distribution's metadata, and one given nothing still finds them itself."""
+    named = plugin_modules()
+    assert {"arena.variants.usa", "bots.random_bot"} <= set(named.split(","))
+    probe = (
+        "import sys; from bots import all_bots; from arena.variants import all_variants; "
+        "print(sorted(all_bots())); print(sorted(all_variants())); "
+        "print('importlib.metadata' in sys.modules)"
+    )
+
+    def listed(env: dict[str, str]) -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=env
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()
+
+    base = {k: v for k, v in os.environ.items() if k != PLUGINS_ENV}
+    given, searched = listed({**base, PLUGINS_ENV: named}), listed(base)
+    assert given[:2] == searched[:2] == [str(sorted(all_bots())), str(sorted(all_variants()))]
+    assert (given[2], searched[2]) == ("False", "True")
 
 
 def test_a_third_party_variant_plays_on_the_same_engine(third_party_plugin):

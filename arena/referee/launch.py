@@ -2,7 +2,8 @@
 
 ``--bot random`` names an installed plugin; ``--bot "cmd:node bot.js"`` is any
 program that speaks the protocol. Every remote bot gets its own endpoint and
-its one-time token in ``ARENA_CONNECT`` and ``ARENA_TOKEN``.
+its one-time token in ``ARENA_CONNECT`` and ``ARENA_TOKEN``, and the installed
+plugins' modules in ``ARENA_PLUGINS``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.engine.variant import Variant
+from arena.plugins import PLUGINS_ENV, plugin_modules
 from arena.referee.faults import CRASH, NO_SHOW, Budget, Fault, TimeControl
 from arena.referee.hub import Hub, ProcessWatch, describe
 from arena.referee.keys import MatchKey
@@ -228,6 +230,9 @@ class ProcessMatch:
             )
             endpoint, token = hub.add_seat(s, private_network=own_network)
             env = {"ARENA_CONNECT": endpoint, "ARENA_TOKEN": token}
+            plugins = plugin_modules()
+            if plugins:  # spares a Python bot finding them itself (arena/plugins.py)
+                env[PLUGINS_ENV] = plugins
             process = BotProcess(
                 entry.argv(),
                 env,

@@ -21,15 +21,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jinja2
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
 
 from arena.referee.matchlog import LogError, MatchLog, check_rules
 from arena.tournament.forfeits import read_tail, reason
@@ -40,7 +34,15 @@ from leaderboards.data import StoredMatch, stored_matches
 from leaderboards.ids import parse_id
 from leaderboards.replay import board_drawing, replay_steps, seat_names, whole_number
 from leaderboards.standings import Standings
-from leaderboards.tables import RatingHistory, frames, head_to_head_from
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from leaderboards.tables import RatingHistory
+
+# pandas (leaderboards/tables.py) and matplotlib cost a second of CPU to import: they are
+# imported where a board, a head-to-head or a chart is made, not by every server (the
+# competition's pages use this module's replays and its safe_json) at its start.
 
 RECENT = 20
 WORST = 5
@@ -184,6 +186,8 @@ class Snapshot:
             if earlier is not None and bisect_right(ids, earlier.position) == earlier.steps:
                 history = earlier.copy()
             else:
+                from leaderboards.tables import RatingHistory
+
                 history = RatingHistory()
             self._histories[variant] = history.extend(matches[history.steps :])
         return self._histories[variant]
@@ -203,6 +207,8 @@ class Snapshot:
 
     def boards(self, variant: str) -> dict:
         if variant not in self._boards:
+            from leaderboards.tables import frames
+
             self._boards[variant] = frames(self.standings(variant))
         return self._boards[variant]
 
@@ -369,6 +375,8 @@ class Site:
         )
 
     def _h2h(self, name: str) -> bytes:
+        from leaderboards.tables import head_to_head_from
+
         matches = self.snapshot.by_variant[name]
         h2h = head_to_head_from(matches)
         cells = {(r["bot"], r["opponent"]): r for r in h2h.to_dict("records")}
@@ -463,7 +471,7 @@ class Site:
         figure = self.rating_figure(bot, variant)
         buffer = io.BytesIO()
         figure.savefig(buffer, format="png")
-        plt.close(figure)
+        pyplot().close(figure)
         return buffer.getvalue()
 
     # ---------------------------------------------------------------- matches
@@ -544,12 +552,24 @@ class Site:
         )
 
 
+def pyplot() -> Any:
+    """matplotlib's pyplot on the Agg backend (files, never a window)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot
+
+    return matplotlib.pyplot
+
+
 def rating_figure(mine: Any, bot: str, title: str) -> Figure:
     """μ with its ±3σ band and the rating μ − 3σ, against the bot's own games (1, 2, …:
     integer ticks), the legend beside the axes so it covers no line. ``mine``: the bot's
     rows of a rating history (columns ``mu``, ``sigma``, ``rating``)."""
+    from matplotlib.ticker import MaxNLocator
+
     games = list(range(1, len(mine) + 1))
-    figure, axes = plt.subplots(figsize=(7, 3.2), dpi=100)
+    figure, axes = pyplot().subplots(figsize=(7, 3.2), dpi=100)
     axes.fill_between(
         games,
         mine.mu - 3 * mine.sigma,

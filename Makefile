@@ -86,14 +86,16 @@ TEST_WORKERS ?= 4
 # Every process a test starts (each `arena` command, host, worker, bot, Ray worker) imports
 # the project: its bytecode is compiled once here, so that none compiles it again when
 # PYTHONDONTWRITEBYTECODE is set (a fresh clone has no __pycache__; 0.2 s per process).
+# pytest may write its own (the test modules, rewritten for assertions): with
+# PYTHONDONTWRITEBYTECODE set, each test worker would rewrite all of them again (7 s each).
 # What the tests need is made two jobs at a time: the engine's C compile beside the type
 # check, the browser's download beside the Python packages'.
 test:
 	$(MAKE) --jobs=2 --output-sync=target setup js-bot browser typecheck
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m compileall -q arena bots protocols leaderboards benchmarks tools
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	$(BIN)/python -m compileall -q arena bots protocols leaderboards benchmarks tools tests
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 bench: setup
 	$(BIN)/python benchmarks/engine.py

@@ -9,33 +9,41 @@ an unexpected error.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
-from typing import Annotated
+from collections.abc import Collection
+from typing import Annotated, Any
 
 import typer
 
 from arena import deferred_exit
-from arena.commands import bot, bots, failures, host, store, tournaments
-from arena.commands.doctor import doctor
-from arena.commands.leaderboard import leaderboard
-from arena.commands.play import play
-from arena.commands.replay import replay_command
-from arena.commands.results import results
-from arena.commands.serve import serve, view
-from arena.commands.site import site
-from arena.commands.submit import submit
-from arena.commands.test import test
-from arena.commands.variants import variants
+from arena.commands import failures
 
-app = typer.Typer(
-    help="ttr-arena: AI tournaments for the Ticket to Ride family.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
+HELP = "ttr-arena: AI tournaments for the Ticket to Ride family."
+# The commands, in the order of `arena --help`: name, where it is (module:attribute), and
+# whether it is a group of commands (a Typer) or one command (a function).
+COMMANDS: tuple[tuple[str, str, bool], ...] = (
+    ("variants", "arena.commands.variants:variants", False),
+    ("bots", "arena.commands.bots:app", True),
+    ("play", "arena.commands.play:play", False),
+    ("bot", "arena.commands.bot:app", True),
+    ("replay", "arena.commands.replay:replay_command", False),
+    ("tournament", "arena.commands.tournaments:app", True),
+    ("results", "arena.commands.results:results", False),
+    ("submit", "arena.commands.submit:submit", False),
+    ("leaderboard", "arena.commands.leaderboard:leaderboard", False),
+    ("site", "arena.commands.site:site", False),
+    ("test", "arena.commands.test:test", False),
+    ("serve", "arena.commands.serve:serve", False),
+    ("view", "arena.commands.serve:view", False),
+    ("doctor", "arena.commands.doctor:doctor", False),
+    ("host", "arena.commands.host:host", False),
+    ("admin", "arena.commands.host:admin_app", True),
+    ("store", "arena.commands.store:app", True),
 )
 
 
-@app.callback()
 def root(
     debug: Annotated[
         bool, typer.Option("--debug", help="show the traceback of an unexpected error")
@@ -44,24 +52,38 @@ def root(
     """ttr-arena: AI tournaments for the Ticket to Ride family."""
 
 
-# The order of the commands is the order of `arena --help`.
-app.command()(variants)
-app.add_typer(bots.app, name="bots")
-app.command()(play)
-app.add_typer(bot.app, name="bot")
-app.command(name="replay")(replay_command)
-app.add_typer(tournaments.app, name="tournament")
-app.command()(results)
-app.command()(submit)
-app.command()(leaderboard)
-app.command()(site)
-app.command("test")(test)
-app.command()(serve)
-app.command()(view)
-app.command()(doctor)
-app.command()(host.host)
-app.add_typer(host.admin_app, name="admin")
-app.add_typer(store.app, name="store")
+def build(names: Collection[str] | None = None) -> typer.Typer:
+    """The command tree: every command, or only those in ``names``. A command line that
+    names its command gets a tree of that one alone: only its module is imported and only
+    its options are read (every command's would cost each ``arena`` start a tenth of a
+    second of CPU)."""
+    tree = typer.Typer(help=HELP, no_args_is_help=True, pretty_exceptions_enable=False)
+    tree.callback()(root)
+    for name, where, group in COMMANDS:
+        if names is not None and name not in names:
+            continue
+        module, attribute = where.split(":")
+        target = getattr(importlib.import_module(module), attribute)
+        if group:
+            tree.add_typer(target, name=name)
+        else:
+            tree.command(name)(target)
+    return tree
+
+
+def named(args: list[str]) -> set[str] | None:
+    """The one command ``args`` names, if it names an existing one before any option; else
+    None (``arena --help``, a misspelt command: the whole tree answers)."""
+    if args and args[0] in {name for name, _, _ in COMMANDS}:
+        return {args[0]}
+    return None
+
+
+def __getattr__(name: str) -> Any:
+    """``arena.cli.app``: the whole command tree, built when asked for."""
+    if name == "app":
+        return build()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -80,7 +102,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def run(args: list[str], debug: bool = False) -> int:
     """Run the command line ``args``; returns the exit status."""
-    return failures.run(app, args, debug)
+    return failures.run(build(named(args)), args, debug)
 
 
 if __name__ == "__main__":

@@ -65,11 +65,22 @@ def plugin_manager() -> pluggy.PluginManager:
     named = os.environ.get(PLUGINS_ENV, "")
     if named:
         for module in named.split(","):
-            manager.register(importlib.import_module(module), name=module)
+            if importable(module):  # else not installed where this process looks
+                manager.register(importlib.import_module(module), name=module)
     else:
         for group in ENTRY_POINT_GROUPS:
             manager.load_setuptools_entrypoints(group)
     return manager
+
+
+def importable(module: str) -> bool:
+    """Whether ``module`` can be found on this process's path (a bot's path may lack a
+    plugin the referee's has: one on the organiser's ``PYTHONPATH`` that the tournament
+    does not pass on), as the entry points this process would find itself."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # its package is not there either
+        return False
 
 
 def plugin_modules() -> str:

@@ -538,6 +538,9 @@ def test_the_live_page_shows_a_match_appearing_while_a_tournament_runs(tmp_path,
             timeout=30_000,
         )
         assert 1 <= first <= stored
+        # Every match landed after the page was opened: each row stays marked new, also
+        # through the swaps that brought nothing new (the tournament's last changes).
+        assert page.locator("#matches tr.new-match").count() == stored
         assert page.evaluate("window.sameDocument") is True, "swapped in, never reloaded"
         counts = page.locator("#variants td.num").first.inner_text()
         assert int(counts) == stored, "the leaderboards' summary refreshed too, with no reload"

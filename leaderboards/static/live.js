@@ -1,13 +1,16 @@
 // The live site (arena serve): when a match lands, fetch this page again and swap it in,
-// flashing the rows of new matches. Replay pages are left alone (no jump while reading).
+// flashing the rows of new matches and marking them new (class new-match) for as long as
+// the page is open. Replay pages are left alone (no jump while reading).
 (function () {
   "use strict";
   const url = document.body.dataset.live;
   if (!url || !window.EventSource || document.getElementById("board")) return;
   const source = new EventSource(url);
 
+  const ids = (selector) => new Set([...document.querySelectorAll(selector)].map((r) => r.dataset.match));
+
   async function swap() {
-    const seen = new Set([...document.querySelectorAll("[data-match]")].map((r) => r.dataset.match));
+    const seen = ids("[data-match]"), marked = ids("[data-match].new-match");
     const response = await fetch(location.href, { cache: "no-store" });
     if (!response.ok) return;
     const doc = new DOMParser().parseFromString(await response.text(), "text/html");
@@ -21,8 +24,11 @@
     });
     fresh.querySelectorAll("img").forEach((img) => { img.src = img.src.split("?")[0] + "?t=" + Date.now(); });
     document.getElementById("main").replaceWith(fresh);
+    // A match new since the page was opened stays marked new (its flash plays once): a
+    // later swap with nothing new must not unmark it.
     fresh.querySelectorAll("[data-match]").forEach((row) => {
       if (!seen.has(row.dataset.match)) row.classList.add("live-flash", "new-match");
+      else if (marked.has(row.dataset.match)) row.classList.add("new-match");
     });
   }
 

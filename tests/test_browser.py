@@ -556,6 +556,44 @@ def test_the_live_page_shows_a_match_appearing_while_a_tournament_runs(tmp_path,
     assert server.returncode == 0
 
 
+def test_a_click_pressed_while_a_match_lands_is_not_lost(tmp_path, page):
+    """A click is a press and a release on one element: a live page does not swap the link
+    being pressed away (the click would be lost); it swaps once the press has ended."""
+
+    def tournament(name: str) -> None:
+        done = subprocess.run(
+            [str(ARENA), "tournament", "run", "--name", name, "--bot", "random",
+             "--bot", "greedy-claims", "--players", "2", "--games", "1", "--no-progress"],
+            cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+
+    tournament("first")
+    server = subprocess.Popen(
+        [str(ARENA), "serve", "--port", "0", "--data-dir", str(tmp_path / "arena-data")],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        url = re.search(r"http://127\.0\.0\.1:\d+/", server.stdout.readline()).group(0)
+        page.goto(url)
+        rows = page.locator("#matches tr[data-match]")
+        before = rows.count()
+        link = page.locator("#matches tr[data-match] a").first
+        target = link.evaluate("a => a.href")
+        box = link.bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.down()
+        with page.expect_response(lambda response: response.url == url, timeout=120_000):
+            tournament("second")  # a match lands: the page fetches itself again
+        page.wait_for_timeout(500)  # time for a swap, were one to come while pressed
+        assert rows.count() == before, "swapped while a press was in progress"
+        page.mouse.up()
+        page.wait_for_url(target, timeout=60_000)
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
 def test_the_play_form_of_arena_serve_starts_a_game_the_page_can_resign(tmp_path, page):
     """Every POST to ``arena serve`` needs the token of its own pages: the play
     form sends it as a hidden field, the play page's clicks and resignation as a header."""

@@ -9,6 +9,16 @@
 
   const ids = (selector) => new Set([...document.querySelectorAll(selector)].map((r) => r.dataset.match));
 
+  // A click is a press and a release on the same element: a swap between the two would
+  // replace the link being clicked, and the click would be lost. A swap waits until no
+  // press is in progress (checked on later tasks, so the release's click goes first).
+  let pressed = false;
+  addEventListener("pointerdown", () => { pressed = true; }, true);
+  for (const end of ["pointerup", "pointercancel"]) {
+    addEventListener(end, () => { pressed = false; }, true);
+  }
+  const later = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
   async function swap() {
     const seen = ids("[data-match]"), marked = ids("[data-match].new-match");
     const response = await fetch(location.href, { cache: "no-store" });
@@ -16,6 +26,8 @@
     const doc = new DOMParser().parseFromString(await response.text(), "text/html");
     const fresh = doc.getElementById("main"), nav = doc.querySelector("nav");
     if (!fresh) return;
+    await later(0);
+    while (pressed) await later(50);
     if (nav) document.querySelector("nav").replaceWith(nav);  // a new variant's link
     // A form being filled in (data-keep) stays as the person left it.
     document.querySelectorAll("[data-keep][id]").forEach((kept) => {

@@ -500,16 +500,27 @@ def test_a_person_completes_tickets_in_the_card_game_by_clicking(tmp_path, page)
     page.screenshot(path=str(ARTIFACTS / "play-cardgame.png"), full_page=True)
 
 
-def test_the_live_page_shows_a_match_appearing_while_a_tournament_runs(tmp_path, page):
+def serving(folder: Path) -> tuple[subprocess.Popen, str]:
+    """``arena serve`` on a free port over ``folder``'s data folder, and the address it
+    printed; the caller stops it."""
     server = subprocess.Popen(
-        [str(ARENA), "serve", "--port", "0", "--data-dir", str(tmp_path / "arena-data")],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        [str(ARENA), "serve", "--port", "0", "--data-dir", str(folder / "arena-data")],
+        cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
+    try:
+        return server, re.search(r"http://127\.0\.0\.1:\d+/", server.stdout.readline()).group(0)
+    except Exception:  # no address printed: stopped here, as no caller can
+        server.kill()
+        server.wait(30)
+        raise
+
+
+def test_the_live_page_shows_a_match_appearing_while_a_tournament_runs(tmp_path, page):
+    server, url = serving(tmp_path)
     tournament = None
     told_path = tmp_path / "tournament.out"
     told = told_path.open("w")
     try:
-        url = re.search(r"http://127\.0\.0\.1:\d+/", server.stdout.readline()).group(0)
         page.goto(url)
         assert page.locator("#matches tr[data-match]").count() == 0
         page.evaluate("window.sameDocument = true")
@@ -569,12 +580,8 @@ def test_a_click_pressed_while_a_match_lands_is_not_lost(tmp_path, page):
         assert done.returncode == 0, done.stdout + done.stderr
 
     tournament("first")
-    server = subprocess.Popen(
-        [str(ARENA), "serve", "--port", "0", "--data-dir", str(tmp_path / "arena-data")],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
+    server, url = serving(tmp_path)
     try:
-        url = re.search(r"http://127\.0\.0\.1:\d+/", server.stdout.readline()).group(0)
         page.goto(url)
         rows = page.locator("#matches tr[data-match]")
         before = rows.count()
@@ -597,12 +604,8 @@ def test_a_click_pressed_while_a_match_lands_is_not_lost(tmp_path, page):
 def test_the_play_form_of_arena_serve_starts_a_game_the_page_can_resign(tmp_path, page):
     """Every POST to ``arena serve`` needs the token of its own pages: the play
     form sends it as a hidden field, the play page's clicks and resignation as a header."""
-    server = subprocess.Popen(
-        [str(ARENA), "serve", "--port", "0", "--data-dir", str(tmp_path / "arena-data")],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
+    server, url = serving(tmp_path)
     try:
-        url = re.search(r"http://127\.0\.0\.1:\d+/", server.stdout.readline()).group(0)
         page.goto(url + "play")
         assert page.input_value("#variant") == "usa", "the form offers USA first, not the Card Game"
         page.click("#start")

@@ -50,6 +50,13 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+def replay_url(path: str) -> re.Pattern[str]:
+    """The URL of a replay's page (``path``, a regular expression), with or without the
+    fragment its script writes once loaded (``#step=0``): on a busy machine the fragment
+    can be there before a wait for the page begins."""
+    return re.compile(path + r"(#.*)?$")
+
+
 def arena(*args: str, cwd: Path, timeout: float = 180) -> subprocess.CompletedProcess:
     out = subprocess.run(
         [str(ARENA), *args], cwd=cwd, capture_output=True, text=True, timeout=timeout
@@ -595,7 +602,7 @@ def test_a_click_pressed_while_a_match_lands_is_not_lost(tmp_path, page):
         page.wait_for_timeout(500)  # time for a swap, were one to come while pressed
         assert rows.count() == before, "swapped while a press was in progress"
         page.mouse.up()
-        page.wait_for_url(re.compile(re.escape(target) + r"(#.*)?$"), timeout=60_000)
+        page.wait_for_url(replay_url(re.escape(target)), timeout=60_000)
     finally:
         server.terminate()
         server.wait(30)

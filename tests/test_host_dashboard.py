@@ -33,7 +33,7 @@ from tests.host_helpers import (
     sign_in,
     wait_until,
 )
-from tests.test_browser import CHROMIUM
+from tests.test_browser import CHROMIUM, replay_url
 
 pytestmark = pytest.mark.xdist_group("host-dashboard")
 ROOT = Path(__file__).resolve().parents[1]
@@ -290,9 +290,7 @@ def test_a_participant_finds_a_loss_from_the_dashboard_in_a_browser(cup: Cup, br
         loss = rows.first.get_attribute("data-match")
         # The page is live: a match that lands swaps the table in, so the row is named.
         page.locator(f'table.bot-matches tr[data-match="{loss}"] a.match').click()
-        # The replay names its step in the fragment (#step=0) once loaded: on a busy machine
-        # the URL can carry it before the wait begins.
-        page.wait_for_url(re.compile(rf"/matches/{loss}(#.*)?$"))
+        page.wait_for_url(replay_url(rf"/matches/{loss}"))
         seat = page.locator("table.seats tr", has_text="alice.crashy@1")
         expect(seat).to_have_count(1)
         assert seat.locator("td").nth(3).inner_text() != "1"  # a loss: not ranked first
@@ -331,7 +329,7 @@ def test_a_participant_reproduces_a_loss_from_its_match_page_bundle(
         loss = int(rows.first.get_attribute("data-match") or 0)
         # The page is live: a match that lands swaps the table in, so the row is named.
         page.locator(f'table.bot-matches tr[data-match="{loss}"] a.match').click()
-        page.wait_for_url(re.compile(rf"/matches/{loss}(#.*)?$"))
+        page.wait_for_url(replay_url(rf"/matches/{loss}"))
         expect(page.locator("#map")).to_be_visible()  # the match plays on the map
         expect(page.locator("#step")).to_contain_text("step 0 /")
         with page.expect_download() as download:

@@ -86,6 +86,14 @@ def folded(matches: list[MatchResult]) -> list[dict[str, Any]]:
     return full.rows()
 
 
+def board_page_showing(host: HostProcess, bot: str, games: int) -> str:
+    """A visitor's USA 2-player board page once it shows ``bot`` with ``games`` games: it
+    may be a second behind the stores (``SETTLE``), or the last one while another request
+    makes it anew (a void refolds the board)."""
+    pattern = rf'(?s)data-bot="{re.escape(bot)}">.*?class="num games">{games}<'
+    return host.visitor().wait_for("/boards/usa/2", pattern, seconds=60)
+
+
 def row_of(rows: list[dict[str, Any]], bot: str) -> dict[str, Any]:
     return next(row for row in rows if row["bot"] == bot)
 
@@ -128,11 +136,8 @@ def test_a_ranked_challenge_moves_the_board_as_ladder_games_do(cup: Cup) -> None
     assert row_of(rows, BOB)["games"] == sum(BOB in r.bots for r in after)
     assert row_of(rows, BOB)["games"] == row_of(folded(before), BOB)["games"] + 4
     assert row_of(rows, BOB)["mu"] != row_of(folded(before), BOB)["mu"]
-    # The web board shows the same games and rating (a visitor's page may be a second behind).
-    games_shown = (
-        rf'(?s)data-bot="{re.escape(BOB)}">.*?class="num games">{row_of(rows, BOB)["games"]}<'
-    )
-    shown = cup.host.visitor().wait_for("/boards/usa/2", games_shown, seconds=60)
+    # The web board shows the same games and rating.
+    shown = board_page_showing(cup.host, BOB, row_of(rows, BOB)["games"])
     cells = re.search(rf'data-bot="{re.escape(BOB)}">(.*?)</tr>', shown, re.S)
     assert cells, shown
     assert f'class="num games">{row_of(rows, BOB)["games"]}<' in cells.group(1)
@@ -194,10 +199,7 @@ def test_an_admin_voids_a_ranked_challenge_game_as_a_ladder_match(cup: Cup) -> N
     rows = board(cup.host)
     assert rows == folded([r for r in ladder(cup.host) if r.match_id != victim.match_id])
     assert row_of(rows, BOB)["games"] == games - 1
-    # A visitor's board page may be a second behind the stores (SETTLE), or the last one
-    # while another request makes it anew: it shows the void once made after it.
-    shown = rf'(?s)data-bot="{re.escape(BOB)}">.*?class="num games">{games - 1}<'
-    cup.host.visitor().wait_for("/boards/usa/2", shown, seconds=60)
+    board_page_showing(cup.host, BOB, games - 1)
 
 
 def test_a_ranked_challenge_killed_midway_resumes_at_its_indices(cup: Cup) -> None:

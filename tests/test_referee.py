@@ -421,3 +421,48 @@ def test_an_in_process_bot_may_answer_with_any_form_of_its_action_and_the_game_i
     assert illegal and all(e["action"] == "claim 999 red" for e in illegal)
     assert all(e["retries_left"] == 0 for e in illegal)
     assert not [e for e in base.log.events if e["kind"] == "illegal"]
+
+
+def test_work_queued_meanwhile_runs_once_the_request_is_on_its_way():
+    """``Hub.meanwhile``: the referee's bookkeeping that need not delay a request (the next
+    request's number, the answer's lookup, freezing the seat that just played) runs after
+    the request is sent and before the answer is read, once. A bot of raw sockets here:
+    when the work runs, the request is already at its end."""
+    import zmq
+
+    from arena.referee.hub import Hub
+    from protocols.messages import Act, Hello, Welcome, encode
+    from protocols.messages import Action as ActionMessage
+    from protocols.messages import decode_from_referee as decode
+
+    hub = Hub("match")
+    endpoint, token = hub.add_seat(0)
+    bot = zmq.Context.instance().socket(zmq.DEALER)
+    bot.setsockopt(zmq.LINGER, 0)
+    bot.connect(endpoint)
+    try:
+        bot.send(encode(Hello(token=token, name="raw")))
+        hub.handshake({0}, time.monotonic() + 15)
+        assert isinstance(decode(bot.recv()), Welcome)
+        seen: list[str] = []
+
+        def meanwhile() -> None:
+            assert bot.poll(15_000), "the request was not sent before the work ran"
+            request = decode(bot.recv())
+            assert isinstance(request, Act)
+            seen.append(f"request {request.seq} at the bot")
+            bot.send(encode(ActionMessage(seq=request.seq, action=request.legal[0])))
+
+        hub.meanwhile.append(meanwhile)
+        hub.ask(
+            0,
+            7,
+            Act(game_id="g", seq=7, observation={}, legal=["draw blind"], deadline_ms=1, bank_ms=1),
+        )
+        reply = hub.wait_action(0, 7, time.monotonic() + 15)
+        assert seen == ["request 7 at the bot"]
+        assert reply.fault is None and reply.action == "draw blind"
+        assert hub.meanwhile == []  # run once: the next wait starts with nothing queued
+    finally:
+        bot.close()
+        hub.close()

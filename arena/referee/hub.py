@@ -156,9 +156,6 @@ class Hub:
         self._lost_seats: set[int] = set()  # connection dropped, process given its grace
         self._ipc_dir: str | None = ipc_dir
         self._own_ipc_dir = ipc_dir is None
-        # The referee's bookkeeping that need not delay a request: run once the request is
-        # sent, while the seat thinks (``wait_action``), then emptied.
-        self.meanwhile: list[Callable[[], None]] = []
 
     # ---------------------------------------------------------------- set-up
 
@@ -313,12 +310,9 @@ class Hub:
             self.pump(deadline - now)
 
     def wait_action(self, seat: int, seq: int, deadline: float) -> Reply:
-        """Wait for ``seat``'s action answering request ``seq`` until ``deadline``; the
-        ``meanwhile`` work first (the request is on its way: the seat thinks meanwhile)."""
+        """Wait for ``seat``'s action answering request ``seq`` until ``deadline``."""
         link = self.links[seat]
         start = time.monotonic()
-        if self.meanwhile:
-            run_all(self.meanwhile)
         while True:
             fault = self.faults.pop(seat, None)
             if fault is not None:
@@ -577,12 +571,6 @@ class Hub:
             f"{MAX_BOT_MESSAGE} bytes (ZeroMQ closes a connection that sends one; a bot that "
             f"closes its own connection before 'bye' is charged the same){then}",
         )
-
-
-def run_all(work: list[Callable[[], None]]) -> None:
-    """Run and remove each piece of ``work``, in order (one may add another)."""
-    while work:
-        work.pop(0)()
 
 
 def _frames(socket: zmq.Socket, flags: int, copy: bool) -> list:

@@ -30,7 +30,7 @@ from arena.engine.game import GameState
 from arena.engine.result import GameResult
 from arena.engine.variant import Variant
 from arena.referee.faults import DISK, ILLEGAL, Fault, TimeControl, ranks_with_forfeits
-from arena.referee.hub import Hub, Reply, run_all
+from arena.referee.hub import Hub, Reply
 from arena.referee.keys import MatchKey
 from arena.referee.matchlog import MatchLog, memory_figures
 from arena.referee.seats import InProcessSeat, RemoteSeat
@@ -70,11 +70,6 @@ class ActionTexts:
                 self._known.clear()
             entry = self._known[id(action)] = (action, str(action))
         return entry[1]
-
-
-def index_texts(by_text: dict[str, Action], texts: list[str], legal: Sequence[Action]) -> None:
-    """Fill ``by_text`` with each legal action by its notation (a remote answer's lookup)."""
-    by_text.update(zip(texts, legal, strict=True))
 
 
 def fallback_action(legal: Sequence[Action]) -> Action:
@@ -119,9 +114,6 @@ class _Game:
     banks: list[float]
     requests: int = 0
     note: str | None = None  # the note of the action just chosen, for its log line
-    # The number of request ``next_request``, worked out while the last one was awaited.
-    next_request: int = 0
-    next_seq: int = 0
 
 
 class Referee:
@@ -222,8 +214,6 @@ class Referee:
             assert s is not None  # the game is not over
             legal = state.legal_actions()
             if s in forfeits:
-                if hub is not None and hub.meanwhile:  # no request to send: nothing waits
-                    run_all(hub.meanwhile)
                 action, seconds, by = fallback_action(legal), 0.0, "fallback"
             else:
                 action, seconds = decide[s](game, s, legal)
@@ -232,14 +222,7 @@ class Referee:
             state.apply(action)
             is_remote = remote[s]
             if is_remote and s not in forfeits and state.to_move != s:
-                # Its turn is over: it computes no more meanwhile. Frozen once the next
-                # seat's request is sent, when that seat is a bot to ask (Hub.meanwhile).
-                after = state.to_move
-                asked = after is not None and remote[after] and after not in forfeits
-                if hub is not None and asked:
-                    hub.meanwhile.append(seats[s].pause)
-                else:
-                    seats[s].pause()
+                seats[s].pause()  # its turn is over: it computes no more meanwhile
             decisions += 1
             line = {
                 "n": decisions,
@@ -261,7 +244,6 @@ class Referee:
             if hub is not None:
                 self._sweep(game)
         if hub is not None:
-            run_all(hub.meanwhile)
             hub.pump(0)  # a process that exited during the last decision is a crash
             self._sweep(game)
         self._check_scratch(game)
@@ -400,18 +382,17 @@ class Referee:
         tc = self.time_control
         state, banks = game.state, game.banks
         legal_text = self._texts(legal)
-        by_text: dict[str, Action] = {}  # filled while the seat thinks (Hub.meanwhile)
+        by_text = dict(zip(legal_text, legal, strict=True))
         observation = state.observation(s)
         move = tc.move_ms / 1000.0
         start = time.monotonic()
         # A person (arena play --human) has no clock, and an illegal click never forfeits.
         clocked = isinstance(seat, RemoteSeat) and not seat.person
-        remote_hub = self.hub if isinstance(seat, RemoteSeat) else None
         deadline = start + move + banks[s] if clocked else math.inf
         reason = ""
         for attempt in itertools.count() if seat.person else range(tc.retries + 1):
             game.requests += 1
-            seq = self._seq(game)
+            seq = self.key.seq(game.game_id, game.requests)
             now = time.monotonic()
             act = Act(
                 game_id=game.game_id,
@@ -421,14 +402,7 @@ class Referee:
                 deadline_ms=max(0, int((start + move - now) * 1000)),
                 bank_ms=int(banks[s] * 1000),
             )
-            if remote_hub is not None:  # while the seat thinks: what its answer is read by
-                later = remote_hub.meanwhile
-                if not by_text:
-                    later.append(functools.partial(index_texts, by_text, legal_text, legal))
-                later.append(functools.partial(self._next_seq, game))
             reply = seat.ask(act, legal, deadline)
-            if not by_text:  # a seat not behind the hub: read its answer all the same
-                index_texts(by_text, legal_text, legal)
             elapsed = time.monotonic() - start
             if reply.fault:
                 seat.tell(Error(code=reply.fault, message=reply.detail, retry=False, seq=seq))
@@ -457,17 +431,6 @@ class Referee:
         detail = f"after {tc.retries} retries: {reason}"
         self._forfeit(game, s, Reply(fault=ILLEGAL, detail=detail))
         return fallback_action(legal), time.monotonic() - start
-
-    def _seq(self, game: _Game) -> int:
-        """The number of the game's current request (``game.requests``)."""
-        if game.next_request == game.requests:
-            return game.next_seq
-        return self.key.seq(game.game_id, game.requests)
-
-    def _next_seq(self, game: _Game) -> None:
-        """Work out the next request's number ahead (a keyed hash: a few microseconds)."""
-        game.next_request = game.requests + 1
-        game.next_seq = self.key.seq(game.game_id, game.next_request)
 
     def _forfeit(self, game: _Game, s: int, reply: Reply) -> None:
         self._log_ignored(game, s)

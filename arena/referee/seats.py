@@ -134,12 +134,11 @@ class RemoteSeat:
         return None
 
     def ask(self, act: Act, legal: Sequence[Action], deadline: float) -> Reply:
-        """Ask and thaw the bot: it computes only on its own clock (``pause`` freezes it
-        when its turn is over). The request is sent first: a frozen bot's process cannot
-        read it before the thaw, and meanwhile it is on its way."""
-        self.hub.ask(self.seat, act.seq, act)
+        """Thaw the bot and ask: it computes only on its own clock (``pause`` freezes it when
+        its turn is over)."""
         if self.process is not None:
             self.process.thaw()
+        self.hub.ask(self.seat, act.seq, act)
         reply = self.hub.wait_action(self.seat, act.seq, deadline)
         if reply.fault == "timeout" and self.process is not None:
             reply.detail += f" ({self.process.state_now()})"

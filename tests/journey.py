@@ -83,7 +83,8 @@ class Journey:
         return Outcome(done.returncode, done.stdout, done.stderr)
 
     def start(self, *args: object) -> subprocess.Popen:
-        """Start ``arena ...`` without waiting (for signals, or to run several at once)."""
+        """Start ``arena ...`` without waiting (for signals, or to run several at once), as
+        from a terminal: a Ctrl-C (SIGINT) sent to it is a person's."""
         return subprocess.Popen(
             [*ARENA, *map(str, args)],
             cwd=self.folder,
@@ -92,6 +93,7 @@ class Journey:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=as_from_a_terminal,
         )
 
     def wait_for_matches(self, driver: subprocess.Popen, count: int, limit: float = 120) -> None:

@@ -4,6 +4,13 @@ then reaches, with real processes, are in tests/test_hostile.py."""
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from arena.referee.confine import depth, read_rules
+from arena.referee.sandbox import Mount, confine_command
 from arena.referee.view import OWN_CODE, SCRATCH, TMP, Bind, View, beneath
 
 SYSTEM = ("/usr", "/etc")
@@ -55,4 +62,22 @@ def test_tmp_itself_is_never_bound_back_over_its_cover():
 
 def test_a_view_travels_to_pid_1_whole():
     view = View.plan(["/srv/data"], ["/srv/data/x", "/tmp/co"], {"/srv/data/b": OWN_CODE}, None)
-    assert View.from_dict(view.to_dict()) == view
+    command = confine_command(None, 0, [Mount("/dev/shm", 1 << 20, 64)], view)
+    assert command[3].endswith("confine.py") and command[5] == "--"
+    rules = read_rules(command[4])  # what PID 1 reads (arena/referee/confine.py)
+    sent = rules["view"]
+    assert sent["covers"] == view.covers and sent["workdir"] == view.workdir
+    assert [Bind(*pair) for pair in sent["binds"]] == view.binds
+    assert sent["scratch"] == view.scratch and rules["abi"] == 0
+    assert rules["mounts"] == [
+        {"target": "/dev/shm", "size": 1 << 20, "inodes": 64, "mode": "1777"}
+    ]
+
+
+@given(st.lists(st.sampled_from(["a", "b", "ab", "tmp", "bot-2"]), max_size=4),
+       st.lists(st.sampled_from(["a", "b", "ab", "tmp", "bot-2"]), max_size=4))  # fmt: skip
+def test_beneath_and_depth_read_paths_as_pathlib_does(inner: list[str], outer: list[str]):
+    path, folder = "/" + "/".join(inner), "/" + "/".join(outer)
+    pure = PurePosixPath(path)
+    assert beneath(path, folder) == pure.is_relative_to(folder)
+    assert depth(path) == len(pure.parts)

@@ -21,49 +21,30 @@ and folders, the user's home. Where the kernel has no Landlock the bot runs
 without it (``landlock_abi()`` is 0) and SECURITY.md says what remains.
 
 A bot in its own PID namespace is confined by its PID 1 itself, just before
-the bot's program replaces it: ``python -I -S sandbox.py POLICY -- COMMAND``
-(``confine_command``), so that ``/proc/self`` is the bot's own entry. With a
-mount namespace of its own, PID 1 first lays out its view (``view.py``): private,
-size-limited tmpfs file systems (``Mount``) on ``/dev/shm`` and on the scratch folder
-(``/tmp/scratch``, under a read-only ``/tmp``): the rules then name those, and they
-vanish with the bot's last process.
+the bot's program replaces it: ``python -I -S confine.py RULES -- COMMAND``
+(``confine_command``: this module plans, ``confine.py`` applies), so that ``/proc/self``
+is the bot's own entry. With a mount namespace of its own, PID 1 first lays out its
+view (``view.py``): private, size-limited tmpfs file systems (``Mount``) on ``/dev/shm``
+and on the scratch folder (``/tmp/scratch``, under a read-only ``/tmp``): the rules then
+name those, and they vanish with the bot's last process.
 """
 
 from __future__ import annotations
 
 import ctypes
 import functools
-import json
 import os
-import struct
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-if __package__:
-    from arena.referee.view import TMP, View, moved
-else:  # PID 1 runs this file as a script (``python -I -S``): stdlib only, and the module beside it
-    sys.path.append(os.path.dirname(os.path.abspath(__file__)))
-    from view import TMP, View, moved  # type: ignore[no-redef]
+from arena.referee import confine
+from arena.referee.confine import CREATE_RULESET_VERSION, SYS_CREATE_RULESET, landlock, libc
+from arena.referee.view import TMP, View, moved
 
-SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446
 CLONE_NEWNET = 0x40000000
-CREATE_RULESET_VERSION = 1
-MS_NOSUID, MS_NODEV = 2, 4
-RULE_PATH_BENEATH, RULE_NET_PORT = 1, 2
-PR_SET_NO_NEW_PRIVS = 38
-O_PATH = getattr(os, "O_PATH", 0o10000000)
-
-EXECUTE, WRITE_FILE, READ_FILE, READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
-# Every filesystem right by ABI version: 13 rights in ABI 1, REFER (2), TRUNCATE (3),
-# IOCTL_DEV (5).
-FS_RIGHTS = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1, 5: (1 << 16) - 1}
-NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1
-SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
-
-READ_ONLY = EXECUTE | READ_FILE | READ_DIR
 SYSTEM_ROOTS = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/opt")
 KERNEL_VIEWS = ("/sys", "/proc/cpuinfo", "/proc/meminfo", "/proc/stat", "/proc/loadavg")
 # Never /dev as a whole (as root a bot could read the disk), nor /proc as a whole (other
@@ -71,16 +52,12 @@ KERNEL_VIEWS = ("/sys", "/proc/cpuinfo", "/proc/meminfo", "/proc/stat", "/proc/l
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
 
 
-def _libc() -> ctypes.CDLL:
-    return ctypes.CDLL(None, use_errno=True)
-
-
 def landlock_abi() -> int:
     """The kernel's Landlock ABI version; 0 when Landlock is unavailable."""
     if not sys.platform.startswith("linux"):
         return 0
     try:
-        version = _libc().syscall(SYS_CREATE_RULESET, None, 0, CREATE_RULESET_VERSION)
+        version = libc().syscall(SYS_CREATE_RULESET, None, 0, CREATE_RULESET_VERSION)
     except (OSError, AttributeError):
         return 0
     return max(0, version)
@@ -105,12 +82,8 @@ def network_namespace_available() -> bool:
 def enter_network_namespace() -> None:
     """Give this process (call it in the child) a new network namespace: nothing but its own
     loopback, so no network at all: TCP, UDP, raw. The referee is reached over a Unix socket."""
-    if _libc().unshare(CLONE_NEWNET) != 0:
+    if libc().unshare(CLONE_NEWNET) != 0:
         raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNET) failed")
-
-
-def _fs_rights(abi: int) -> int:
-    return FS_RIGHTS[max(v for v in FS_RIGHTS if v <= abi)]
 
 
 @dataclass
@@ -129,15 +102,6 @@ class SandboxPolicy:
         return SandboxPolicy(
             [moved(p, renamed) for p in self.read], list(self.list_only), write, self.connect_port
         )
-
-    def to_json(self, abi: int) -> str:
-        return json.dumps({"abi": abi, **self.__dict__})
-
-    @classmethod
-    def from_json(cls, text: str) -> tuple[SandboxPolicy, int]:
-        data = json.loads(text)
-        abi = data.pop("abi")
-        return cls(**data), abi
 
     @classmethod
     def for_bot(
@@ -233,51 +197,7 @@ def _existing(paths: Iterable[str]) -> list[str]:
 
 def restrict_self(policy: SandboxPolicy, abi: int) -> None:
     """Apply ``policy`` to this process and its future children (call in the child)."""
-    libc = _libc()
-    fs = _fs_rights(abi)
-    net = NET_BIND_TCP | NET_CONNECT_TCP if abi >= 4 else 0
-    scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0
-    attr = struct.pack("QQQ", fs, net, scoped) if abi >= 6 else struct.pack("QQ", fs, net)
-    if abi < 4:
-        attr = struct.pack("Q", fs)
-    ruleset = libc.syscall(SYS_CREATE_RULESET, attr, len(attr), 0)
-    if ruleset < 0:
-        raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
-    try:
-        own_proc = ["/proc/self"]  # this process's own entry (opened, so it resolves here)
-        for paths, rights in (
-            (policy.read + own_proc, READ_ONLY & fs),
-            (policy.list_only, READ_DIR),
-            (policy.write, fs),
-        ):
-            for path in paths:
-                _allow_path(libc, ruleset, path, rights)
-        if net and policy.connect_port is not None:
-            rule = struct.pack("QQ", NET_CONNECT_TCP, policy.connect_port)
-            if libc.syscall(SYS_ADD_RULE, ruleset, RULE_NET_PORT, rule, 0) < 0:
-                raise OSError(ctypes.get_errno(), "landlock_add_rule (port) failed")
-        if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0:
-            raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS failed")
-        if libc.syscall(SYS_RESTRICT_SELF, ruleset, 0) < 0:
-            raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
-    finally:
-        os.close(ruleset)
-
-
-def _allow_path(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None:
-    try:
-        fd = os.open(path, O_PATH | os.O_CLOEXEC)
-    except OSError:
-        return
-    try:
-        if not os.path.isdir(path):
-            # Files take only file rights.
-            rights &= EXECUTE | WRITE_FILE | READ_FILE | (1 << 14) | (1 << 15)
-        rule = struct.pack("=Qi", rights, fd)
-        if libc.syscall(SYS_ADD_RULE, ruleset, RULE_PATH_BENEATH, rule, 0) < 0:
-            raise OSError(ctypes.get_errno(), f"landlock_add_rule failed for {path}")
-    finally:
-        os.close(fd)
+    landlock(policy.read, policy.list_only, policy.write, policy.connect_port, abi)
 
 
 @dataclass(frozen=True)
@@ -289,16 +209,6 @@ class Mount:
     inodes: int  # files and folders
     mode: str = "1777"
 
-    def mount(self) -> None:
-        options = f"size={self.size},nr_inodes={self.inodes},mode={self.mode}"
-        if (
-            _libc().mount(
-                b"tmpfs", self.target.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options.encode()
-            )
-            != 0
-        ):
-            raise OSError(ctypes.get_errno(), f"cannot mount a private tmpfs on {self.target}")
-
 
 def confine_command(
     policy: SandboxPolicy | None,
@@ -309,36 +219,8 @@ def confine_command(
     """The command prefix that mounts ``mounts``, lays out ``view`` (``view.py``), applies
     ``policy`` (none: ``abi`` 0) to itself and then runs the rest of the command line in its
     place (stdlib only: ``-I -S`` keeps it from reading anything else)."""
-    rules = json.loads((policy or SandboxPolicy()).to_json(abi if policy else 0))
+    rules: dict[str, object] = {"abi": abi if policy else 0, **(policy or SandboxPolicy()).__dict__}
     rules["mounts"] = [m.__dict__ for m in mounts]
     rules["view"] = (view or View()).to_dict()
-    return [sys.executable, "-I", "-S", os.path.abspath(__file__), json.dumps(rules), "--"]
-
-
-def main(argv: list[str]) -> None:
-    """``sandbox.py POLICY -- COMMAND...``: mount, confine this process, then become COMMAND."""
-    if len(argv) < 3 or argv[1] != "--":
-        print("usage: sandbox.py POLICY -- COMMAND...", file=sys.stderr)
-        os._exit(2)
-    data = json.loads(argv[0])
-    mounts = [Mount(**m) for m in data.pop("mounts", [])]
-    view = View.from_dict(data.pop("view", {}))
-    policy, abi = SandboxPolicy.from_json(json.dumps(data))
-    try:
-        opened = view.open_sources()  # before any mount hides them
-        view.apply(opened, mounts)  # before Landlock: its rules then name the private mounts
-        if abi:
-            restrict_self(policy, abi)  # fails closed: a bot that cannot be sandboxed never runs
-    except OSError as error:
-        print(f"ttr-arena: cannot sandbox the bot: {error}", file=sys.stderr, flush=True)
-        os._exit(126)
-    command = argv[2:]
-    try:
-        os.execvp(command[0], command)
-    except OSError as error:
-        print(f"ttr-arena: cannot run {command[0]!r}: {error.strerror}", file=sys.stderr)
-        os._exit(127)
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])
+    script = os.path.abspath(confine.__file__)
+    return [sys.executable, "-I", "-S", script, confine.rules_argument(rules), "--"]

@@ -28,13 +28,10 @@ itself mounted: nothing is ever created on the disk.
 
 from __future__ import annotations
 
-import ctypes
-import os
-import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
-from typing import Protocol
+
+from arena.referee.confine import beneath, depth
 
 TMP = "/tmp"
 SCRATCH = "/tmp/scratch"  # its scratch folder, unless a path bound back lies there
@@ -42,17 +39,6 @@ OWN_CODE = "/tmp/bot"
 # Never covered (the system, the kernel's views), nor any folder holding one of them; /tmp
 # is covered anyway.
 UNCOVERABLE = ("/dev", "/proc", "/sys", TMP)
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
-MS_REMOUNT, MS_BIND = 32, 4096
-# Flags of a mount that a read-only bind of it must keep (a user namespace may not drop
-# them); statvfs's ST_* values are the same bits.
-KEPT_FLAGS = MS_NOSUID | MS_NODEV | MS_NOEXEC | 1024 | 2048 | 4096  # +noatime, nodiratime, relatime
-COVER_OPTIONS = b"size=1m,nr_inodes=4096,mode=755"
-
-
-def beneath(path: str, folder: str) -> bool:
-    """Whether ``path`` is ``folder`` or inside it (both absolute, normalised)."""
-    return path == folder or PurePosixPath(path).is_relative_to(folder)
 
 
 def moved(path: str, renamed: Mapping[str, str]) -> str:
@@ -66,10 +52,6 @@ def moved(path: str, renamed: Mapping[str, str]) -> str:
 def neutral_names(own: Sequence[str]) -> dict[str, str]:
     """Where each of a bot's own code folders is bound: ``/tmp/bot``, then ``/tmp/bot-2``..."""
     return {path: OWN_CODE if i == 0 else f"{OWN_CODE}-{i + 1}" for i, path in enumerate(own)}
-
-
-def _depth(path: str) -> int:
-    return len(PurePosixPath(path).parts)
 
 
 def coverable(folder: str, keep_visible: Sequence[str]) -> bool:
@@ -86,15 +68,6 @@ class Bind:
 
     source: str
     target: str
-
-
-class PrivateMount(Protocol):
-    """A private tmpfs PID 1 mounts (``sandbox.Mount``): the scratch folder, ``/dev/shm``."""
-
-    @property
-    def target(self) -> str: ...
-
-    def mount(self) -> None: ...
 
 
 def _covered(path: str, covers: Sequence[str], binds: Sequence[Bind]) -> bool:
@@ -152,7 +125,7 @@ class View:
         ]
         # Outer paths first (a folder hidden inside one bound back is covered after it); at
         # one path the cover first, so that a granted folder shows.
-        for path, hide in sorted(wanted, key=lambda w: (_depth(w[0]), not w[1])):
+        for path, hide in sorted(wanted, key=lambda w: (depth(w[0]), not w[1])):
             hidden_now = _covered(path, covers, binds)
             if hide and not hidden_now:
                 covers.append(path)
@@ -168,79 +141,3 @@ class View:
             "workdir": self.workdir,
             "scratch": self.scratch,
         }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, object]) -> View:
-        binds = [Bind(str(s), str(t)) for s, t in data.get("binds", []) or []]  # type: ignore[attr-defined]
-        covers = [str(c) for c in data.get("covers", []) or []]  # type: ignore[attr-defined]
-        workdir, scratch = data.get("workdir"), data.get("scratch")
-        return cls(
-            covers, binds, str(workdir) if workdir else None, str(scratch) if scratch else None
-        )
-
-    # ------------------------------------------------------------ in PID 1
-
-    def open_sources(self) -> dict[str, int]:
-        """Open every bind's source (``O_PATH``) before anything covers it; a source that
-        is gone is left out (it was only granted, never needed)."""
-        opened: dict[str, int] = {}
-        for bind in self.binds:
-            try:
-                opened[bind.source] = os.open(bind.source, os.O_PATH | os.O_CLOEXEC)
-            except OSError:
-                continue
-        return opened
-
-    def apply(self, opened: Mapping[str, int], private: Sequence[PrivateMount] = ()) -> None:
-        """Cover, mount the ``private`` tmpfs (the scratch folder, ``/dev/shm``), bind: each
-        after every mount above it; seal the covers read-only, change folder (``OSError`` on
-        failure: the caller fails closed)."""
-        libc = ctypes.CDLL(None, use_errno=True)
-        steps: list[tuple[str, Bind | PrivateMount | None]] = [(c, None) for c in self.covers]
-        steps += [(m.target, m) for m in private]
-        steps += [(b.target, b) for b in self.binds]
-        for target, step in sorted(steps, key=lambda s: _depth(s[0])):  # stable: covers first
-            if step is None:
-                _cover(libc, target)
-            elif isinstance(step, Bind):
-                self._bind(libc, step, opened.get(step.source))
-            else:
-                if any(beneath(target, c) for c in self.covers):
-                    _mount_point(target, True)
-                step.mount()
-        for cover in self.covers:
-            flags = MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV
-            if libc.mount(b"tmpfs", cover.encode(), b"tmpfs", flags, COVER_OPTIONS):
-                raise OSError(ctypes.get_errno(), f"cannot make the cover of {cover} read-only")
-        if self.workdir is not None:
-            os.chdir(self.workdir)
-
-    def _bind(self, libc: ctypes.CDLL, bind: Bind, fd: int | None) -> None:
-        """Bind ``bind``'s opened source (``fd``; None: gone, left out) read-only at its
-        target, a mount point made inside the cover above it."""
-        if fd is None:
-            return
-        if not any(beneath(bind.target, c) for c in self.covers):
-            raise OSError(0, f"{bind.target} is not inside a private mount")
-        _mount_point(bind.target, stat.S_ISDIR(os.fstat(fd).st_mode))
-        target = bind.target.encode()
-        if libc.mount(f"/proc/self/fd/{fd}".encode(), target, None, MS_BIND, None):
-            raise OSError(ctypes.get_errno(), f"cannot bind {bind.target}")
-        # Read-only on top of Landlock's read-only rule: best effort (a user namespace
-        # may refuse to remount what it did not mount itself).
-        kept = os.statvfs(bind.target).f_flag & KEPT_FLAGS
-        libc.mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | kept, None)
-        os.close(fd)
-
-
-def _cover(libc: ctypes.CDLL, folder: str) -> None:
-    """An empty tmpfs on ``folder`` (made read-only once everything beneath it is mounted)."""
-    if libc.mount(b"tmpfs", folder.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, COVER_OPTIONS):
-        raise OSError(ctypes.get_errno(), f"cannot cover {folder}")
-
-
-def _mount_point(target: str, folder: bool) -> None:
-    """Make ``target`` (a folder, else an empty file) and the folders above it."""
-    os.makedirs(target if folder else os.path.dirname(target), mode=0o755, exist_ok=True)
-    if not folder and not os.path.exists(target):
-        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o444))

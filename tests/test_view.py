@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.referee.confine import depth, read_rules
-from arena.referee.sandbox import Mount, confine_command
+from arena.referee.confine import depth, parse
+from arena.referee.sandbox import Mount, SandboxPolicy, confine_command
 from arena.referee.view import OWN_CODE, SCRATCH, TMP, Bind, View, beneath
 
 SYSTEM = ("/usr", "/etc")
@@ -62,16 +63,23 @@ def test_tmp_itself_is_never_bound_back_over_its_cover():
 
 def test_a_view_travels_to_pid_1_whole():
     view = View.plan(["/srv/data"], ["/srv/data/x", "/tmp/co"], {"/srv/data/b": OWN_CODE}, None)
-    command = confine_command(None, 0, [Mount("/dev/shm", 1 << 20, 64)], view)
-    assert command[3].endswith("confine.py") and command[5] == "--"
-    rules = read_rules(command[4])  # what PID 1 reads (arena/referee/confine.py)
-    sent = rules["view"]
-    assert sent["covers"] == view.covers and sent["workdir"] == view.workdir
-    assert [Bind(*pair) for pair in sent["binds"]] == view.binds
-    assert sent["scratch"] == view.scratch and rules["abi"] == 0
-    assert rules["mounts"] == [
-        {"target": "/dev/shm", "size": 1 << 20, "inodes": 64, "mode": "1777"}
-    ]
+    policy = SandboxPolicy(["/usr", "/srv/data/x"], ["/opt/lib"], ["/tmp/scratch"], 4242)
+    command = confine_command(policy, 6, [Mount("/dev/shm", 1 << 20, 64)], view)
+    assert command[3].endswith("confine.py") and command[-1] == "--"
+    given, bot = parse([*command[4:], "python", "bot.py"])  # what PID 1 reads (confine.py)
+    assert bot == ["python", "bot.py"]
+    assert given["--cover"] == [[c] for c in view.covers]
+    assert given["--bind"] == [[b.source, b.target] for b in view.binds]
+    assert given["--workdir"] == [[view.workdir]] and given["--abi"] == [["6"]]
+    assert given["--mount"] == [["/dev/shm", str(1 << 20), "64", "1777"]]
+    assert given["--read"] == [["/usr"], ["/srv/data/x"]] and given["--port"] == [["4242"]]
+    assert given["--list"] == [["/opt/lib"]] and given["--write"] == [["/tmp/scratch"]]
+    unconfined, _ = parse([*confine_command(None, 6, [], view)[4:], "bot"])
+    assert not unconfined["--abi"] and not unconfined["--read"], "no policy: no Landlock"
+    with pytest.raises(ValueError):
+        parse(["--cover", "/x", "--"])  # no command
+    with pytest.raises(ValueError):
+        parse(["--cover", "/x", "--nope", "/y", "--", "bot"])  # no such option
 
 
 @given(st.lists(st.sampled_from(["a", "b", "ab", "tmp", "bot-2"]), max_size=4),

@@ -1,19 +1,18 @@
 """PID 1 of a bot's namespaces: lay out its view, confine itself, then become the bot.
 
-``python -I -S confine.py RULES -- COMMAND...`` runs once for every sandboxed bot that
-starts, before the bot's own interpreter: it mounts the private file systems and the view
-that ``view.View`` planned, applies the Landlock rules that ``sandbox.SandboxPolicy``
-built, and replaces itself with COMMAND. RULES is a dict in ``marshal``'s format, in hex
-(``rules_argument``; the referee runs this file with its own interpreter, so the format
-is the same at both ends): ``abi`` (0: no Landlock), the policy's ``read``,
-``list_only``, ``write`` and ``connect_port``, ``mounts`` (the private tmpfs: ``target``,
-``size``, ``inodes``, ``mode``) and ``view`` (``covers``, ``binds``, ``workdir``,
-``scratch``).
+``python -I -S confine.py OPTIONS -- COMMAND...`` runs once for every sandboxed bot
+that starts, before the bot's own interpreter: it mounts the private file systems and the
+view that ``view.View`` planned, applies the Landlock rules that
+``sandbox.SandboxPolicy`` built, and replaces itself with COMMAND. OPTIONS (``OPTIONS``,
+written by ``arguments``, so that ``ps`` shows what a bot was given): ``--abi N`` (none:
+no Landlock), ``--port N``, ``--read``, ``--list`` and ``--write PATH`` (the policy),
+``--mount TARGET BYTES FILES MODE`` (a private tmpfs), ``--cover PATH``, ``--bind SOURCE
+TARGET`` and ``--workdir PATH`` (the view).
 
 Why a module of its own: every bot start pays for what it imports. It takes only what
 the work needs from the standard library (no dataclasses, pathlib, subprocess or typing:
-those cost a bot start about 40 ms of CPU; nor json, 15 ms more than ``marshal``), and
-works on plain lists and strings. The referee's side (what to grant, what to hide) is
+those cost a bot start about 40 ms of CPU; not even json or argparse, which import
+``re``), and works on plain lists and strings. The referee's side (what to grant, what to hide) is
 planned in ``sandbox.py`` and ``view.py``. A process confined without namespaces of its
 own (no PID 1) applies the same rules from the referee's child before it runs the bot
 (``sandbox.restrict_self``).
@@ -22,7 +21,6 @@ own (no PID 1) applies the same rules from the referee's child before it runs th
 from __future__ import annotations
 
 import ctypes
-import marshal
 import os
 import stat
 import struct
@@ -50,13 +48,53 @@ KEPT_FLAGS = MS_NOSUID | MS_NODEV | MS_NOEXEC | 1024 | 2048 | 4096  # +noatime, 
 COVER_OPTIONS = b"size=1m,nr_inodes=4096,mode=755"
 
 
-def rules_argument(rules: dict[str, object]) -> str:
-    """``rules`` as PID 1 reads them on its command line (``read_rules``)."""
-    return marshal.dumps(rules).hex()
+# Each option PID 1 takes and how many values follow it; any may be repeated (of --abi,
+# --port and --workdir the first counts).
+OPTIONS = {
+    "--abi": 1, "--port": 1, "--read": 1, "--list": 1, "--write": 1,
+    "--mount": 4, "--cover": 1, "--bind": 2, "--workdir": 1,
+}  # fmt: skip
 
 
-def read_rules(argument: str) -> dict:
-    return marshal.loads(bytes.fromhex(argument))  # type: ignore[no-any-return]
+POLICY_OPTIONS = ("--read", "--list", "--write")
+
+
+def arguments(
+    abi: int,
+    port: int | None,
+    policy: tuple[list[str], list[str], list[str]],
+    mounts: list[tuple[str, int, int, str]],
+    covers: list[str],
+    binds: list[tuple[str, str]],
+    workdir: str | None,
+) -> list[str]:
+    """The options that tell PID 1 all of this: ``abi`` 0 applies no Landlock; ``policy``
+    is (read, list, write)."""
+    told: list[str] = ["--abi", str(abi)] if abi else []
+    told += ["--port", str(port)] if port is not None else []
+    for option, paths in zip(POLICY_OPTIONS, policy, strict=True):
+        told += [word for path in paths for word in (option, path)]
+    for target, size, files, mode in mounts:
+        told += ["--mount", target, str(size), str(files), mode]
+    told += [word for cover in covers for word in ("--cover", cover)]
+    told += [word for source, target in binds for word in ("--bind", source, target)]
+    return told + (["--workdir", workdir] if workdir is not None else [])
+
+
+def parse(argv: list[str]) -> tuple[dict[str, list[list[str]]], list[str]]:
+    """The options before ``--`` (each one's values, in order) and the command after it;
+    ``ValueError`` on an unknown or incomplete option, or no command."""
+    given: dict[str, list[list[str]]] = {name: [] for name in OPTIONS}
+    i = 0
+    while i < len(argv) and argv[i] != "--":
+        count = OPTIONS.get(argv[i])
+        if count is None or i + count >= len(argv):
+            raise ValueError(f"unknown or incomplete option {argv[i]!r}")
+        given[argv[i]].append(argv[i + 1 : i + 1 + count])
+        i += 1 + count
+    if len(argv) <= i + 1:
+        raise ValueError("no command after --")
+    return given, argv[i + 1 :]
 
 
 def libc() -> ctypes.CDLL:
@@ -143,7 +181,7 @@ def mount_tmpfs(target: str, size: int, inodes: int, mode: str) -> None:
         raise OSError(ctypes.get_errno(), f"cannot mount a private tmpfs on {target}")
 
 
-def open_sources(binds: list[list[str]]) -> dict[str, int]:
+def open_sources(binds: list[tuple[str, str]]) -> dict[str, int]:
     """Open every bind's source (``O_PATH``) before anything covers it; a source that is
     gone is left out (it was only granted, never needed)."""
     opened: dict[str, int] = {}
@@ -155,33 +193,37 @@ def open_sources(binds: list[list[str]]) -> dict[str, int]:
     return opened
 
 
-def lay_out(view: dict, mounts: list[dict], opened: dict[str, int]) -> None:
+def lay_out(
+    covers: list[str],
+    binds: list[tuple[str, str]],
+    mounts: list[tuple[str, int, int, str]],
+    workdir: str | None,
+    opened: dict[str, int],
+) -> None:
     """Cover, mount the private tmpfs (``mounts``: the scratch folder, ``/dev/shm``), bind
     (``opened``: the binds' sources, from ``open_sources``): each after every mount above
     it; seal the covers read-only, change folder. ``OSError`` on failure: the caller fails
     closed."""
     lib = libc()
-    covers: list[str] = view.get("covers") or []
-    steps: list[tuple[str, int, object]] = [(c, 0, None) for c in covers]
-    steps += [(m["target"], 1, m) for m in mounts]
-    steps += [(target, 2, source) for source, target in view.get("binds") or []]
-    for target, kind, step in sorted(steps, key=lambda s: depth(s[0])):  # stable: covers first
-        if kind == 0:
+    steps: list[tuple[str, object]] = [(c, None) for c in covers]
+    steps += [(mount[0], mount) for mount in mounts]
+    steps += [(target, source) for source, target in binds]
+    for target, step in sorted(steps, key=lambda s: depth(s[0])):  # stable: covers first
+        if step is None:
             if lib.mount(b"tmpfs", target.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, COVER_OPTIONS):
                 raise OSError(ctypes.get_errno(), f"cannot cover {target}")
-        elif kind == 1:
-            assert isinstance(step, dict)
+        elif isinstance(step, tuple):
             if any(beneath(target, c) for c in covers):
                 _mount_point(target, True)
-            mount_tmpfs(target, step["size"], step["inodes"], step["mode"])
+            mount_tmpfs(*step)
         else:
             _bind(lib, target, opened.get(str(step)), covers)
     for cover in covers:
         flags = MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV
         if lib.mount(b"tmpfs", cover.encode(), b"tmpfs", flags, COVER_OPTIONS):
             raise OSError(ctypes.get_errno(), f"cannot make the cover of {cover} read-only")
-    if view.get("workdir") is not None:
-        os.chdir(view["workdir"])
+    if workdir is not None:
+        os.chdir(workdir)
 
 
 def _bind(lib: ctypes.CDLL, target: str, fd: int | None, covers: list[str]) -> None:
@@ -212,24 +254,30 @@ def _mount_point(target: str, folder: bool) -> None:
 
 
 def main(argv: list[str]) -> None:
-    """``confine.py RULES -- COMMAND...``: mount, confine this process, then become COMMAND."""
-    if len(argv) < 3 or argv[1] != "--":
-        print("usage: confine.py RULES -- COMMAND...", file=sys.stderr)
-        os._exit(2)
-    rules = read_rules(argv[0])
-    view = rules.get("view") or {}
+    """``confine.py OPTIONS -- COMMAND...``: mount, confine this process, become COMMAND."""
     try:
-        opened = open_sources(view.get("binds") or [])  # before any mount hides them
-        lay_out(view, rules.get("mounts") or [], opened)  # before Landlock: its rules name them
-        if rules["abi"]:  # fails closed: a bot that cannot be sandboxed never runs
-            landlock(
-                rules["read"], rules["list_only"], rules["write"], rules["connect_port"],
-                rules["abi"],
-            )  # fmt: skip
+        given, command = parse(argv)
+    except ValueError as error:
+        print(f"usage: confine.py OPTIONS -- COMMAND... ({error})", file=sys.stderr)
+        os._exit(2)
+
+    def first(option: str) -> str | None:
+        return given[option][0][0] if given[option] else None
+
+    abi, port = int(first("--abi") or 0), first("--port")
+    binds = [(source, target) for source, target in given["--bind"]]
+    mounts = [(t, int(size), int(files), mode) for t, size, files, mode in given["--mount"]]
+    try:
+        opened = open_sources(binds)  # before any mount hides them
+        covers = [cover for (cover,) in given["--cover"]]
+        # Before Landlock: its rules name the private mounts.
+        lay_out(covers, binds, mounts, first("--workdir"), opened)
+        if abi:  # fails closed: a bot that cannot be sandboxed never runs
+            read, listed, write = ([p for (p,) in given[o]] for o in POLICY_OPTIONS)
+            landlock(read, listed, write, int(port) if port else None, abi)
     except OSError as error:
         print(f"ttr-arena: cannot sandbox the bot: {error}", file=sys.stderr, flush=True)
         os._exit(126)
-    command = argv[2:]
     try:
         os.execvp(command[0], command)
     except OSError as error:

@@ -219,8 +219,14 @@ def confine_command(
     """The command prefix that mounts ``mounts``, lays out ``view`` (``view.py``), applies
     ``policy`` (none: ``abi`` 0) to itself and then runs the rest of the command line in its
     place (stdlib only: ``-I -S`` keeps it from reading anything else)."""
-    rules: dict[str, object] = {"abi": abi if policy else 0, **(policy or SandboxPolicy()).__dict__}
-    rules["mounts"] = [m.__dict__ for m in mounts]
-    rules["view"] = (view or View()).to_dict()
-    script = os.path.abspath(confine.__file__)
-    return [sys.executable, "-I", "-S", script, confine.rules_argument(rules), "--"]
+    view = view or View()
+    told = confine.arguments(
+        abi if policy else 0,
+        policy.connect_port if policy else None,
+        (policy.read, policy.list_only, policy.write) if policy else ([], [], []),
+        [(m.target, m.size, m.inodes, m.mode) for m in mounts],
+        view.covers,
+        [(b.source, b.target) for b in view.binds],
+        view.workdir,
+    )
+    return [sys.executable, "-I", "-S", os.path.abspath(confine.__file__), *told, "--"]

@@ -133,11 +133,3 @@ class View:
                 binds.append(Bind(path, path))
         scratch = _free_point([*covers[1:], *(b.target for b in binds)])
         return cls(covers, binds, workdir or scratch, scratch)
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "covers": self.covers,
-            "binds": [[b.source, b.target] for b in self.binds],
-            "workdir": self.workdir,
-            "scratch": self.scratch,
-        }

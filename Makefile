@@ -108,6 +108,7 @@ bench: setup
 	$(BIN)/python benchmarks/engine.py
 	$(BIN)/python benchmarks/referee_inprocess.py
 	$(BIN)/python benchmarks/referee.py
+	$(BIN)/python benchmarks/bot_start.py
 	RAY_AUTH_MODE=disabled $(BIN)/python benchmarks/tournament.py
 	RAY_AUTH_MODE=disabled $(BIN)/python benchmarks/ray_warm.py
 	$(BIN)/python benchmarks/leaderboard.py

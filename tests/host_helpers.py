@@ -152,6 +152,12 @@ class HostProcess:
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 
 
+# A connection left idle is not used again after 2 s: the server closes one idle for 5 s
+# (uvicorn's keep-alive), and httpx's own 5 s made a race: a request sent on a connection
+# the server was closing at that moment met a reset (a browser would send it again).
+IDLE = httpx.Limits(keepalive_expiry=2.0)
+
+
 class Visitor:
     """One browser: its own cookies, the CSRF token of the pages it was shown."""
 
@@ -159,7 +165,7 @@ class Visitor:
         """``source``: the loopback address it connects from (127.0.0.2: another machine)."""
         transport = httpx.HTTPTransport(local_address=source) if source else None
         self.client = httpx.Client(
-            base_url=url, follow_redirects=False, timeout=60, transport=transport
+            base_url=url, follow_redirects=False, timeout=60, transport=transport, limits=IDLE
         )
         self.name = ""
 

@@ -74,7 +74,7 @@ def network_namespace_available() -> bool:
         f"sys.exit(0 if ctypes.CDLL(None, use_errno=True).unshare({CLONE_NEWNET}) == 0 else 1)"
     )
     try:
-        return subprocess.run([sys.executable, "-c", probe], timeout=30).returncode == 0
+        return subprocess.run([sys.executable, "-I", "-S", "-c", probe], timeout=30).returncode == 0
     except (OSError, subprocess.SubprocessError):
         return False
 

@@ -5,7 +5,8 @@ It builds on ``monte-carlo`` (``bots/search.py``): a fast ticket planner
 sampled from its own observation alone (``Variant.sample``, the other seats'
 tickets weighted by the cities their routes reach); and it searches the moves
 that decide games (every ticket keep, ticket draws once the plan is done, and
-every turn once some seat is down to 22 of its 45 trains) while the planner plays the rest.
+every turn once some seat is down to 22 of its 45 trains; ``mcts-fast`` with 4 players or
+more, 14) while the planner plays the rest.
 What it adds:
 
 - **Sequential halving** instead of equal samples per candidate: a decision
@@ -62,10 +63,23 @@ OWN_STYLE = replace(SEARCH_STYLE, route_overhead=3.0)
 # machine (docs/BOTS.md, "Budgets, not clocks"; tests/test_budgets.py checks them).
 MCTS_SAMPLES = 46
 FAST_SAMPLES = 8
-# Every turn is searched once some seat is down to this share of its pieces: 22 of USA's
-# and Europe's 45 trains (tuned there), 7 of New York's 15 taxis (docs/BOTS.md, what was tried).
+# Every turn is searched once some seat is down to this many of USA's 45 trains (on another
+# map the same share of its pieces: 22 of Europe's 45, 7 of New York's 15 taxis), by the
+# number of players: the entry for the largest count at or below the game's. 22 was tuned
+# in 2-player games; mcts-fast waits for 14 with 4 players or more, where some seat reaches
+# 22 trains much earlier and 8 rollouts a candidate cannot tell that long an end game's
+# many candidates apart (docs/BOTS.md, what was tried).
 USA_PIECES = 45
-SEARCHED_FROM_SHARE = 22 / USA_PIECES
+MCTS_SEARCHED_FROM = {2: 22}
+FAST_SEARCHED_FROM = {2: 22, 4: 14}
+
+
+def searched_from(table: dict[int, int], players: int, pieces: int) -> int:
+    """The trains left from which every turn is searched: ``table``'s entry for the largest
+    player count at or below ``players`` (its smallest for fewer), scaled to ``pieces``."""
+    counts = sorted(table)
+    count = max((c for c in counts if c <= players), default=counts[0])
+    return round(table[count] * pieces / USA_PIECES)
 
 
 class SearchBot(MonteCarloBot):
@@ -86,6 +100,7 @@ class SearchBot(MonteCarloBot):
         face_up: bool = True,
         overhead: float | None = None,
         endgame_trains: int | None = None,
+        endgame_table: dict[int, int] | None = None,
         **settings: Any,
     ) -> None:
         """``samples``: rollouts per candidate on average; a decision among k candidates
@@ -93,7 +108,8 @@ class SearchBot(MonteCarloBot):
         deterministic given the seed); ``budget_s`` caps its time (reaching it makes the
         bot depend on machine speed); ``samples=None`` searches until ``budget_s`` instead.
         ``endgame_trains``: every turn is searched once some seat is down to this many
-        trains (by default ``SEARCHED_FROM_SHARE`` of the map's pieces per player), with
+        trains (by default ``endgame_table``'s, ``MCTS_SEARCHED_FROM``: by player count, of
+        USA's 45 trains, scaled to the map's pieces), with
         ``plan_claims`` (a claim of each route of its plan it can pay for) and ``face_up``
         (a draw of each colour face up) among the candidates. ``settings`` as
         ``MonteCarloBot``'s (``win_bonus``, ``min_trains``, ``endgame_claims``, ``belief``).
@@ -104,7 +120,8 @@ class SearchBot(MonteCarloBot):
         than the shortest), ``overhead`` (its own style's claim charge instead of 3)."""
         super().__init__(seed, iterations=samples, budget_s=budget_s, **settings)
         self.endgame_given = endgame_trains
-        self.endgame_trains = self.searched_from(USA_PIECES)  # the map's, once a game starts
+        self.endgame_table = MCTS_SEARCHED_FROM if endgame_table is None else endgame_table
+        self.endgame_trains = self.searched_from(2, USA_PIECES)  # the game's, once it starts
         self.samples = samples
         self.corridor = corridor
         self.slack = slack
@@ -116,18 +133,19 @@ class SearchBot(MonteCarloBot):
 
     def on_game_start(self, observation: Observation) -> None:
         super().on_game_start(observation)
-        self.endgame_trains = self.searched_from(self.variant.rules.pieces_per_player)
+        pieces = self.variant.rules.pieces_per_player
+        self.endgame_trains = self.searched_from(observation.players, pieces)
         common = Planner(self.variant, SEARCH_STYLE)
         self.rollout = Rollout(SeatPlanners(self.planner, common, observation.seat))
         # Only the (off by default) corridor belief reads them: an all-pairs search a game.
         corridor = self.corridor != 1.0
         self.corridors = ticket_corridors(self.variant.board, self.slack) if corridor else []
 
-    def searched_from(self, pieces: int) -> int:
-        """The trains left from which every turn is searched, on a map of ``pieces`` per
-        player: the number given, else ``SEARCHED_FROM_SHARE`` of them."""
+    def searched_from(self, players: int, pieces: int) -> int:
+        """The trains left from which every turn is searched, in a game of ``players`` on a
+        map of ``pieces`` per player: the number given, else its table's."""
         given = self.endgame_given
-        return round(SEARCHED_FROM_SHARE * pieces) if given is None else given
+        return searched_from(self.endgame_table, players, pieces) if given is None else given
 
     def candidates(self, state: BoardState, legal: Sequence[Action]) -> list[Action]:
         """``monte-carlo``'s candidates; in the end game also a claim of every route of its
@@ -274,10 +292,16 @@ def arena_bots() -> list[BotSpec]:
         BotSpec(
             "mcts-fast",
             f"the same search with {FAST_SAMPLES} rollouts a candidate (at most 80 ms a decision)",
-            functools.partial(SearchBot, samples=FAST_SAMPLES, budget_s=0.08),
-            # 3: as mcts's, and 8 rollouts a candidate (the compiled planner's room under the
-            # cap); 2: 4, a budget that fits its cap; 1 searched 10 a candidate
-            version="3",
+            functools.partial(
+                SearchBot,
+                samples=FAST_SAMPLES,
+                budget_s=0.08,
+                endgame_table=FAST_SEARCHED_FROM,
+            ),
+            # 4: with 4 players or more, every turn searched from 14 trains, not 22; 3: as
+            # mcts's, and 8 rollouts a candidate (the compiled planner's room under the cap);
+            # 2: 4, a budget that fits its cap; 1 searched 10 a candidate
+            version="4",
         ),
         BotSpec(
             "mcts-timed",
@@ -288,7 +312,11 @@ def arena_bots() -> list[BotSpec]:
         BotSpec(
             "mcts-fast-timed",
             "the same search until 80 ms have passed, halving on the clock (not reproducible)",
-            functools.partial(SearchBot, samples=None, budget_s=0.08),
-            version="2",  # 2: every turn searched from 22 trains (as mcts's version 3)
+            functools.partial(
+                SearchBot, samples=None, budget_s=0.08, endgame_table=FAST_SEARCHED_FROM
+            ),
+            # 3: with 4 players or more, from 14 trains (as mcts-fast's version 4); 2: every
+            # turn searched from 22 trains (as mcts's version 3)
+            version="3",
         ),
     ]

@@ -10,7 +10,8 @@ from arena.engine.state import BoardState
 from arena.referee.faults import TimeControl
 from arena.referee.launch import BotEntry, in_process_referee
 from arena.variants import get_variant
-from bots.ismcts import SearchBot, ticket_corridors
+from bots import get_bot
+from bots.ismcts import FAST_SEARCHED_FROM, SearchBot, ticket_corridors
 from bots.policy import Planner, Rollout, Style
 from tests.journey import Journey
 from tests.test_search import played
@@ -63,11 +64,38 @@ def test_its_experimental_belief_and_end_game_moves_read_the_observation_alone()
 
 def test_its_end_game_starts_at_the_same_share_of_every_map_s_pieces():
     """Every turn is searched from 22 of USA's and Europe's 45 trains and 7 of New York's
-    15 taxis (the share tuned on USA), unless a number is given."""
-    for name, players, expected in (("usa", 4, 22), ("europe", 3, 22), ("newyork", 2, 7)):
+    15 taxis (the share tuned on USA), unless a number is given; mcts-fast's table waits
+    for 14 of 45 (5 of 15) with 4 players or more, and plays 2 and 3 players as mcts."""
+    cases = (
+        ("usa", 4, 22, 14),
+        ("usa", 5, 22, 14),
+        ("europe", 3, 22, 22),
+        ("usa", 2, 22, 22),
+        ("newyork", 2, 7, 7),
+        ("newyork", 4, 7, 5),
+    )
+    for name, players, mcts, fast in cases:
         state, _ = played(name, players, 3, 0)
-        assert started(state).endgame_trains == expected, name
+        assert started(state).endgame_trains == mcts, (name, players)
+        assert started(state, endgame_table=FAST_SEARCHED_FROM).endgame_trains == fast
         assert started(state, endgame_trains=12).endgame_trains == 12
+
+
+def test_the_fast_bots_use_the_fast_table():
+    """What the bot specs build: mcts-fast and mcts-fast-timed wait for 14 trains in a
+    4-player game, mcts and mcts-timed for 22."""
+    state, _ = played("usa", 4, 3, 0)
+    observation = state.observation(state.to_move)
+    board = state.variant.board.public_json()
+    for name, expected in (
+        ("mcts", 22),
+        ("mcts-timed", 22),
+        ("mcts-fast", 14),
+        ("mcts-fast-timed", 14),
+    ):
+        bot = get_bot(name).factory(0)
+        bot.start_game(0, observation, board)
+        assert bot.endgame_trains == expected, name
 
 
 def end_game_turns(seed: int, count: int) -> list[BoardState]:

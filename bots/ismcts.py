@@ -74,7 +74,7 @@ MCTS_SEARCHED_FROM = {2: 22}
 FAST_SEARCHED_FROM = {2: 22, 4: 14}
 
 
-def searched_from(table: dict[int, int], players: int, pieces: int) -> int:
+def table_start(table: dict[int, int], players: int, pieces: int) -> int:
     """The trains left from which every turn is searched: ``table``'s entry for the largest
     player count at or below ``players`` (its smallest for fewer), scaled to ``pieces``."""
     counts = sorted(table)
@@ -145,7 +145,7 @@ class SearchBot(MonteCarloBot):
         """The trains left from which every turn is searched, in a game of ``players`` on a
         map of ``pieces`` per player: the number given, else its table's."""
         given = self.endgame_given
-        return searched_from(self.endgame_table, players, pieces) if given is None else given
+        return table_start(self.endgame_table, players, pieces) if given is None else given
 
     def candidates(self, state: BoardState, legal: Sequence[Action]) -> list[Action]:
         """``monte-carlo``'s candidates; in the end game also a claim of every route of its
